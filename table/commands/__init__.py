@@ -1,0 +1,1 @@
+"""Subcommands of the ``dicetable`` command line, one module each."""
