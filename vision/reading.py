@@ -1,0 +1,67 @@
+"""What the pip reader reports for one image: dice with values, boxes and confidence.
+
+Coordinates are image pixels with the origin at the top-left corner; boxes are
+``(x, y, w, h)`` with ``x`` to the right and ``y`` down (OpenCV order, not
+``(row, col)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class DieReading:
+    """One die found in an image.
+
+    Parameters
+    ----------
+    value : int or None
+        Face value 1-6 of the face pointing up, or ``None`` when the reader is
+        unsure (rule one: an unsure die is reported unknown, never guessed).
+    box : tuple of 4 int
+        ``(x, y, w, h)`` bounding box of the whole visible die, in pixels of
+        the image that was read.
+    confidence : float
+        The reader's confidence in ``value`` (or, when ``value`` is ``None``,
+        in its best guess), in ``[0, 1]``.
+    reason : str or None, optional
+        Why the value is unknown (e.g. ``"low confidence"``, ``"leaning"``);
+        ``None`` when a value is given.
+    """
+
+    value: int | None
+    box: tuple[int, int, int, int]
+    confidence: float
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        """Return the JSON object of ``dicetable read --json`` for this die."""
+        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class ImageReading:
+    """Everything the reader found in one image.
+
+    Parameters
+    ----------
+    dice : tuple of DieReading
+        Dice found, in reading order (top to bottom, then left to right).
+    problems : tuple of str
+        Problems noticed, in words a player understands (a die leaning on a
+        wall, a blurred or dark frame, an unreadable die); empty when none.
+    """
+
+    dice: tuple[DieReading, ...]
+    problems: tuple[str, ...] = ()
+
+    @property
+    def values(self) -> tuple[int | None, ...]:
+        """Face values of the dice found, ``None`` for unknown dice."""
+        return tuple(d.value for d in self.dice)
+
+    @property
+    def all_read(self) -> bool:
+        """True when every die found has a value (no unknown die)."""
+        return all(d.value is not None for d in self.dice)
