@@ -59,15 +59,16 @@ def check_dice(values: Iterable[object]) -> Dice:
             raise InvalidDiceError(
                 f"die {value!r} is not a face value; give five whole numbers 1-6, e.g. 6,6,6,6,6"
             )
-        if not 1 <= value <= 6:
-            raise InvalidDiceError(
-                f"face {value} is impossible on a d6; every die shows 1-6 (got {items})"
-            )
     if len(items) != N_DICE:
         raise InvalidDiceError(
             f"got {_count_words(len(items))} {items}, need exactly five dice (faces 1-6)"
         )
-    return tuple(items)
+    for value in items:
+        if not 1 <= value <= 6:  # type: ignore[operator]
+            raise InvalidDiceError(
+                f"face {value} is impossible on a d6; every die shows 1-6 (got {items})"
+            )
+    return tuple(items)  # type: ignore[arg-type]
 
 
 def parse_dice(text: str) -> Dice:
