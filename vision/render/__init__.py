@@ -1,0 +1,39 @@
+"""Synthetic tray renderer: photo-like top-down pictures of d6 dice in a tray.
+
+Used by tests, by ``dicetable demo`` and to make training images for the face
+reader.  numpy and OpenCV only; seeded and deterministic.
+
+Public names: :func:`render_tray`, :func:`render_die_crop`, :class:`RenderedTray`,
+:class:`RenderedDie`, :data:`STYLES`, :data:`DICE_COLOURS`, :data:`PIP_LAYOUTS`,
+:data:`MAX_DICE`.
+
+Examples
+--------
+>>> from vision.render import render_tray
+>>> tray = render_tray([6, 6, 3, 2, 1], seed=3, style="round")
+>>> tray.image.dtype, tray.image.shape
+(dtype('uint8'), (480, 640, 3))
+>>> [d.value for d in tray.dice]
+[6, 6, 3, 2, 1]
+"""
+
+from vision.render._tray import render_die_crop, render_tray
+from vision.render._types import (
+    DICE_COLOURS,
+    MAX_DICE,
+    PIP_LAYOUTS,
+    STYLES,
+    RenderedDie,
+    RenderedTray,
+)
+
+__all__ = [
+    "DICE_COLOURS",
+    "MAX_DICE",
+    "PIP_LAYOUTS",
+    "STYLES",
+    "RenderedDie",
+    "RenderedTray",
+    "render_die_crop",
+    "render_tray",
+]
