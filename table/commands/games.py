@@ -1,16 +1,83 @@
-"""``dicetable games``: not built yet (placeholder while the game engine lands)."""
+"""``dicetable games``: list the stored games (id, ruleset, players, state, started, winner).
+
+The store is ``--db PATH``, else ``$DICETABLE_DB``, else
+``~/.local/share/dicetable/games.sqlite3``.  A store that cannot be read
+(corrupt, truncated, not a dicetable store) is reported in one line (exit
+status 2) and left as it is; the app sets such a file aside when it starts.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import time
+from pathlib import Path
+
+from table.store import DB_ENV, Store, default_db_path, open_store
+
+
+def add_db_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--db PATH`` (the game store) to ``parser``."""
+    parser.add_argument(
+        "--db", metavar="PATH", default=None,
+        help=f"the game store (SQLite); default ${DB_ENV}, else "
+             "~/.local/share/dicetable/games.sqlite3")
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    """The store path chosen by ``--db`` or the defaults."""
+    return Path(args.db).expanduser() if args.db else default_db_path()
+
+
+def open_for_reading(args: argparse.Namespace) -> Store:
+    """Open the chosen store without making it and without moving a bad file aside.
+
+    Raises
+    ------
+    StoreError
+        If there is no store at the path, or it cannot be read (one clear line).
+    """
+    return open_store(db_path(args), on_corrupt="raise", create=False)
+
+
+def _when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``games`` subcommand to ``subparsers``."""
-    parser = subparsers.add_parser("games", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "games", help="list the stored games (id, ruleset, players, state, started, winner)",
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_db_option(parser)
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON list of {id, mode, ruleset, players, status, "
+                             "started_at, updated_at, winners, events} instead of a table")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Say that the command is not built yet; exit status 2."""
-    raise NotImplementedError("'dicetable games' is not built yet")
+    """Print the games list; return 0."""
+    path = db_path(args)
+    if not path.exists():
+        print("[]" if args.json else f"no games stored yet ({path} does not exist)")
+        return 0
+    with open_for_reading(args) as store:
+        games = store.games()
+    if args.json:
+        print(json.dumps([{"id": g.id, "mode": g.mode, "ruleset": g.ruleset,
+                           "players": list(g.players), "status": g.status,
+                           "started_at": g.started_at, "updated_at": g.updated_at,
+                           "winners": list(g.winners), "events": g.events} for g in games]))
+        return 0
+    if not games:
+        print(f"no games stored yet in {path}")
+        return 0
+    rows = [("ID", "RULESET", "PLAYERS", "STATE", "STARTED", "WINNER")]
+    for g in games:
+        rows.append((str(g.id), g.ruleset or g.mode, ", ".join(g.players) or "-", g.status,
+                     _when(g.started_at), " & ".join(g.winners) or "-"))
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())
+    return 0

@@ -167,6 +167,8 @@ def best_box(state: GameState) -> tuple[str, int]:
 
 
 def _scored(state: GameState, turn: Turn, at: float, box: str, cause: ScoreCause) -> BoxScored:
+    if state.mode is not GameMode.SCORECARD:
+        raise IllegalCommandError("free-roll mode has no scorecard to write in")
     rs = find_ruleset(state.ruleset)
     card = state.cards[turn.player]
     points = 0
