@@ -1,0 +1,191 @@
+"""The synthetic tray renderer: determinism, pips, placement, touching, bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render import DICE_COLOURS, MAX_DICE, STYLES, RenderedTray, render_die_crop, render_tray
+
+
+def _luma(bgr) -> float:
+    b, g, r = bgr
+    return 0.114 * b + 0.587 * g + 0.299 * r
+
+
+def count_pips(image: np.ndarray, die) -> int:
+    """Count pip blobs on the top face of a rendered die after Otsu thresholding."""
+    gray = cv2.cvtColor(np.asarray(image), cv2.COLOR_BGR2GRAY)
+    m = cv2.getRotationMatrix2D(die.centre_xy, -die.angle_deg, 1.0)
+    upright = cv2.warpAffine(gray, m, (gray.shape[1], gray.shape[0]), flags=cv2.INTER_LINEAR)
+    half = 0.39 * die.face_px
+    cx, cy = die.centre_xy
+    x0, x1 = int(round(cx - half)), int(round(cx + half))
+    y0, y1 = int(round(cy - half)), int(round(cy + half))
+    crop = upright[y0:y1, x0:x1]
+    body, pip = DICE_COLOURS[die.colour]
+    _, mask = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    if _luma(pip) < _luma(body):
+        mask = 255 - mask
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    pip_area = np.pi * (0.095 * die.face_px) ** 2
+    return sum(1 for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] > 0.3 * pip_area)
+
+
+def _gap(a, b) -> float:
+    a = np.float32(a).reshape(-1, 1, 2)
+    b = np.float32(b).reshape(-1, 1, 2)
+    d = min(-cv2.pointPolygonTest(b, (float(x), float(y)), True) for x, y in a[:, 0])
+    return min(d, min(-cv2.pointPolygonTest(a, (float(x), float(y)), True) for x, y in b[:, 0]))
+
+
+def test_same_seed_same_image_and_truth():
+    a = render_tray([1, 2, 3, 4, 5], seed=11)
+    b = render_tray([1, 2, 3, 4, 5], seed=11)
+    assert np.array_equal(a.image, b.image)
+    assert a.dice == b.dice
+    c = render_tray([1, 2, 3, 4, 5], seed=12)
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_generator_seed_is_used_and_advanced():
+    rng = np.random.default_rng(3)
+    a = render_tray([6, 6], seed=rng)
+    b = render_tray([6, 6], seed=rng)
+    assert not np.array_equal(a.image, b.image)
+    again = render_tray([6, 6], seed=np.random.default_rng(3))
+    assert np.array_equal(a.image, again.image)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_image_shape_dtype_and_values(style):
+    tray = render_tray([5, 4, 3], seed=2, style=style, size=(320, 240))
+    assert isinstance(tray, RenderedTray)
+    assert tray.image.shape == (240, 320, 3) and tray.image.dtype == np.uint8
+    assert tray.values == (5, 4, 3)
+    assert tray.style == style
+    assert all(d.colour in DICE_COLOURS for d in tray.dice)
+    assert all(0.0 <= d.angle_deg < 360.0 for d in tray.dice)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_face_has_the_right_number_of_pips(seed):
+    values = [1, 2, 3, 4, 5, 6]
+    tray = render_tray(values, seed=seed, style=STYLES[seed % len(STYLES)])
+    counted = [count_pips(tray.image, d) for d in tray.dice]
+    assert counted == values
+
+
+def test_pips_are_counted_in_a_clean_image_too():
+    tray = render_tray([6, 5, 4, 3, 2, 1], seed=40, noise=0, blur=0, jpeg=False)
+    assert [count_pips(tray.image, d) for d in tray.dice] == [6, 5, 4, 3, 2, 1]
+
+
+def test_pip_counter_looks_where_the_truth_says():
+    # Guard that the check can fail: the 6's truth moved onto the 1 counts one pip.
+    tray = render_tray([6, 1], seed=5, noise=0)
+    six, one = tray.dice
+    moved = dataclasses.replace(six, centre_xy=one.centre_xy, angle_deg=one.angle_deg, colour=one.colour)
+    assert count_pips(tray.image, six) == 6
+    assert count_pips(tray.image, moved) == 1
+
+
+@pytest.mark.parametrize("n,seed", [(1, 0), (5, 1), (12, 2), (MAX_DICE, 3), (MAX_DICE, 4)])
+def test_boxes_inside_the_image_and_dice_do_not_overlap(n, seed):
+    values = [(i % 6) + 1 for i in range(n)]
+    tray = render_tray(values, seed=seed)
+    h, w = tray.image.shape[:2]
+    for d in tray.dice:
+        x, y, bw, bh = d.box
+        assert 0 <= x and 0 <= y and x + bw <= w and y + bh <= h
+        assert 20 <= bw <= 120 and 20 <= bh <= 120
+        cx, cy = d.centre_xy
+        assert x <= cx <= x + bw and y <= cy <= y + bh
+    for i in range(n):
+        for j in range(i + 1, n):
+            area, _ = cv2.intersectConvexConvex(np.float32(tray.dice[i].outline), np.float32(tray.dice[j].outline))
+            assert area < 0.5, (i, j, area)
+
+
+def test_default_dice_size_fits_a_pi_camera_view():
+    sides = [max(d.box[2:]) for s in range(5) for d in render_tray([1, 2, 3, 4, 5], seed=s).dice]
+    assert 40 <= min(sides) and max(sides) <= 85
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_touching_option_makes_touching_dice(seed):
+    tray = render_tray([2, 3, 4, 5, 6], seed=seed, touching=True)
+    gaps = [
+        _gap(tray.dice[i].outline, tray.dice[j].outline)
+        for i in range(5) for j in range(i + 1, 5)
+    ]
+    assert min(gaps) <= 1.0
+    assert tray.touching and all(_gap(tray.dice[i].outline, tray.dice[j].outline) <= 1.0 for i, j in tray.touching)
+
+
+def test_without_touching_most_layouts_have_gaps():
+    trays = [render_tray([1, 2, 3, 4, 5], seed=s) for s in range(6)]
+    assert sum(1 for t in trays if not t.touching) >= 4
+
+
+@pytest.mark.parametrize("values,match", [
+    ([], "empty"),
+    ([0, 1], "impossible"),
+    ([1, 7], "impossible"),
+    ([1, 2.5], "impossible"),
+    ([True], "impossible"),
+    ([1] * (MAX_DICE + 1), "too many dice"),
+])
+def test_bad_values_raise_value_error(values, match):
+    with pytest.raises(ValueError, match=match):
+        render_tray(values)
+
+
+def test_too_many_big_dice_raise_value_error():
+    with pytest.raises(ValueError, match="too many dice for the tray"):
+        render_tray([6] * 30, die_px=120, seed=1)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"style": "lava"}, "unknown tray style"),
+    ({"size": (10, 10)}, "size"),
+    ({"die_px": 2}, "die_px"),
+    ({"noise": -1}, "noise"),
+    ({"seed": "x"}, "seed"),
+])
+def test_bad_options_raise_value_error(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        render_tray([1, 2], **kwargs)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_die_crop(value):
+    crop = render_die_crop(value, seed=value, size=64)
+    again = render_die_crop(value, seed=value, size=64)
+    assert crop.image.shape == (64, 64, 3) and crop.image.dtype == np.uint8
+    assert np.array_equal(crop.image, again.image)
+    (die,) = crop.dice
+    assert die.value == value
+    cx, cy = die.centre_xy
+    assert 16 < cx < 48 and 16 < cy < 48
+    assert 30 < die.face_px < 64
+    big = render_die_crop(value, seed=value, size=160, noise=0)
+    assert count_pips(big.image, big.dice[0]) == value
+
+
+def test_die_crop_bad_input():
+    with pytest.raises(ValueError, match="impossible"):
+        render_die_crop(9)
+    with pytest.raises(ValueError, match="size"):
+        render_die_crop(3, size=4)
+
+
+def test_vision_render_does_not_import_table():
+    code = "import sys, vision.render; print(any(m == 'table' or m.startswith('table.') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
