@@ -1,0 +1,196 @@
+"""The SQLite game store: rows, resume, summaries, schema, corrupt and truncated files."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import pytest
+
+from table.game import IllegalCommandError, InvalidCommandError, ReadDice, ScoreBox, StartGame, event_to_json
+from table.game.autoplay import random_command
+from table.game.session import GameSession
+from table.store import (
+    SCHEMA_VERSION,
+    StoreConflictError,
+    StoreCorruptError,
+    StoreError,
+    UnknownGameError,
+    default_db_path,
+    open_store,
+)
+
+
+def play_some(session: GameSession, n: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    t = session.state.last_at + 1
+    for _ in range(n):
+        if session.state.finished:
+            return
+        session.handle(random_command(session.state, rng, t))
+        t += 1
+
+
+def test_events_are_stored_one_row_each_and_resume_exactly(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    with open_store(db) as store:
+        session = GameSession.start(store, StartGame(at=5.0, ruleset="yahtzee",
+                                                     players=("Ann", "Bo"), timer_s=60))
+        play_some(session, 60)
+        live = session.state
+        game_id = session.game_id
+    with open_store(db) as store:
+        rows = store.conn.execute(
+            "SELECT seq, at, type, payload FROM events WHERE game_id=? ORDER BY seq",
+            (game_id,)).fetchall()
+        events = store.events(game_id)
+        resumed = GameSession.resume(store)
+    assert [r[0] for r in rows] == list(range(live.events))
+    assert [r[3] for r in rows] == [event_to_json(e) for e in events]
+    assert [r[2] for r in rows] == [e.kind for e in events]
+    assert resumed is not None and resumed.game_id == game_id
+    assert resumed.state == live
+    assert resumed.state.turn == live.turn  # current player, roll number, holds, dice
+
+
+def test_store_uses_wal_full_sync_and_a_schema_version(tmp_path):
+    with open_store(tmp_path / "g.sqlite3") as store:
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_games_list_and_latest_unfinished(tmp_path):
+    with open_store(tmp_path / "g.sqlite3") as store:
+        assert store.games() == () and store.latest_unfinished() is None
+        a = GameSession.start(store, StartGame(at=1.0, ruleset="generala", players=("Ana", "Bea")))
+        play_some(a, 10_000, seed=1)
+        b = GameSession.start(store, StartGame(at=2.0, ruleset="yacht", players=("Cy",)))
+        games = store.games()
+        assert [g.id for g in games] == [a.game_id, b.game_id]
+        assert games[0].status == "finished" and games[1].status == "playing"
+        assert games[0].winners == tuple(a.state.players[i] for i in a.state.winners())
+        assert games[0].winners and games[0].events == a.state.events
+        assert games[1].players == ("Cy",) and games[1].ruleset == "yacht"
+        assert store.latest_unfinished() == b.game_id
+
+
+def test_unknown_game_says_which_ids_exist(tmp_path):
+    with open_store(tmp_path / "g.sqlite3") as store:
+        GameSession.start(store, StartGame(at=1.0, ruleset="yacht", players=("Cy",)))
+        with pytest.raises(UnknownGameError, match="no game with id 9 .*known ids: 1"):
+            store.load(9)
+
+
+def test_refused_command_changes_neither_state_nor_store(tmp_path):
+    with open_store(tmp_path / "g.sqlite3") as store:
+        session = GameSession.start(store, StartGame(at=1.0, ruleset="yacht", players=("Cy",)))
+        session.handle(ReadDice(2.0, (1, 2, 3, 4, 5)))
+        before = session.state
+        with pytest.raises(IllegalCommandError):
+            session.handle(ReadDice(3.0, (1, 2, 3, 4, 5), roll=3))
+        assert session.state is before
+        assert store.summary(session.game_id).events == before.events
+        assert store.load(session.game_id) == before
+
+
+def test_append_out_of_sequence_is_refused_and_writes_nothing(tmp_path):
+    with open_store(tmp_path / "g.sqlite3") as store:
+        session = GameSession.start(store, StartGame(at=1.0, ruleset="yacht", players=("Cy",)))
+        stale = GameSession(store, session.game_id, session.state)
+        session.handle(ReadDice(2.0, (1, 2, 3, 4, 5)))
+        with pytest.raises(StoreConflictError, match="does not have 1 stored events"):
+            stale.handle(ReadDice(2.5, (6, 6, 6, 6, 6)))
+        assert store.load(session.game_id) == session.state
+
+
+def test_subscribers_hear_accepted_commands_only(tmp_path):
+    heard = []
+    with open_store(tmp_path / "g.sqlite3") as store:
+        session = GameSession.start(store, StartGame(at=1.0, ruleset="yacht", players=("Cy",)))
+        unsubscribe = session.subscribe(lambda state, events: heard.append((state, events)))
+        session.subscribe(lambda state, events: 1 / 0)  # a broken display is ignored
+        session.handle(ReadDice(2.0, (1, 2, 3, 4, 5)))
+        with pytest.raises(InvalidCommandError):
+            session.handle(ScoreBox(3.0, "generala"))
+        session.handle(ScoreBox(3.0, "large_straight"))
+        unsubscribe()
+        session.handle(ReadDice(4.0, (1, 2, 3, 4, 5)))
+        # Each call came after the commit: the store already held those events.
+        assert [e[1][0].kind for e in heard] == ["dice_read", "box_scored"]
+        assert heard[-1][0].cards[0].boxes == {"large_straight": 30}
+
+
+def test_corrupt_file_is_set_aside_and_a_new_store_starts(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    db.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreCorruptError, match="damaged or not a database"):
+        open_store(db, on_corrupt="raise")
+    assert db.exists()  # 'raise' leaves the file alone
+    with open_store(db) as store:
+        assert store.set_aside_path is not None and store.set_aside_path.exists()
+        assert store.set_aside_path.name.startswith("games.sqlite3.corrupt-")
+        assert "kept as" in store.note and "new store" in store.note
+        assert store.games() == ()
+    assert store.set_aside_path.read_bytes().startswith(b"this is not")
+
+
+def test_truncated_file_is_detected(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    with open_store(db) as store:
+        for k in range(3):
+            session = GameSession.start(store, StartGame(at=1.0, ruleset="yatzy",
+                                                         players=("A", "B", "C")))
+            play_some(session, 400, seed=k)
+    data = db.read_bytes()
+    assert len(data) > 8192 and not (tmp_path / "games.sqlite3-wal").exists()
+    db.write_bytes(data[: len(data) // 2])
+    with pytest.raises(StoreCorruptError):
+        open_store(db, on_corrupt="raise")
+    with open_store(db) as store:
+        assert store.set_aside_path is not None and store.games() == ()
+
+
+def test_foreign_sqlite_file_is_not_taken_for_a_store(tmp_path):
+    db = tmp_path / "other.sqlite3"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE recipes (name TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreCorruptError, match="not a dicetable store"):
+        open_store(db, on_corrupt="raise")
+
+
+def test_newer_schema_is_refused(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    open_store(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this dicetable"):
+        open_store(db)
+
+
+def test_missing_store_without_create(tmp_path):
+    with pytest.raises(StoreError, match="no game store"):
+        open_store(tmp_path / "none.sqlite3", create=False)
+    assert not (tmp_path / "none.sqlite3").exists()
+
+
+def test_closed_store_refuses_use(tmp_path):
+    store = open_store(tmp_path / "g.sqlite3")
+    store.close()
+    assert "closed" in repr(store)
+    with pytest.raises(StoreError, match="is closed"):
+        store.games()
+
+
+def test_default_path_from_env_and_data_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("DICETABLE_DB", str(tmp_path / "x.sqlite3"))
+    assert default_db_path() == tmp_path / "x.sqlite3"
+    monkeypatch.delenv("DICETABLE_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_db_path() == tmp_path / "data" / "dicetable" / "games.sqlite3"
+    with open_store() as store:  # makes the folder
+        assert store.path.parent.is_dir()
