@@ -10,7 +10,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.render import DICE_COLOURS, MAX_DICE, STYLES, RenderedTray, render_die_crop, render_tray
+from vision.render import (
+    DICE_COLOURS,
+    MAX_DICE,
+    STYLES,
+    RenderedTray,
+    TrayScene,
+    render_die_crop,
+    render_tray,
+)
 
 
 def _luma(bgr) -> float:
@@ -189,3 +197,37 @@ def test_vision_render_does_not_import_table():
     code = "import sys, vision.render; print(any(m == 'table' or m.startswith('table.') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_scene_keeps_held_dice_where_they_lie():
+    scene = TrayScene(seed=8, n_dice=5)
+    first = scene.layout([3, 3, 5, 1, 6], seed=1)
+    second = scene.layout([3, 3, 2, 2, 4], seed=2, keep={0: first[0], 1: first[1]})
+    assert second[:2] == first[:2]
+    assert [p.value for p in second] == [3, 3, 2, 2, 4]
+    assert {p.base_xy for p in second[2:]}.isdisjoint({p.base_xy for p in first[2:]})
+    a, b = scene.render(first, seed=1), scene.render(second, seed=2)
+    assert a.dice[0].box == b.dice[0].box and a.dice[0].colour == b.dice[0].colour
+    assert [count_pips(b.image, d) for d in b.dice] == [3, 3, 2, 2, 4]
+
+
+def test_scene_rejects_a_kept_die_that_does_not_match():
+    scene = TrayScene(seed=8, n_dice=5)
+    first = scene.layout([3, 3, 5, 1, 6], seed=1)
+    with pytest.raises(ValueError, match="does not match"):
+        scene.layout([4, 3, 5, 1, 6], seed=2, keep={0: first[0]})
+
+
+def test_nudge_moves_dice_a_little_without_overlap():
+    scene = TrayScene(seed=9, n_dice=5)
+    first = scene.layout([1, 2, 3, 4, 5], seed=1, touching=True)
+    moved = scene.nudge(first, seed=3, max_px=4)
+    assert [p.value for p in moved] == [1, 2, 3, 4, 5]
+    assert moved != first
+    for p, q in zip(first, moved):
+        assert abs(p.base_xy[0] - q.base_xy[0]) <= 4 and abs(p.base_xy[1] - q.base_xy[1]) <= 4
+    tray = scene.render(moved, seed=4)
+    for i in range(5):
+        for j in range(i + 1, 5):
+            area, _ = cv2.intersectConvexConvex(np.float32(tray.dice[i].outline), np.float32(tray.dice[j].outline))
+            assert area < 0.5

@@ -3,7 +3,8 @@
 Used by tests, by ``dicetable demo`` and to make training images for the face
 reader.  numpy and OpenCV only; seeded and deterministic.
 
-Public names: :func:`render_tray`, :func:`render_die_crop`, :class:`RenderedTray`,
+Public names: :func:`render_tray`, :func:`render_die_crop`, :class:`TrayScene`
+(draw the tray once, render many rolls on it), :class:`Placement`, :class:`RenderedTray`,
 :class:`RenderedDie`, :data:`STYLES`, :data:`DICE_COLOURS`, :data:`PIP_LAYOUTS`,
 :data:`MAX_DICE`.
 
@@ -17,6 +18,7 @@ Examples
 [6, 6, 3, 2, 1]
 """
 
+from vision.render._layout import Placement, TrayScene
 from vision.render._tray import render_die_crop, render_tray
 from vision.render._types import (
     DICE_COLOURS,
@@ -32,8 +34,10 @@ __all__ = [
     "MAX_DICE",
     "PIP_LAYOUTS",
     "STYLES",
+    "Placement",
     "RenderedDie",
     "RenderedTray",
+    "TrayScene",
     "render_die_crop",
     "render_tray",
 ]
