@@ -334,3 +334,18 @@ def test_apply_refuses_a_box_event_whose_points_disagree_with_the_rules():
     state = run(state, log, ReadDice(1, (1, 2, 3, 4, 5)))
     with pytest.raises(ValueError, match="rules give 15"):
         apply(state, BoxScored(2, 0, "chance", (1, 2, 3, 4, 5), 1, 16))
+
+
+def test_event_json_refuses_unknown_type_missing_and_bad_fields():
+    from table.game import EventError, event_from_json
+
+    with pytest.raises(EventError, match="unknown event type 'boom'"):
+        event_from_json('{"type": "boom", "at": 1}')
+    with pytest.raises(EventError, match="lacks field 'values'"):
+        event_from_json('{"type": "dice_read", "at": 1, "roll": 1}')
+    with pytest.raises(EventError, match="'roll' must be a whole number"):
+        event_from_json('{"type": "dice_read", "at": 1, "roll": true, "values": [1]}')
+    with pytest.raises(EventError, match="unknown fields"):
+        event_from_json('{"type": "undone", "at": 1, "who": "x"}')
+    with pytest.raises(EventError, match="not valid JSON"):
+        event_from_json('{"type": ')

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -313,7 +313,7 @@ def event_from_dict(data: object) -> Event:
     kwargs: dict[str, Any] = {}
     for name, f in known.items():
         if name not in data:
-            if f.default is f.default_factory:  # both MISSING: required field
+            if f.default is MISSING and f.default_factory is MISSING:
                 raise EventError(f"event {kind!r} lacks field {name!r}")
             continue
         kwargs[name] = _CONVERTERS[str(f.type)](kind, name, data[name])
