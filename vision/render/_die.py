@@ -159,29 +159,35 @@ def _bbox(points: np.ndarray, pad: float, w: int, h: int) -> tuple[int, int, int
 
 
 def draw_shadow(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, strength: float) -> None:
-    """Darken the floor in ``img`` (float32 BGR, in place) under and beside one die."""
+    """Darken the floor in ``img`` (float32 BGR, in place) under and beside one die.
+
+    The cast shadow is the footprint swept away from the light (a cube's shadow),
+    blurred to a soft penumbra; a tighter contact shadow hugs the footprint.
+    """
+    import cv2
+
     H, W = img.shape[:2]
     lx, ly, lz = light.direction
     horiz = math.hypot(lx, ly) + 1e-9
     bx, by, side = pose.at(1.0)
-    length = side * min(0.8 * horiz / max(lz, 0.2), 1.0)  # shadow length of a cube of height ~side
+    length = side * min(0.8 * horiz / max(lz, 0.2), 1.0)
     sx, sy = -lx / horiz * length, -ly / horiz * length
     soft = 0.2 * side + 1.0
     outl = rounded_square_outline(bx, by, side, pose.angle_deg, look.corner)
-    pts = np.vstack([outl, outl + np.float32([sx, sy])])
-    box = _bbox(pts, 2 * soft + 4, W, H)
+    swept = cv_hull(np.vstack([outl, outl + np.float32([sx, sy])]))
+    box = _bbox(swept, 2.5 * soft + 4, W, H)
     if box is None:
         return
     x0, y0, x1, y1 = box
-    X, Y = _grid(x0, y0, x1, y1)
-    n = max(2, int(math.ceil(length / 2.0)) + 1)
-    d = None
-    for t in np.linspace(0.0, 1.0, n):
-        dt = _sdf_rsq(X, Y, bx + sx * t, by + sy * t, side, pose.angle_deg, look.corner)
-        d = dt if d is None else np.minimum(d, dt)
-    cast = np.clip(0.5 - d / soft, 0.0, 1.0) * strength
-    d0 = _sdf_rsq(X, Y, bx, by, side, pose.angle_deg, look.corner)
-    contact = 0.5 * np.exp(-np.maximum(d0, 0.0) / (0.05 * side + 0.5))
+    mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+    sh = 4  # fractional bits for sub-pixel polygon corners
+    pts = np.round((swept - np.float32([x0, y0])) * (1 << sh)).astype(np.int32)
+    cv2.fillConvexPoly(mask, pts, 1.0, cv2.LINE_AA, sh)
+    cast = cv2.GaussianBlur(mask, (0, 0), soft * 0.5) * strength
+    foot = np.zeros_like(mask)
+    pts = np.round((outl - np.float32([x0, y0])) * (1 << sh)).astype(np.int32)
+    cv2.fillConvexPoly(foot, pts, 1.0, cv2.LINE_AA, sh)
+    contact = cv2.GaussianBlur(foot, (0, 0), 0.05 * side + 0.7) * 0.55
     dark = 1.0 - np.maximum(cast, contact)
     img[y0:y1, x0:x1] *= dark[..., None]
 

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.render._die import DieLook, DiePose, Light, die_outline, draw_die, draw_shadow
-from vision.render._scene import Tray, finish, make_tray
+from vision.render._scene import Tray, finish, lighting, make_tray
 from vision.render._types import DICE_COLOURS, MAX_DICE, STYLES, RenderedDie, RenderedTray
 
 _PLACE_TRIES = 600
@@ -202,6 +202,7 @@ class TrayScene:
         self._tints = [float(rng.uniform(0.95, 1.05)) for _ in range(self.n_dice)]
         self._faces = [float(rng.uniform(0.97, 1.03)) for _ in range(self.n_dice)]
         self._scale = scale
+        self._lighting = lighting(rng, w, h)
 
     def __repr__(self) -> str:
         w, h = self.size
@@ -393,7 +394,7 @@ class TrayScene:
         bl = float(rng.uniform(0.3, 0.9)) * max(self._scale, 0.5) if blur is None else float(blur)
         use_jpeg = (rng.random() < 0.6) if jpeg is None else bool(jpeg)
         quality = int(rng.integers(60, 93))
-        image = finish(img, rng, noise=nz, blur=bl, jpeg_quality=quality if use_jpeg else None)
+        image = finish(img, rng, light=self._lighting, noise=nz, blur=bl, jpeg_quality=quality if use_jpeg else None)
         image.setflags(write=False)
         dice = []
         hulls = []

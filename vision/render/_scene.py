@@ -207,10 +207,8 @@ def make_tray(rng: np.random.Generator, style: str, w: int, h: int, origin: tupl
     return img.astype(np.float32), Tray(style, floor)
 
 
-def finish(img: np.ndarray, rng: np.random.Generator, *, noise: float, blur: float,
-           jpeg_quality: int | None) -> np.ndarray:
-    """Camera effects: lighting gradient, vignette, colour cast, blur, noise, JPEG; to uint8."""
-    h, w = img.shape[:2]
+def lighting(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Uneven lighting of a scene: gradient, vignette and drift, (h, w, 3) float32 gains."""
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     a = rng.uniform(0, 2 * math.pi)
     ramp = ((xs - w / 2) * math.cos(a) + (ys - h / 2) * math.sin(a)) / max(w, h)
@@ -218,13 +216,20 @@ def finish(img: np.ndarray, rng: np.random.Generator, *, noise: float, blur: flo
     light = 1 + rng.uniform(0.05, 0.3) * ramp - rng.uniform(0.05, 0.25) * r2
     light = light * (1 + 0.03 * fbm(rng, h, w, (2,), (1.0,)))
     cast = (1 + rng.uniform(-0.05, 0.05, 3)).astype(np.float32)
-    gain = rng.uniform(0.9, 1.1)
-    out = img * (light[..., None] * cast[None, None, :] * gain)
+    return (light[..., None] * cast[None, None, :]).astype(np.float32)
+
+
+def finish(img: np.ndarray, rng: np.random.Generator, *, light: np.ndarray, noise: float, blur: float,
+           jpeg_quality: int | None) -> np.ndarray:
+    """Camera effects: lighting (from :func:`lighting`), exposure, blur, noise, JPEG; to uint8."""
+    gain = np.float32(rng.uniform(0.92, 1.08) * 255.0)
+    out = img * light
+    out *= gain
     if blur > 0:
         out = cv2.GaussianBlur(out, (0, 0), blur)
     if noise > 0:
-        out = out + rng.standard_normal(out.shape).astype(np.float32) * (noise / 255.0)
-    out8 = np.clip(out * 255.0 + 0.5, 0, 255).astype(np.uint8)
+        out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(noise)
+    out8 = cv2.convertScaleAbs(out)
     if jpeg_quality is not None:
         ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
         if ok:
