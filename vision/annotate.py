@@ -1,0 +1,81 @@
+"""Drawing what the reader found onto a photo (``dicetable read --annotate``).
+
+Read dice get a green box with their value; unknown dice an orange box with
+``?``; in evaluation drawings, wrong values are red, missed dice magenta and
+extra dice blue. Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import cv2
+import numpy as np
+
+from vision.reading import ImageReading
+
+__all__ = ["READ_COLOUR", "UNKNOWN_COLOUR", "annotate_reading", "annotate_outcomes"]
+
+#: Box colour (BGR) of a die with a value.
+READ_COLOUR: tuple[int, int, int] = (40, 200, 40)
+#: Box colour (BGR) of a die left unknown.
+UNKNOWN_COLOUR: tuple[int, int, int] = (0, 140, 255)
+
+_OUTCOME_COLOURS = {
+    "correct": READ_COLOUR, "wrong": (0, 0, 255), "unknown": UNKNOWN_COLOUR,
+    "missed": (255, 0, 255), "extra": (255, 128, 0),
+}
+
+
+def _draw(image: np.ndarray, box, text: str, colour) -> None:
+    x, y, w, h = (int(v) for v in box)
+    thick = max(1, round(max(image.shape[:2]) / 500))
+    scale = max(0.4, max(image.shape[:2]) / 1400)
+    cv2.rectangle(image, (x, y), (x + w, y + h), colour, thick)
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    ty = y - 3 if y - th - 3 >= 0 else y + h + th + 3
+    cv2.rectangle(image, (x, ty - th - 2), (x + tw + 2, ty + base - 1), colour, -1)
+    cv2.putText(image, text, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
+
+
+def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray:
+    """Return a copy of `image_bgr` with each die's box and value (``?`` when unknown) drawn.
+
+    Parameters
+    ----------
+    image_bgr : ndarray of shape (H, W, 3), dtype uint8
+        The photo that was read.
+    reading : ImageReading
+        What the reader found in it.
+
+    Returns
+    -------
+    ndarray of shape (H, W, 3), dtype uint8
+        The drawing; problems are written along the top edge.
+    """
+    out = image_bgr.copy()
+    for d in reading.dice:
+        if d.value is None:
+            _draw(out, d.box, "?", UNKNOWN_COLOUR)
+        else:
+            _draw(out, d.box, str(d.value), READ_COLOUR)
+    scale = max(0.45, max(out.shape[:2]) / 1400)
+    for k, problem in enumerate(reading.problems):
+        y = int(22 * scale / 0.45) * (k + 1)
+        cv2.putText(out, problem, (6, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(out, problem, (6, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), 1, cv2.LINE_AA)
+    return out
+
+
+def annotate_outcomes(image_bgr: np.ndarray, outcomes: Iterable) -> np.ndarray:
+    """Return a copy of `image_bgr` with evaluation outcomes drawn (see :mod:`vision.evaluate`).
+
+    Each outcome's box is drawn in its kind's colour with ``truth>read`` text.
+    """
+    out = image_bgr.copy()
+    for o in outcomes:
+        truth = "" if o.truth is None else str(o.truth)
+        read = "?" if o.read is None else str(o.read)
+        text = read if o.kind == "correct" else f"{truth or '-'}>{'x' if o.kind == 'missed' else read}"
+        _draw(out, o.box, text, _OUTCOME_COLOURS.get(o.kind, (255, 255, 255)))
+    return out

@@ -1,0 +1,266 @@
+"""Die detector: find the boxes of d6 dice in a photo.
+
+A tiny CenterNet-style network [1]_ (trained by
+:mod:`vision.training.train_detector`, shipped as ONNX in
+``vision/models/die_detector.onnx`` and run with OpenCV's ``cv2.dnn``) reads
+the photo downscaled to :data:`INPUT_LONG_SIDE` pixels on its long side and
+returns, every :data:`STRIDE` pixels, how likely a die centre is there, the
+die's box size and the centre's sub-cell offset. Local maxima of that heatmap
+above a threshold become :class:`Detection` boxes, mapped back to the pixels of
+the photo that was given.
+
+Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
+``(x, y, w, h)`` in image pixels with ``x`` to the right and ``y`` down (OpenCV
+order).
+
+References
+----------
+.. [1] X. Zhou, D. Wang, P. Krähenbühl, "Objects as Points", arXiv:1904.07850, 2019.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+
+__all__ = [
+    "DEFAULT_MODEL_PATH",
+    "INPUT_LONG_SIDE",
+    "STRIDE",
+    "Detection",
+    "DetectorModelError",
+    "DieDetector",
+    "default_detector",
+    "detect_dice",
+    "box_iou",
+]
+
+#: Long side, in pixels, of the image the network sees.
+INPUT_LONG_SIDE: int = 384
+
+#: Output stride of the network, in input pixels per heatmap cell.
+STRIDE: int = 4
+
+#: The packaged model; its metadata is the JSON file with the same stem.
+DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "die_detector.onnx"
+
+#: Default minimum heatmap peak for a candidate die (0..1).
+DEFAULT_SCORE_THRESHOLD: float = 0.25
+
+_MEAN, _STD = 0.5, 0.25
+_PAD = 16  # the network needs sides that are a multiple of 16
+_MAX_DETECTIONS = 64
+
+
+class DetectorModelError(VisionError, OSError):
+    """Raised when the die-detector model file is missing or corrupt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One candidate die.
+
+    Parameters
+    ----------
+    box : tuple of 4 int
+        ``(x, y, w, h)`` box of the whole visible die, in pixels of the image given
+        to :meth:`DieDetector.detect`.
+    score : float
+        Heatmap peak in ``[0, 1]``: how sure the detector is that a die is there.
+    """
+
+    box: tuple[int, int, int, int]
+    score: float
+
+
+class DieDetector:
+    """The die-detector network and its decoding.
+
+    Parameters
+    ----------
+    model_path : str or Path, optional
+        ONNX file; default :data:`DEFAULT_MODEL_PATH`.
+    score_threshold : float, optional
+        Minimum heatmap peak in ``[0, 1]`` for a candidate; lower finds fainter dice
+        and more phantoms.
+    nms_iou : float, optional
+        Two candidates whose boxes overlap more than this (intersection over union)
+        are one die; the weaker is dropped.
+
+    Raises
+    ------
+    DetectorModelError
+        If the model file is missing or cannot be loaded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> DieDetector().detect(np.zeros((480, 640, 3), np.uint8))
+    ()
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        score_threshold: float = DEFAULT_SCORE_THRESHOLD,
+        nms_iou: float = 0.4,
+    ) -> None:
+        path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
+        if not path.is_file():
+            raise DetectorModelError(
+                f"die-detector model {str(path)!r} is missing; retrain it with `pip install -e .[train]` then "
+                "`python -m vision.training.train_detector --out vision/models`, or reinstall dicetable"
+            )
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise DetectorModelError(f"cannot load die-detector model {str(path)!r}: {exc}") from exc
+        meta_path = path.with_suffix(".json")
+        self.metadata: dict = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        self.model_path = path
+        self.score_threshold = float(score_threshold)
+        self.nms_iou = float(nms_iou)
+
+    def detect(self, image_bgr: np.ndarray) -> tuple[Detection, ...]:
+        """Find the dice in one photo.
+
+        Parameters
+        ----------
+        image_bgr : ndarray of shape (H, W, 3), dtype uint8
+            The photo, BGR.
+
+        Returns
+        -------
+        tuple of Detection
+            Candidate dice, strongest first; empty when none is found.
+        """
+        maps, scale = self.heatmaps(image_bgr)
+        return self._decode(maps, scale, image_bgr.shape[:2])
+
+    def heatmaps(self, image_bgr: np.ndarray) -> tuple[np.ndarray, float]:
+        """Run the network; return its output maps and the input scale.
+
+        Parameters
+        ----------
+        image_bgr : ndarray of shape (H, W, 3), dtype uint8
+            The photo, BGR.
+
+        Returns
+        -------
+        maps : ndarray of shape (5, H', W'), dtype float32
+            Centre heatmap, log box width and height (in stride units) and centre
+            offsets (in cells), on a grid of :data:`STRIDE` input pixels.
+        scale : float
+            Network-input pixels per image pixel.
+        """
+        h, w = image_bgr.shape[:2]
+        scale = INPUT_LONG_SIDE / max(h, w)
+        nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        small = cv2.resize(image_bgr, (nw, nh), interpolation=interp)
+        ph, pw = (-nh) % _PAD, (-nw) % _PAD
+        if ph or pw:
+            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        blob = cv2.dnn.blobFromImage(small, scalefactor=1.0 / (255.0 * _STD), mean=(255.0 * _MEAN,) * 3)
+        self._net.setInput(blob)
+        maps = self._net.forward()[0]
+        gh, gw = -(-nh // STRIDE), -(-nw // STRIDE)
+        return maps[:, :gh, :gw], scale
+
+    def _decode(self, maps: np.ndarray, scale: float, shape: tuple[int, int]) -> tuple[Detection, ...]:
+        heat = maps[0]
+        peaks = (heat >= self.score_threshold) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+        rows, cols = np.nonzero(peaks)
+        if rows.size == 0:
+            return ()
+        scores = heat[rows, cols]
+        order = np.argsort(-scores)[:_MAX_DETECTIONS]
+        rows, cols, scores = rows[order], cols[order], scores[order]
+        bw = np.exp(maps[1, rows, cols]) * STRIDE / scale
+        bh = np.exp(maps[2, rows, cols]) * STRIDE / scale
+        cx = (cols + maps[3, rows, cols]) * STRIDE / scale
+        cy = (rows + maps[4, rows, cols]) * STRIDE / scale
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, bw, bh], axis=1)
+        keep = _nms(boxes, self.nms_iou)
+        out = []
+        img_h, img_w = shape
+        for k in keep:
+            x1, y1 = max(0.0, boxes[k, 0]), max(0.0, boxes[k, 1])
+            x2, y2 = min(float(img_w), boxes[k, 0] + boxes[k, 2]), min(float(img_h), boxes[k, 1] + boxes[k, 3])
+            if x2 - x1 < 2 or y2 - y1 < 2:
+                continue
+            box = (int(round(x1)), int(round(y1)), int(round(x2 - x1)), int(round(y2 - y1)))
+            out.append(Detection(box, float(scores[k])))
+        return tuple(out)
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Intersection over union of every pair of ``(x, y, w, h)`` boxes.
+
+    Parameters
+    ----------
+    a : array_like of shape (N, 4)
+    b : array_like of shape (M, 4)
+
+    Returns
+    -------
+    ndarray of shape (N, M), dtype float64
+        IoU in ``[0, 1]``.
+    """
+    a = np.asarray(a, np.float64).reshape(-1, 4)
+    b = np.asarray(b, np.float64).reshape(-1, 4)
+    ax2, ay2 = a[:, 0] + a[:, 2], a[:, 1] + a[:, 3]
+    bx2, by2 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
+    iw = np.clip(np.minimum(ax2[:, None], bx2[None]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0, None)
+    ih = np.clip(np.minimum(ay2[:, None], by2[None]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0, None)
+    inter = iw * ih
+    union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
+
+
+def _nms(boxes: np.ndarray, iou: float) -> list[int]:
+    """Indices of `boxes` (sorted strongest first) kept by greedy non-maximum suppression."""
+    ious = box_iou(boxes, boxes)
+    keep: list[int] = []
+    for i in range(len(boxes)):
+        if all(ious[i, k] <= iou for k in keep):
+            keep.append(i)
+    return keep
+
+
+@lru_cache(maxsize=1)
+def default_detector() -> DieDetector:
+    """The packaged detector, loaded once per process.
+
+    Raises
+    ------
+    DetectorModelError
+        If the packaged model is missing or corrupt.
+    """
+    return DieDetector()
+
+
+def detect_dice(image_bgr: np.ndarray, *, detector: DieDetector | None = None) -> tuple[Detection, ...]:
+    """Find the dice in one BGR photo with `detector` (default: the packaged one).
+
+    Parameters
+    ----------
+    image_bgr : ndarray of shape (H, W, 3), dtype uint8
+        The photo, BGR.
+    detector : DieDetector, optional
+        The detector to use.
+
+    Returns
+    -------
+    tuple of Detection
+        Candidate dice, strongest first.
+    """
+    return (detector or default_detector()).detect(image_bgr)

@@ -1,0 +1,465 @@
+"""Measuring the pip reader on a labelled photo set (``dicetable eval``).
+
+A dataset is a folder with ``labels.json`` in the format of
+``../shared/dice-images`` (``{"images": [{"file", "dice": [{"value", "box"}]}]}``,
+boxes ``(x, y, w, h)`` in image pixels). Each photo is read, the dice read are
+matched to the labelled dice, and every labelled die is counted as *correct*,
+*wrong value* (a value given and wrong: a silent error), *unknown* (found, no
+value: the reader abstained) or *missed*; every die read that matches no label
+is an *extra* (a silent error too when it was given a value).
+
+Matching: a read die and a labelled die may pair when their boxes overlap with
+IoU >= 0.5 or the read box's centre lies inside the labelled box; pairs are
+taken greedily by IoU, highest first, each die at most once.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.detect import box_iou
+from vision.errors import DatasetError
+from vision.images import load_image
+from vision.reading import DieReading, ImageReading
+
+__all__ = [
+    "LabelledDie",
+    "LabelledImage",
+    "DieOutcome",
+    "ImageResult",
+    "EvalResult",
+    "load_dataset",
+    "match_dice",
+    "score_image",
+    "evaluate",
+    "format_report",
+    "write_report",
+]
+
+#: Column names of the confusion matrix after the six face values.
+UNKNOWN, MISSED = "unknown", "missed"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledDie:
+    """One labelled die: face value 1-6 and ``(x, y, w, h)`` box in image pixels."""
+
+    value: int
+    box: tuple[int, int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledImage:
+    """One labelled photo: its path and its dice."""
+
+    path: Path
+    dice: tuple[LabelledDie, ...]
+
+    @property
+    def source(self) -> str:
+        """The file-name prefix before the first ``_`` (the photo's source)."""
+        name = self.path.name
+        return name.split("_", 1)[0] if "_" in name else "(none)"
+
+
+@dataclass(frozen=True, slots=True)
+class DieOutcome:
+    """How one labelled die, or one extra die read, came out.
+
+    ``kind`` is ``"correct"``, ``"wrong"``, ``"unknown"``, ``"missed"`` or ``"extra"``;
+    ``truth`` is the labelled value (``None`` for extras), ``read`` the value read
+    (``None`` when unknown or missed), ``box`` the labelled box (the read box for extras).
+    """
+
+    kind: str
+    truth: int | None
+    read: int | None
+    box: tuple[int, int, int, int]
+    confidence: float = 0.0
+    reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ImageResult:
+    """The outcome of one photo: every labelled die's, every extra's, and the reading time."""
+
+    path: Path
+    source: str
+    outcomes: tuple[DieOutcome, ...]
+    problems: tuple[str, ...]
+    ms: float
+
+    @property
+    def exact(self) -> bool:
+        """True when every labelled die was read right and nothing extra was found."""
+        return all(o.kind == "correct" for o in self.outcomes)
+
+
+@dataclass
+class EvalResult:
+    """All image results of one evaluation, with the summary numbers."""
+
+    dataset: Path
+    images: list[ImageResult] = field(default_factory=list)
+
+    def counts(self, images: list[ImageResult] | None = None) -> dict[str, int]:
+        """Counts of each outcome kind, plus ``labelled``, ``extra_valued`` and ``images``."""
+        imgs = self.images if images is None else images
+        c = {k: 0 for k in ("correct", "wrong", "unknown", "missed", "extra", "extra_valued")}
+        for im in imgs:
+            for o in im.outcomes:
+                c[o.kind] += 1
+                if o.kind == "extra" and o.read is not None:
+                    c["extra_valued"] += 1
+        c["labelled"] = c["correct"] + c["wrong"] + c["unknown"] + c["missed"]
+        c["images"] = len(imgs)
+        c["exact_images"] = sum(im.exact for im in imgs)
+        return c
+
+    def metrics(self, images: list[ImageResult] | None = None) -> dict[str, float | int]:
+        """Accuracy, silent-error rate, exact-image rate and timing for `images` (default all)."""
+        imgs = self.images if images is None else images
+        c = self.counts(imgs)
+        n = max(1, c["labelled"])
+        ms = [im.ms for im in imgs]
+        return {
+            **c,
+            "accuracy": c["correct"] / n,
+            "silent_error_rate": (c["wrong"] + c["extra_valued"]) / n,
+            "exact_image_rate": c["exact_images"] / max(1, c["images"]),
+            "median_ms": float(statistics.median(ms)) if ms else 0.0,
+            "p95_ms": float(np.percentile(ms, 95)) if ms else 0.0,
+        }
+
+    def by_source(self) -> dict[str, dict[str, float | int]]:
+        """:meth:`metrics` for each source (file-name prefix), sorted by name."""
+        sources = sorted({im.source for im in self.images})
+        return {s: self.metrics([im for im in self.images if im.source == s]) for s in sources}
+
+    def by_face(self) -> dict[int, dict[str, int | float]]:
+        """Per true face value: labelled, correct, wrong, unknown, missed and accuracy."""
+        out: dict[int, dict[str, int | float]] = {}
+        for v in range(1, 7):
+            c = {"labelled": 0, "correct": 0, "wrong": 0, "unknown": 0, "missed": 0}
+            for im in self.images:
+                for o in im.outcomes:
+                    if o.truth == v:
+                        c["labelled"] += 1
+                        c[o.kind] += 1
+            out[v] = {**c, "accuracy": c["correct"] / max(1, c["labelled"])}
+        return out
+
+    def confusion(self) -> np.ndarray:
+        """Confusion matrix, shape (6, 8), int: rows true 1..6; columns read 1..6, unknown, missed."""
+        m = np.zeros((6, 8), np.int64)
+        for im in self.images:
+            for o in im.outcomes:
+                if o.truth is None:
+                    continue
+                col = {"missed": 7, "unknown": 6}.get(o.kind, (o.read or 0) - 1)
+                m[o.truth - 1, col] += 1
+        return m
+
+    def to_json(self) -> dict:
+        """Everything as plain JSON types (the ``metrics.json`` of ``--report``)."""
+        return {
+            "dataset": str(self.dataset),
+            "overall": self.metrics(),
+            "by_source": self.by_source(),
+            "by_face": {str(k): v for k, v in self.by_face().items()},
+            "confusion": {
+                "rows": "true face 1..6",
+                "columns": ["1", "2", "3", "4", "5", "6", UNKNOWN, MISSED],
+                "counts": self.confusion().tolist(),
+            },
+            "silent_error_rate_denominator": "labelled dice",
+            "images": [
+                {
+                    "image": str(im.path),
+                    "ms": round(im.ms, 2),
+                    "exact": im.exact,
+                    "problems": list(im.problems),
+                    "outcomes": [
+                        {"kind": o.kind, "truth": o.truth, "read": o.read, "box": list(o.box),
+                         "confidence": round(o.confidence, 4), "reason": o.reason}
+                        for o in im.outcomes
+                    ],
+                }
+                for im in self.images
+            ],
+        }
+
+
+def load_dataset(folder: str | Path) -> list[LabelledImage]:
+    """Read ``labels.json`` of a dataset folder.
+
+    Parameters
+    ----------
+    folder : str or Path
+        Folder holding ``labels.json`` and the photos it names.
+
+    Returns
+    -------
+    list of LabelledImage
+        In the order of ``labels.json``.
+
+    Raises
+    ------
+    DatasetError
+        If the folder or ``labels.json`` is missing, is not valid JSON, or an entry
+        lacks ``file`` or has a die without a value 1-6 and a 4-number box.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise DatasetError(f"dataset {str(folder)!r} is not a folder; give a folder holding labels.json and its photos")
+    labels_path = root / "labels.json"
+    if not labels_path.is_file():
+        raise DatasetError(
+            f"no labels.json in {str(folder)!r}; a dataset folder needs labels.json "
+            '({"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]})'
+        )
+    try:
+        data = json.loads(labels_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"{str(labels_path)!r} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
+        raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
+    out = []
+    for i, entry in enumerate(data["images"]):
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            raise DatasetError(f'{str(labels_path)!r}: images[{i}] must be an object with a "file" name')
+        dice = []
+        for j, d in enumerate(entry.get("dice", [])):
+            try:
+                value = d["value"]
+                box = tuple(int(round(float(v))) for v in d["box"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise DatasetError(
+                    f'{str(labels_path)!r}: images[{i}].dice[{j}] needs "value" 1-6 and "box" [x, y, w, h]'
+                ) from exc
+            if not isinstance(value, int) or not 1 <= value <= 6 or len(box) != 4:
+                raise DatasetError(
+                    f'{str(labels_path)!r}: images[{i}].dice[{j}] has value {value!r} and box {d.get("box")!r}; '
+                    "need a value 1-6 and a box [x, y, w, h]"
+                )
+            dice.append(LabelledDie(value, box))  # type: ignore[arg-type]
+        out.append(LabelledImage(root / entry["file"], tuple(dice)))
+    return out
+
+
+def match_dice(read_boxes, true_boxes, *, min_iou: float = 0.5) -> list[tuple[int, int]]:
+    """Pair read boxes with labelled boxes.
+
+    Parameters
+    ----------
+    read_boxes : array_like of shape (N, 4)
+        ``(x, y, w, h)`` boxes of the dice read.
+    true_boxes : array_like of shape (M, 4)
+        ``(x, y, w, h)`` boxes of the labelled dice.
+    min_iou : float, optional
+        Least IoU for a pair, unless the read box's centre is inside the labelled box.
+
+    Returns
+    -------
+    list of (int, int)
+        ``(read index, labelled index)`` pairs, each index at most once, taken
+        greedily by IoU (highest first).
+    """
+    r = np.asarray(read_boxes, np.float64).reshape(-1, 4)
+    t = np.asarray(true_boxes, np.float64).reshape(-1, 4)
+    if len(r) == 0 or len(t) == 0:
+        return []
+    iou = box_iou(r, t)
+    cx, cy = r[:, 0] + r[:, 2] / 2, r[:, 1] + r[:, 3] / 2
+    inside = ((cx[:, None] >= t[None, :, 0]) & (cx[:, None] <= t[None, :, 0] + t[None, :, 2])
+              & (cy[:, None] >= t[None, :, 1]) & (cy[:, None] <= t[None, :, 1] + t[None, :, 3]))
+    ok = (iou >= min_iou) | inside
+    pairs = sorted(((iou[i, j], i, j) for i, j in zip(*np.nonzero(ok))), reverse=True)
+    used_r, used_t, out = set(), set(), []
+    for _, i, j in pairs:
+        if i not in used_r and j not in used_t:
+            used_r.add(i)
+            used_t.add(j)
+            out.append((int(i), int(j)))
+    return out
+
+
+def score_image(reading: ImageReading, truth: LabelledImage, ms: float = 0.0) -> ImageResult:
+    """Compare one reading with its labels; see the module text for the outcome kinds."""
+    dice = list(reading.dice)
+    pairs = match_dice([d.box for d in dice], [t.box for t in truth.dice])
+    by_true = {j: i for i, j in pairs}
+    outcomes: list[DieOutcome] = []
+    for j, t in enumerate(truth.dice):
+        if j not in by_true:
+            outcomes.append(DieOutcome("missed", t.value, None, t.box))
+            continue
+        d: DieReading = dice[by_true[j]]
+        kind = "unknown" if d.value is None else ("correct" if d.value == t.value else "wrong")
+        outcomes.append(DieOutcome(kind, t.value, d.value, t.box, d.confidence, d.reason))
+    matched = {i for i, _ in pairs}
+    for i, d in enumerate(dice):
+        if i not in matched:
+            outcomes.append(DieOutcome("extra", None, d.value, d.box, d.confidence, d.reason))
+    return ImageResult(truth.path, truth.source, tuple(outcomes), tuple(reading.problems), ms)
+
+
+def evaluate(
+    dataset: str | Path,
+    read: Callable[[np.ndarray], ImageReading],
+    *,
+    progress: Callable[[int, int, Path], None] | None = None,
+) -> EvalResult:
+    """Read every photo of a labelled dataset and score the readings.
+
+    Parameters
+    ----------
+    dataset : str or Path
+        Dataset folder (see :func:`load_dataset`).
+    read : callable
+        ``read(image_bgr) -> ImageReading``; only this call is timed (wall clock, ms).
+    progress : callable, optional
+        Called as ``progress(done, total, path)`` after each photo.
+
+    Returns
+    -------
+    EvalResult
+
+    Raises
+    ------
+    DatasetError
+        If the dataset is malformed.
+    ImageLoadError
+        If a photo named in ``labels.json`` is missing or unreadable.
+    """
+    items = load_dataset(dataset)
+    result = EvalResult(Path(dataset))
+    for k, item in enumerate(items):
+        image = load_image(item.path)
+        t0 = time.perf_counter()
+        reading = read(image)
+        ms = (time.perf_counter() - t0) * 1000.0
+        result.images.append(score_image(reading, item, ms))
+        if progress is not None:
+            progress(k + 1, len(items), item.path)
+    return result
+
+
+def _pct(x: float) -> str:
+    return f"{100.0 * x:.1f}%"
+
+
+def format_report(result: EvalResult) -> str:
+    """The text report of ``dicetable eval``."""
+    m = result.metrics()
+    lines = [
+        f"dataset: {result.dataset}  ({m['images']} images, {m['labelled']} labelled dice)",
+        f"dice correct {m['correct']}, wrong value {m['wrong']}, unknown {m['unknown']}, "
+        f"missed {m['missed']}, extra {m['extra']} ({m['extra_valued']} given a value)",
+        f"per-die accuracy: {_pct(m['accuracy'])} (correct / labelled dice)",
+        f"silent-error rate: {_pct(m['silent_error_rate'])} "
+        f"((wrong value + extras given a value) / {m['labelled']} labelled dice)",
+        f"exact-image rate: {_pct(m['exact_image_rate'])} ({m['exact_images']} of {m['images']} images "
+        "with every die right and nothing extra)",
+        f"time per image (read_image, one OpenCV thread): median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms",
+        "",
+        "confusion (rows: true face; columns: read)",
+        "true      1     2     3     4     5     6  unknown  missed",
+    ]
+    for v, row in enumerate(result.confusion(), start=1):
+        lines.append(f"   {v}  " + " ".join(f"{n:5d}" for n in row[:6]) + f"  {row[6]:7d}  {row[7]:6d}")
+    lines += ["", "by source:", "source     images  dice  accuracy  silent  unknown  missed  extra  median ms"]
+    for s, sm in result.by_source().items():
+        lines.append(
+            f"{s:<10} {sm['images']:6d} {sm['labelled']:5d}  {_pct(sm['accuracy']):>8}  "
+            f"{_pct(sm['silent_error_rate']):>6}  {sm['unknown']:7d}  {sm['missed']:6d}  {sm['extra']:5d}  "
+            f"{sm['median_ms']:9.1f}"
+        )
+    lines += ["", "by true face:", "face  dice  accuracy  wrong  unknown  missed"]
+    for v, fm in result.by_face().items():
+        lines.append(
+            f"   {v}  {fm['labelled']:4d}  {_pct(fm['accuracy']):>8}  {fm['wrong']:5d}  {fm['unknown']:7d}  "
+            f"{fm['missed']:6d}"
+        )
+    return "\n".join(lines)
+
+
+def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12) -> list[Path]:
+    """Write ``metrics.json``, ``failures.png`` (contact sheet) and annotated failure images.
+
+    Parameters
+    ----------
+    result : EvalResult
+        From :func:`evaluate`.
+    out_dir : str or Path
+        Folder to write into (created).
+    tile : int, optional
+        Side of each contact-sheet crop, px.
+    columns : int, optional
+        Crops per contact-sheet row.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from vision.annotate import annotate_outcomes
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "metrics.json"]
+    written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    tiles = []
+    fail_dir = out / "failures"
+    for im in result.images:
+        bad = [o for o in im.outcomes if o.kind != "correct"]
+        if not bad:
+            continue
+        image = load_image(im.path)
+        for o in bad:
+            tiles.append(_failure_tile(image, o, tile, im.path.name))
+        fail_dir.mkdir(exist_ok=True)
+        target = fail_dir / (im.path.stem + ".jpg")
+        cv2.imwrite(str(target), annotate_outcomes(image, im.outcomes))
+        written.append(target)
+    if tiles:
+        rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
+        rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
+        sheet = np.vstack([np.hstack(r) for r in rows])
+        cv2.imwrite(str(out / "failures.png"), sheet)
+        written.append(out / "failures.png")
+    return written
+
+
+_KIND_COLOURS = {
+    "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
+}
+
+
+def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.ndarray:
+    x, y, w, h = o.box
+    side = max(w, h) * 1.4
+    cx, cy = x + w / 2, y + h / 2
+    x1, y1 = int(round(cx - side / 2)), int(round(cy - side / 2))
+    s = max(2, int(round(side)))
+    padded = cv2.copyMakeBorder(image, s, s, s, s, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+    crop = padded[y1 + s:y1 + 2 * s, x1 + s:x1 + 2 * s]
+    crop = cv2.resize(crop, (tile, tile - 24), interpolation=cv2.INTER_AREA)
+    label = np.zeros((24, tile, 3), np.uint8)
+    colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
+    truth = "-" if o.truth is None else str(o.truth)
+    read = "?" if o.read is None else str(o.read)
+    text = f"{o.kind[:5]} t{truth} r{read}"
+    cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
+    cv2.putText(label, name[:22], (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1, cv2.LINE_AA)
+    out = np.vstack([crop, label])
+    cv2.rectangle(out, (0, 0), (tile - 1, tile - 1), colour, 1)
+    return out

@@ -1,0 +1,338 @@
+"""Train the die detector (a tiny CenterNet-style network) and export it to ONNX.
+
+The network takes a BGR photo resized so that its long side is
+:data:`vision.detect.INPUT_LONG_SIDE` pixels and returns, at stride 4, a
+heatmap of die centres, the box size (log of width and height in units of the
+stride) and the sub-cell offset of each centre (Zhou et al. [1]_).
+
+Training data: the photos of ``../shared/dice-images/train`` whose boxes cover
+whole dice; photos with face- or pip-only boxes are used as background with the
+boxed regions ignored (see :mod:`vision.training.detect_data`). The dev set is
+never trained on; it is only used by ``dicetable eval``.
+
+Run (CPU, about 20 minutes on 2 cores; seeded)::
+
+    pip install -e .[train]
+    python -m vision.training.detect_data --out /tmp/dicetable_detect_cache.npz
+    python -m vision.training.train_detector --cache /tmp/dicetable_detect_cache.npz --out vision/models
+
+Torch is imported only here, never at run time.
+
+References
+----------
+.. [1] X. Zhou, D. Wang, P. Krähenbühl, "Objects as Points", arXiv:1904.07850, 2019.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from vision.training.detect_data import load_cache
+
+STRIDE = 4
+INPUT_LONG_SIDE = 384  # keep equal to vision.detect.INPUT_LONG_SIDE
+WIDTHS = (12, 16, 32, 64)
+MEAN, STD = 0.5, 0.25
+
+
+def _cbr(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride, dilation, dilation=dilation, bias=False),
+        nn.BatchNorm2d(cout),
+        nn.ReLU(inplace=True),
+    )
+
+
+class DieNet(nn.Module):
+    """Encoder to stride 16, two top-down merges to stride 4, a 5-channel 1x1 head."""
+
+    def __init__(self, widths: tuple[int, int, int, int] = WIDTHS) -> None:
+        super().__init__()
+        a, b, c, d = widths
+        self.c1, self.c2, self.c3 = _cbr(3, a, 2), _cbr(a, b, 2), _cbr(b, b)
+        self.c4, self.c5 = _cbr(b, c, 2), _cbr(c, c)
+        self.c6, self.c7, self.c8 = _cbr(c, d, 2), _cbr(d, d), _cbr(d, d, dilation=2)
+        self.l1, self.u1 = nn.Conv2d(d, c, 1), _cbr(c, c)
+        self.l2, self.u2 = nn.Conv2d(c, b, 1), _cbr(b, b)
+        self.head = nn.Conv2d(b, 5, 1)
+        nn.init.constant_(self.head.bias, 0.0)
+        with torch.no_grad():
+            self.head.bias[0] = -4.0
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        f4 = self.c3(self.c2(self.c1(x)))
+        f8 = self.c5(self.c4(f4))
+        f16 = self.c8(self.c7(self.c6(f8)))
+        y = self.u1(F.interpolate(self.l1(f16), scale_factor=2.0, mode="nearest") + f8)
+        y = self.u2(F.interpolate(self.l2(y), scale_factor=2.0, mode="nearest") + f4)
+        return self.head(y)
+
+
+# ----------------------------------------------------------------------------- data
+
+class DetectData(torch.utils.data.Dataset):
+    """Random crops of the cached photos with augmentation, and their targets."""
+
+    def __init__(self, cache: Path, crop: int, length: int, seed: int) -> None:
+        self.jpegs, self.boxes, self.ignores, self.names = load_cache(cache)
+        self.crop, self.length, self.seed = crop, length, seed
+        self.epoch = 0
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, i: int):
+        cv2.setNumThreads(1)
+        rng = np.random.default_rng((self.seed, self.epoch, i))
+        k = int(rng.integers(len(self.jpegs)))
+        image = cv2.imdecode(self.jpegs[k], cv2.IMREAD_COLOR)
+        boxes, ign = self.boxes[k].copy(), self.ignores[k].copy()
+        image, boxes, ign = _augment(image, boxes, ign, self.crop, rng)
+        x = (image.astype(np.float32) / 255.0 - MEAN) / STD
+        heat, reg, regmask, weight = _targets(boxes, ign, self.crop)
+        return (torch.from_numpy(x.transpose(2, 0, 1).copy()), torch.from_numpy(heat),
+                torch.from_numpy(reg), torch.from_numpy(regmask), torch.from_numpy(weight))
+
+
+def _augment(image, boxes, ign, crop, rng):
+    h, w = image.shape[:2]
+    # scale as at inference (long side -> INPUT_LONG_SIDE), times a random factor
+    s = INPUT_LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(0.55), math.log(1.7)))
+    ar = math.exp(rng.uniform(-0.12, 0.12))
+    sx, sy = s * ar, s / ar
+    image = cv2.resize(image, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+    boxes = boxes * np.float32([sx, sy, sx, sy])
+    ign = ign * np.float32([sx, sy, sx, sy])
+    h, w = image.shape[:2]
+    # random crop (pad with a random flat colour or edge replicate when smaller)
+    ph, pw = max(0, crop - h), max(0, crop - w)
+    if ph or pw:
+        top, left = int(rng.integers(ph + 1)), int(rng.integers(pw + 1))
+        if rng.random() < 0.5:
+            image = cv2.copyMakeBorder(image, top, ph - top, left, pw - left, cv2.BORDER_REPLICATE)
+        else:
+            colour = [int(v) for v in rng.integers(0, 256, 3)]
+            image = cv2.copyMakeBorder(image, top, ph - top, left, pw - left, cv2.BORDER_CONSTANT, value=colour)
+        boxes[:, :2] += [left, top]
+        ign[:, :2] += [left, top]
+        h, w = image.shape[:2]
+    y0, x0 = int(rng.integers(h - crop + 1)), int(rng.integers(w - crop + 1))
+    image = image[y0:y0 + crop, x0:x0 + crop]
+    boxes[:, :2] -= [x0, y0]
+    ign[:, :2] -= [x0, y0]
+    # clip boxes to the crop; mostly-cut dice become ignore regions
+    keep, extra_ign = [], []
+    for b in boxes:
+        x1, y1 = max(0.0, b[0]), max(0.0, b[1])
+        x2, y2 = min(float(crop), b[0] + b[2]), min(float(crop), b[1] + b[3])
+        if x2 <= x1 or y2 <= y1:
+            continue
+        frac = (x2 - x1) * (y2 - y1) / max(1e-6, b[2] * b[3])
+        (keep if frac >= 0.6 else extra_ign).append([x1, y1, x2 - x1, y2 - y1])
+    boxes = np.array(keep, np.float32).reshape(-1, 4)
+    ign = np.concatenate([ign, np.array(extra_ign, np.float32).reshape(-1, 4)])
+    # flips and 90-degree turns (top-down dice look the same any way round)
+    if rng.random() < 0.5:
+        image = image[:, ::-1]
+        boxes[:, 0] = crop - boxes[:, 0] - boxes[:, 2]
+        ign[:, 0] = crop - ign[:, 0] - ign[:, 2]
+    if rng.random() < 0.5:
+        image = image[::-1]
+        boxes[:, 1] = crop - boxes[:, 1] - boxes[:, 3]
+        ign[:, 1] = crop - ign[:, 1] - ign[:, 3]
+    if rng.random() < 0.5:
+        image = image.transpose(1, 0, 2)
+        boxes = boxes[:, [1, 0, 3, 2]]
+        ign = ign[:, [1, 0, 3, 2]]
+    image = _photometric(np.ascontiguousarray(image), rng)
+    return image, boxes, ign
+
+
+def _photometric(image, rng):
+    img = image.astype(np.float32)
+    is_grey = float(np.abs(img[..., 0] - img[..., 1]).mean() + np.abs(img[..., 1] - img[..., 2]).mean()) < 2.0
+    if not is_grey and rng.random() < 0.25:
+        g = img @ np.float32([0.114, 0.587, 0.299])
+        img = np.repeat(g[..., None], 3, axis=2)
+    elif not is_grey and rng.random() < 0.5:
+        hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(rng.integers(-20, 21))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(0.6, 1.4), 0, 255)
+        img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.3:
+        img = img[..., rng.permutation(3)]
+    if rng.random() < 0.8:  # per-channel gain (white balance / tinted grey)
+        img = img * rng.uniform(0.85, 1.15, 3).astype(np.float32)
+    # brightness, contrast, gamma
+    img = (img - 128.0) * rng.uniform(0.6, 1.4) + 128.0 + rng.uniform(-40, 40)
+    img = np.clip(img, 0, 255)
+    img = 255.0 * (img / 255.0) ** math.exp(rng.uniform(-0.4, 0.4))
+    if rng.random() < 0.3:
+        k = int(rng.choice([3, 5]))
+        img = cv2.GaussianBlur(img, (k, k), 0)
+    if rng.random() < 0.4:
+        img = img + rng.normal(0, rng.uniform(2, 10), img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 90))])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+def _targets(boxes, ign, crop):
+    n = crop // STRIDE
+    heat = np.zeros((1, n, n), np.float32)
+    reg = np.zeros((4, n, n), np.float32)
+    regmask = np.zeros((1, n, n), np.float32)
+    weight = np.ones((1, n, n), np.float32)
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    for b in ign:  # partial boxes (face, pips, cut dice): ignore a square 3x their long side
+        r = 1.5 * max(b[2], b[3])
+        cx, cy = b[0] + b[2] / 2, b[1] + b[3] / 2
+        x1, y1 = int(max(0, math.floor((cx - r) / STRIDE))), int(max(0, math.floor((cy - r) / STRIDE)))
+        x2, y2 = int(math.ceil((cx + r) / STRIDE)), int(math.ceil((cy + r) / STRIDE))
+        weight[0, y1:y2, x1:x2] = 0.0
+    for b in boxes:
+        cx, cy = (b[0] + b[2] / 2) / STRIDE, (b[1] + b[3] / 2) / STRIDE
+        ix, iy = min(n - 1, int(cx)), min(n - 1, int(cy))
+        sigma = max(0.7, 0.16 * min(b[2], b[3]) / STRIDE)
+        g = np.exp(-((xx - cx + 0.5) ** 2 + (yy - cy + 0.5) ** 2) / (2 * sigma * sigma))
+        heat[0] = np.maximum(heat[0], g)
+        heat[0, iy, ix] = 1.0
+        reg[:, iy, ix] = [math.log(max(b[2], 1.0) / STRIDE), math.log(max(b[3], 1.0) / STRIDE), cx - ix, cy - iy]
+        regmask[0, iy, ix] = 1.0
+        weight[0, iy, ix] = 1.0
+    # a die centre always teaches, even inside another object's ignore region
+    weight = np.maximum(weight, (heat > 0.3).astype(np.float32))
+    return heat, reg, regmask, weight
+
+
+def _loss(out, heat, reg, regmask, weight):
+    p = torch.sigmoid(out[:, :1]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float()
+    neg = (1.0 - pos) * weight
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
+    npos = pos.sum().clamp(min=1.0)
+    focal = (pos_loss + neg_loss) / npos
+    m = regmask
+    size = (F.l1_loss(out[:, 1:3], reg[:, 0:2], reduction="none") * m).sum() / npos
+    off = (F.l1_loss(torch.sigmoid(out[:, 3:5]), reg[:, 2:4], reduction="none") * m).sum() / npos
+    return focal + 0.5 * size + off, focal.item()
+
+
+class Exportable(nn.Module):
+    """The network with the heatmap and offset sigmoids built in (what ONNX ships)."""
+
+    def __init__(self, net: DieNet) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.net(x)
+        return torch.cat([torch.sigmoid(y[:, :1]), y[:, 1:3], torch.sigmoid(y[:, 3:5])], dim=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: train the die detector and write ``die_detector.onnx`` and ``.json``."""
+    parser = argparse.ArgumentParser(description="Train the die detector (CenterNet-style) and export ONNX.")
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/dicetable_detect_cache.npz"),
+                        help="cache from `python -m vision.training.detect_data` (built there if missing)")
+    parser.add_argument("--out", type=Path, default=Path("vision/models"))
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--steps-per-epoch", type=int, default=60)
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--crop", type=int, default=256, help="training crop side, px")
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="train for this wall-clock time instead of --epochs (cosine schedule over the time; "
+                             "for a fast machine: the step count then depends on its speed)")
+    args = parser.parse_args(argv)
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    if not args.cache.exists():
+        from vision.training.detect_data import build_cache
+        build_cache([Path("../shared/dice-images/train")], args.cache)
+    data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed)
+    net = DieNet().to(args.device)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    total = args.epochs * args.steps_per_epoch
+    t0 = time.time()
+    budget = None if args.minutes is None else 60.0 * args.minutes
+    step = 0
+
+    def lr_at() -> float:
+        frac = step / total if budget is None else (time.time() - t0) / budget
+        warm = 0.05
+        if frac < warm:
+            return args.lr * (0.1 + 0.9 * frac / warm)
+        return args.lr * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(1.0, (frac - warm) / (1 - warm)))))
+
+    epoch = 0
+    while (epoch < args.epochs) if budget is None else (time.time() - t0 < budget):
+        data.epoch = epoch
+        loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=False,
+                                             num_workers=args.workers, persistent_workers=False)
+        net.train()
+        losses, focals = [], []
+        for x, heat, reg, regmask, weight in loader:
+            x, heat, reg, regmask, weight = (t.to(args.device) for t in (x, heat, reg, regmask, weight))
+            loss, focal = _loss(net(x), heat, reg, regmask, weight)
+            for group in opt.param_groups:
+                group["lr"] = lr_at()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            losses.append(loss.item())
+            focals.append(focal)
+        epoch += 1
+        print(f"epoch {epoch} step {step} loss {np.mean(losses):.3f} focal {np.mean(focals):.3f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
+    net = net.cpu().eval()
+    args.out.mkdir(parents=True, exist_ok=True)
+    onnx_path = args.out / "die_detector.onnx"
+    torch.onnx.export(Exportable(net), torch.zeros(1, 3, INPUT_LONG_SIDE, INPUT_LONG_SIDE), str(onnx_path),
+                      dynamo=False, input_names=["image"], output_names=["maps"], opset_version=13)
+    meta = {
+        "model": "die_detector",
+        "architecture": f"CenterNet-style FCN, widths {list(WIDTHS)}, output stride {STRIDE}",
+        "input": f"BGR, long side {INPUT_LONG_SIDE} px, padded to a multiple of 16, (x/255-{MEAN})/{STD}",
+        "outputs": "channel 0 centre heatmap (sigmoid), 1-2 log(w/stride), log(h/stride), 3-4 centre offset in cells",
+        "stride": STRIDE,
+        "input_long_side": INPUT_LONG_SIDE,
+        "mean": MEAN,
+        "std": STD,
+        "trained_on": "../shared/dice-images/train (box_kind 'die' positive; 'face'/'pips' boxes ignored)",
+        "epochs": epoch,
+        "steps": step,
+        "steps_per_epoch": args.steps_per_epoch,
+        "batch": args.batch,
+        "crop": args.crop,
+        "seed": args.seed,
+        "device": args.device,
+        "train_seconds": round(time.time() - t0),
+        "parameters": int(sum(p.numel() for p in net.parameters())),
+    }
+    (args.out / "die_detector.json").write_text(json.dumps(meta, indent=2) + "\n")
+    print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e3:.0f} kB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
