@@ -1,16 +1,79 @@
-"""``dicetable read``: not built yet (placeholder while the first slice lands)."""
+"""``dicetable read``: read the dice in photos and print what was found."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+
+from table.errors import UsageError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``read`` subcommand to ``subparsers``."""
-    parser = subparsers.add_parser("read", help="(not built yet)")
+    parser = subparsers.add_parser(
+        "read",
+        help="read the dice in photos (files or folders of photos)",
+        description=(
+            "Read the face values of the d6 dice in each photo. Folders expand to the photos "
+            "they hold (sorted). A die the reader is unsure of is reported unknown ('?'), never guessed."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR", help="photo files or folders of photos")
+    parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
+                        help="write each photo with boxes and values drawn into OUT_DIR (unknown dice in orange)")
+    parser.add_argument("--json", action="store_true",
+                        help='print one JSON array: {"image", "dice": [{"value", "box", "confidence"}], "problems"} per photo')
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Say that the command is not built yet; exit status 2."""
-    raise NotImplementedError("'dicetable read' is not built yet")
+    """Read every photo; print a table (or JSON); exit 0, or 2 on a bad path or file."""
+    from vision.images import expand_image_paths, load_image
+    from vision.reader import read_image
+
+    paths = expand_image_paths(args.paths)
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create the --annotate folder {str(args.annotate)!r}: {exc.strerror or exc}") from exc
+    results = []
+    for path in paths:
+        image = load_image(path)
+        reading = read_image(image)
+        results.append((path, reading))
+        if args.annotate is not None:
+            _write_annotated(args.annotate, path, image, reading)
+    if args.json:
+        doc = [
+            {"image": str(path), "dice": [d.to_json() for d in reading.dice], "problems": list(reading.problems)}
+            for path, reading in results
+        ]
+        print(json.dumps(doc, indent=1))
+    else:
+        _print_table(results)
+    return 0
+
+
+def _write_annotated(folder: Path, path: Path, image, reading) -> None:
+    import cv2
+
+    from vision.annotate import annotate_reading
+
+    suffix = path.suffix.lower() if path.suffix.lower() in (".png", ".jpg", ".jpeg") else ".png"
+    target = folder / (path.stem + suffix)
+    if not cv2.imwrite(str(target), annotate_reading(image, reading)):
+        raise UsageError(f"cannot write the annotated image {str(target)!r}")
+
+
+def _print_table(results) -> None:
+    out = sys.stdout
+    width = max([len("image")] + [len(str(p)) for p, _ in results])
+    out.write(f"{'image':<{width}}  dice  values{'':<14}  unknown  problems\n")
+    for path, reading in results:
+        values = " ".join("?" if v is None else str(v) for v in reading.values) or "-"
+        unknown = sum(v is None for v in reading.values)
+        problems = "; ".join(reading.problems) or "-"
+        out.write(f"{str(path):<{width}}  {len(reading.dice):4d}  {values:<20}  {unknown:7d}  {problems}\n")

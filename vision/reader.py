@@ -1,0 +1,255 @@
+"""The pip reader: from a photo to the face values of the dice in it.
+
+Pipeline: :mod:`vision.detect` finds die boxes on the photo downscaled to
+384 px; :func:`vision.face.crop_die` cuts each box from the *full-resolution*
+photo; :mod:`vision.face` gives each crop class probabilities (0 = "not a
+readable face", 1..6 = face values); this module decides, per die, a value or
+"unknown" (rule one: an unsure die is reported unknown, never guessed) and
+notes problems a player can act on.
+
+Decision per candidate box (thresholds measured on ``../shared/dice-images/dev``
+with ``dicetable eval``; see the constants):
+
+* dropped (not reported) when the face reader says "not a die" with
+  probability >= :data:`DROP_NOT_A_DIE_PROB` and the detector's score is below
+  :data:`DROP_MAX_DETECTOR_SCORE`: a phantom from a pip-like spot or a tray edge;
+* a value when the face reader's best class is 1-6 with probability >=
+  :data:`VALUE_THRESHOLD`;
+* otherwise unknown, with a reason (``"low confidence"``, ``"not a readable
+  face"``, ``"leaning"``).
+
+Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
+``(x, y, w, h)`` in pixels of the image given, ``x`` right, ``y`` down.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from vision.detect import Detection
+from vision.reading import DieReading, ImageReading
+
+__all__ = [
+    "VALUE_THRESHOLD",
+    "DROP_NOT_A_DIE_PROB",
+    "DROP_MAX_DETECTOR_SCORE",
+    "DARK_MEAN_LEVEL",
+    "BLUR_LAPLACIAN_VAR",
+    "read_image",
+    "check_image",
+]
+
+#: Least face-reader probability of the best face value (1-6) to give a value.
+#: Measured on dev (see the module text): a lower threshold reads more dice but
+#: lets more wrong values through; this value keeps silent errors near 1 %.
+VALUE_THRESHOLD: float = 0.80
+
+#: A candidate the face reader calls "not a die" at least this sure ...
+DROP_NOT_A_DIE_PROB: float = 0.90
+#: ... and that the detector scored below this is dropped (a phantom).
+DROP_MAX_DETECTOR_SCORE: float = 0.60
+
+#: Mean grey level (0-255) under which a frame is "too dark".
+DARK_MEAN_LEVEL: float = 35.0
+
+#: Variance of the Laplacian (grey levels squared, on the 384-px detector image)
+#: under which a frame with dice in it is "blurred".
+BLUR_LAPLACIAN_VAR: float = 15.0
+
+#: A die box whose area is more than this times the median box area (with 3 or
+#: more dice) is a die leaning on a wall or another die (its side faces show).
+LEANING_AREA_RATIO: float = 1.9
+
+
+class _FaceReaderLike(Protocol):
+    def predict(self, crops) -> np.ndarray: ...
+
+
+class _DetectorLike(Protocol):
+    def detect(self, image_bgr: np.ndarray) -> tuple[Detection, ...]: ...
+
+
+def check_image(image_bgr: object, name: str = "image_bgr") -> np.ndarray:
+    """Check a photo at the door and return it as BGR ``uint8`` ``(H, W, 3)``.
+
+    Parameters
+    ----------
+    image_bgr : ndarray of shape (H, W, 3), (H, W, 4) or (H, W), dtype uint8
+        A BGR photo; grayscale (2-D) and BGRA photos are converted.
+    name : str, optional
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (H, W, 3), dtype uint8
+
+    Raises
+    ------
+    ValueError
+        If `image_bgr` is not a numpy array, not ``uint8``, empty, or of another shape.
+    """
+    if not isinstance(image_bgr, np.ndarray):
+        raise ValueError(
+            f"{name} must be a numpy uint8 array of shape (H, W, 3) (as from cv2.imread or "
+            f"vision.load_image), got {type(image_bgr).__name__}"
+        )
+    if image_bgr.dtype != np.uint8:
+        raise ValueError(
+            f"{name} must be uint8 (0-255), got dtype {image_bgr.dtype}; convert it, e.g. "
+            "cv2.convertScaleAbs or (img * 255).clip(0, 255).astype(np.uint8) for floats in [0, 1]"
+        )
+    if image_bgr.ndim == 2:
+        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    elif image_bgr.ndim == 3 and image_bgr.shape[2] == 4:
+        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_BGRA2BGR)
+    elif image_bgr.ndim == 3 and image_bgr.shape[2] == 1:
+        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
+        raise ValueError(
+            f"{name} must have shape (H, W, 3) (BGR) or (H, W) (grey), got {image_bgr.shape}"
+        )
+    if image_bgr.shape[0] < 8 or image_bgr.shape[1] < 8:
+        raise ValueError(f"{name} is too small ({image_bgr.shape[1]}x{image_bgr.shape[0]} px); give a photo")
+    return image_bgr
+
+
+def read_image(
+    image_bgr: np.ndarray,
+    *,
+    face_reader: _FaceReaderLike | None = None,
+    detector: _DetectorLike | None = None,
+    value_threshold: float = VALUE_THRESHOLD,
+) -> ImageReading:
+    """Read the face values of the dice in one photo.
+
+    Parameters
+    ----------
+    image_bgr : ndarray of shape (H, W, 3), dtype uint8
+        The photo, BGR (grayscale ``(H, W)`` is accepted and converted). Any size;
+        the detector works on a copy downscaled to 384 px on the long side, the
+        face reader on crops of the full-resolution photo.
+    face_reader : object with ``predict(crops) -> ndarray (N, 7)``, optional
+        Default :func:`vision.face.default_face_reader`.
+    detector : object with ``detect(image_bgr) -> tuple of Detection``, optional
+        Default :func:`vision.detect.default_detector`.
+    value_threshold : float, optional
+        Least probability of the best face value to report it (default
+        :data:`VALUE_THRESHOLD`).
+
+    Returns
+    -------
+    ImageReading
+        The dice found in reading order (top to bottom, then left to right), each
+        with a value or ``None`` and a reason, and the problems noticed.
+
+    Raises
+    ------
+    ValueError
+        If `image_bgr` is not a usable image (see :func:`check_image`).
+    vision.face.FaceModelError, vision.detect.DetectorModelError
+        If a packaged model is missing or corrupt.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> reading = read_image(np.full((480, 640, 3), 90, np.uint8))
+    >>> reading.dice, reading.problems
+    ((), ('no dice found',))
+    """
+    from vision.face import crop_die
+
+    image = check_image(image_bgr)
+    if detector is None:
+        from vision.detect import default_detector
+
+        detector = default_detector()
+    if face_reader is None:
+        from vision.face import default_face_reader
+
+        face_reader = default_face_reader()
+
+    problems: list[str] = []
+    grey_small = _grey_small(image)
+    mean_level = float(grey_small.mean())
+    if mean_level < DARK_MEAN_LEVEL:
+        problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
+
+    detections = list(detector.detect(image))
+    if not detections:
+        problems.append("no dice found")
+        return ImageReading((), tuple(problems))
+
+    crops = [crop_die(image, d.box) for d in detections]
+    probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(detections), -1)
+
+    kept: list[tuple[Detection, np.ndarray]] = []
+    for det, p in zip(detections, probs):
+        if p[0] >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
+            continue
+        kept.append((det, p))
+    if not kept:
+        problems.append("no dice found")
+        return ImageReading((), tuple(problems))
+
+    areas = np.array([d.box[2] * d.box[3] for d, _ in kept], np.float64)
+    median_area = float(np.median(areas))
+    leaning_count = 0
+    dice: list[DieReading] = []
+    for (det, p), area in zip(kept, areas):
+        best = int(np.argmax(p[1:]) + 1)
+        best_p = float(p[best])
+        leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
+        if leaning and (p[0] > 0.2 or best_p < 0.95):
+            leaning_count += 1
+            dice.append(DieReading(None, det.box, best_p, "leaning"))
+        elif best_p >= value_threshold:
+            dice.append(DieReading(best, det.box, best_p, None))
+        elif p[0] >= best_p:
+            dice.append(DieReading(None, det.box, best_p, "not a readable face"))
+        else:
+            dice.append(DieReading(None, det.box, best_p, "low confidence"))
+
+    if _is_blurred(grey_small):
+        problems.append("frame blurred: wait for the dice to settle or check the focus")
+    if leaning_count:
+        problems.append(
+            f"{_dice_word(leaning_count)} leaning on the wall or another die: re-roll or nudge it flat"
+        )
+    unreadable = sum(1 for d in dice if d.value is None and d.reason != "leaning")
+    if unreadable:
+        problems.append(f"{_dice_word(unreadable)} unreadable: re-roll or adjust")
+    return ImageReading(tuple(_reading_order(dice)), tuple(problems))
+
+
+def _dice_word(n: int) -> str:
+    return "1 die" if n == 1 else f"{n} dice"
+
+
+def _grey_small(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    scale = min(1.0, 384.0 / max(h, w))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+
+
+def _is_blurred(grey_small: np.ndarray) -> bool:
+    return float(cv2.Laplacian(grey_small, cv2.CV_32F).var()) < BLUR_LAPLACIAN_VAR
+
+
+def _reading_order(dice: list[DieReading]) -> list[DieReading]:
+    """Sort top to bottom in rows (centres within half a die height), then left to right."""
+    if not dice:
+        return dice
+    by_y = sorted(dice, key=lambda d: d.box[1] + d.box[3] / 2)
+    median_h = float(np.median([d.box[3] for d in dice]))
+    rows: list[list[DieReading]] = [[by_y[0]]]
+    for d in by_y[1:]:
+        last = rows[-1][0]
+        if (d.box[1] + d.box[3] / 2) - (last.box[1] + last.box[3] / 2) <= 0.5 * median_h:
+            rows[-1].append(d)
+        else:
+            rows.append([d])
+    return [d for row in rows for d in sorted(row, key=lambda d: d.box[0] + d.box[2] / 2)]
