@@ -1,0 +1,93 @@
+"""Random augmentation of context crops into face-reader crops (numpy + OpenCV only).
+
+Geometry: a random rotation (0-360 deg; every pip layout is the same value
+after any rotation), mirror, scale jitter of the die box (+-15 %) and shift
+(up to 8 % of the crop side), then the nominal crop of :func:`vision.face.crop_die`
+is taken from the middle of the context crop and resized to ``CROP_SIZE``.
+Photometric: brightness/contrast, per-channel gain, hue rotation, grayscale,
+colour inversion (light pips on dark dice), blur, down-and-up scaling (small
+dice as in 640 px tray photos), Gaussian noise and JPEG compression.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.face import CROP_SIZE
+from vision.training.data import CONTEXT_FACTOR
+
+
+def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -> np.ndarray:
+    """One random face-reader crop from one context crop.
+
+    Parameters
+    ----------
+    ctx : ndarray of shape (C, C, 3), dtype uint8
+        Context crop (``CONTEXT_FACTOR`` times the nominal crop side).
+    rng : numpy.random.Generator
+    strong : bool, optional
+        Apply the photometric augmentation too; False gives the geometric
+        part only (rotation/scale/shift set to identity too when ``rng`` is None).
+
+    Returns
+    -------
+    crop : ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
+    """
+    C = ctx.shape[0]
+    nominal = C / CONTEXT_FACTOR
+    scale = rng.uniform(0.87, 1.15)
+    side = nominal * scale
+    angle = rng.uniform(0, 360)
+    shift = rng.uniform(-0.08, 0.08, 2) * side
+    zoom = CROP_SIZE / side
+    M = cv2.getRotationMatrix2D((C / 2 + shift[0], C / 2 + shift[1]), angle, zoom)
+    M[:, 2] += CROP_SIZE / 2 - np.array([C / 2 + shift[0], C / 2 + shift[1]])
+    img = cv2.warpAffine(ctx, M, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
+    if rng.random() < 0.5:
+        img = img[:, ::-1]
+    if not strong:
+        return np.ascontiguousarray(img)
+    x = img.astype(np.float32)
+    if rng.random() < 0.2:
+        # small dice: lose resolution like a 30-45 px die in a 640 px photo
+        s = int(rng.integers(22, 48))
+        x = cv2.resize(cv2.resize(x, (s, s), interpolation=cv2.INTER_AREA), (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.3:
+        hsv = cv2.cvtColor(np.clip(x, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
+        hsv[..., 1] = np.clip(hsv[..., 1].astype(np.float32) * rng.uniform(0.5, 1.5), 0, 255).astype(np.uint8)
+        x = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    x = x * rng.uniform(0.85, 1.15, 3)[None, None, :]
+    x = (x - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-50, 50)
+    if rng.random() < 0.2:
+        x[:] = x.mean(axis=2, keepdims=True)
+    if rng.random() < 0.07:
+        x = 255 - x
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.5))
+    if rng.random() < 0.5:
+        x = x + rng.normal(0, rng.uniform(1, 10), x.shape)
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def centre_crop(ctx: np.ndarray) -> np.ndarray:
+    """The nominal crop of a context crop, without augmentation.
+
+    Parameters
+    ----------
+    ctx : ndarray of shape (C, C, 3), dtype uint8
+
+    Returns
+    -------
+    crop : ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
+    """
+    C = ctx.shape[0]
+    nominal = C / CONTEXT_FACTOR
+    a = (C - nominal) / 2
+    M = np.array([[CROP_SIZE / nominal, 0, -a * CROP_SIZE / nominal], [0, CROP_SIZE / nominal, -a * CROP_SIZE / nominal]])
+    return cv2.warpAffine(ctx, M, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)

@@ -1,0 +1,265 @@
+"""Procedurally drawn die crops: a top view of one d6 with pips, for training and tests.
+
+The drawings are simple on purpose (rounded square, round pips at the standard
+layouts, optional side faces, shadow, neighbours, lighting gradient, noise);
+they teach the network the pip layouts on dice colours and trays that the real
+training photos lack (ivory dice on a dark tray, as in the product). Uses only
+numpy and OpenCV.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: Pip centres of each face value, in units of the face side, relative to the
+#: face centre, ``(x, y)`` with ``y`` down.
+PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.0, 0.0),),
+    2: ((-1.0, -1.0), (1.0, 1.0)),
+    3: ((-1.0, -1.0), (0.0, 0.0), (1.0, 1.0)),
+    4: ((-1.0, -1.0), (1.0, -1.0), (-1.0, 1.0), (1.0, 1.0)),
+    5: ((-1.0, -1.0), (1.0, -1.0), (0.0, 0.0), (-1.0, 1.0), (1.0, 1.0)),
+    6: ((-1.0, -1.0), (-1.0, 0.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 0.0), (1.0, 1.0)),
+}
+
+_SS = 4  # supersampling factor
+
+
+def _colour(rng: np.random.Generator, kind: str) -> np.ndarray:
+    if kind == "ivory":
+        base = rng.uniform(190, 255)
+        return np.array([base * rng.uniform(0.8, 0.95), base * rng.uniform(0.9, 1.0), base], np.float64)
+    if kind == "dark_tray":
+        v = rng.uniform(5, 70)
+        return np.array([v * rng.uniform(0.8, 1.2), v * rng.uniform(0.8, 1.2), v * rng.uniform(0.8, 1.2)])
+    return rng.uniform(0, 255, 3)
+
+
+def _rounded_square(size: int, centre: np.ndarray, side: float, angle: float, radius_frac: float) -> np.ndarray:
+    """Mask (uint8 0/255) of a rotated rounded square, supersampled coordinates."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    c, s = np.cos(angle), np.sin(angle)
+    u = (xx - centre[0]) * c + (yy - centre[1]) * s
+    v = -(xx - centre[0]) * s + (yy - centre[1]) * c
+    half = side / 2
+    r = radius_frac * side
+    du = np.maximum(np.abs(u) - (half - r), 0)
+    dv = np.maximum(np.abs(v) - (half - r), 0)
+    return ((du**2 + dv**2) <= r**2).astype(np.uint8) * 255
+
+
+def draw_die(
+    value: int,
+    rng: np.random.Generator,
+    *,
+    size: int = 96,
+    box_side: float | None = None,
+    offset: tuple[float, float] = (0.0, 0.0),
+    style: str | None = None,
+    neighbours: bool = True,
+) -> np.ndarray:
+    """Draw a square image with one die seen from above.
+
+    Parameters
+    ----------
+    value : int
+        Face value 0..6 of the top face; 0 draws a blank face (no pips).
+    rng : numpy.random.Generator
+        Source of every random choice (colours, rotation, lighting, noise).
+    size : int, optional
+        Side of the image in px.
+    box_side : float, optional
+        Side of the die's bounding box in px; default ``size / (1.6 * 1.3)``,
+        so that the image is a context crop of :mod:`vision.training.data`.
+    offset : tuple of float, optional
+        Shift of the die centre from the image centre, in units of `box_side`.
+    style : {"ivory_dark", "ivory", "random"}, optional
+        Colour scheme; random when None.
+    neighbours : bool, optional
+        Allow other dice around the edges.
+
+    Returns
+    -------
+    image : ndarray of shape (size, size, 3), dtype uint8
+        BGR image.
+    """
+    if style is None:
+        style = str(rng.choice(["ivory_dark", "ivory", "random"], p=[0.4, 0.3, 0.3]))
+    box_side = size / (1.6 * 1.3) if box_side is None else box_side
+    S = size * _SS
+    # background
+    if style == "ivory_dark":
+        bg = _colour(rng, "dark_tray")
+    else:
+        bg = _colour(rng, "any")
+    img = np.empty((S, S, 3), np.float64)
+    img[:] = bg
+    # texture on the background
+    tex = cv2.resize(rng.normal(0, rng.uniform(0, 18), (8, 8)), (S, S), interpolation=cv2.INTER_CUBIC)
+    img += tex[..., None]
+    if style == "random" and rng.random() < 0.5:
+        body = _colour(rng, "any")
+        # contrasting pips
+        lum = body.mean()
+        pip = np.full(3, rng.uniform(0, 50)) if lum > 128 else np.full(3, rng.uniform(200, 255))
+        if rng.random() < 0.3:
+            pip = _colour(rng, "any")
+            if abs(pip.mean() - lum) < 70:
+                pip = 255 - body
+    else:
+        body = _colour(rng, "ivory")
+        pip = np.full(3, rng.uniform(0, 60)) + rng.uniform(-10, 10, 3)
+        if rng.random() < 0.08:
+            pip = np.array([40, 40, rng.uniform(120, 200)])  # red pips (e.g. the 1 on some dice)
+
+    def one_die(centre: np.ndarray, face_side: float, angle: float, val: int, main: bool) -> None:
+        nonlocal img
+        # shadow
+        if rng.random() < 0.6:
+            sh = _rounded_square(S, centre + rng.uniform(-0.12, 0.12, 2) * face_side, face_side * 1.05, angle, 0.2)
+            sh = cv2.GaussianBlur(sh.astype(np.float32) / 255, (0, 0), face_side * 0.08)
+            img *= 1 - rng.uniform(0.2, 0.6) * sh[..., None]
+        # side faces (oblique view or leaning): a darker copy shifted below the top face
+        if rng.random() < 0.5:
+            shift = rng.uniform(-0.18, 0.18, 2) * face_side
+            side_mask = _rounded_square(S, centre + shift, face_side, angle, 0.15)
+            img[side_mask > 0] = body * rng.uniform(0.45, 0.8)
+        rad = rng.uniform(0.08, 0.2)
+        m = _rounded_square(S, centre, face_side, angle, rad)
+        # face with a lighting gradient
+        g = rng.uniform(-0.15, 0.15, 2)
+        yy, xx = np.mgrid[0:S, 0:S].astype(np.float32) / S - 0.5
+        shade = 1 + g[0] * xx + g[1] * yy
+        face = body[None, None, :] * shade[..., None]
+        img[m > 0] = face[m > 0]
+        if val == 0:
+            return
+        c, s = np.cos(angle), np.sin(angle)
+        spread = rng.uniform(0.24, 0.3) * face_side
+        pr = rng.uniform(0.075, 0.11) * face_side
+        jitter = rng.normal(0, 0.01 * face_side, (6, 2))
+        for k, (px, py) in enumerate(PIP_LAYOUTS[val]):
+            u, v = px * spread + jitter[k, 0], py * spread + jitter[k, 1]
+            x = centre[0] + u * c - v * s
+            y = centre[1] + u * s + v * c
+            cv2.circle(img, (int(round(x)), int(round(y))), int(round(pr)), tuple(float(t) for t in pip), -1, cv2.LINE_AA)
+
+    angle = rng.uniform(0, np.pi / 2)
+    face_side = box_side * _SS * rng.uniform(0.68, 0.78)  # rotated square's box is up to 1.41x larger
+    centre = np.array([S / 2, S / 2]) + np.array(offset) * box_side * _SS
+    if neighbours and rng.random() < 0.4:
+        for _ in range(int(rng.integers(1, 3))):
+            ang = rng.uniform(0, 2 * np.pi)
+            dist = rng.uniform(1.05, 1.5) * box_side * _SS
+            nc = centre + dist * np.array([np.cos(ang), np.sin(ang)])
+            one_die(nc, face_side * rng.uniform(0.9, 1.1), rng.uniform(0, np.pi / 2), int(rng.integers(1, 7)), False)
+    one_die(centre, face_side, angle, value, True)
+    # specular highlight
+    if rng.random() < 0.3:
+        hl = np.zeros((S, S), np.float32)
+        cv2.circle(hl, tuple(int(v) for v in rng.uniform(S * 0.3, S * 0.7, 2)), int(face_side * rng.uniform(0.1, 0.3)), 1.0, -1)
+        hl = cv2.GaussianBlur(hl, (0, 0), face_side * 0.1)
+        img += rng.uniform(30, 90) * hl[..., None]
+    out = cv2.resize(np.clip(img, 0, 255).astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
+    out += rng.normal(0, rng.uniform(0, 6), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def synth_set(n_per_class: int, seed: int, *, size: int = 96) -> tuple[np.ndarray, np.ndarray]:
+    """Drawn context crops: `n_per_class` dice of each value 1-6 plus class-0 crops.
+
+    Class 0 gets `n_per_class` crops: half with a die shifted at least 0.6
+    box sides off centre, a quarter of blank faces, a quarter of empty background
+    (a die far off centre).
+
+    Returns
+    -------
+    crops : ndarray of shape (7 * n_per_class, size, size, 3), dtype uint8
+    labels : ndarray of shape (7 * n_per_class,), dtype int64
+    """
+    rng = np.random.default_rng(seed)
+    crops, labels = [], []
+    for value in range(1, 7):
+        for _ in range(n_per_class):
+            off = tuple(rng.uniform(-0.06, 0.06, 2))
+            crops.append(draw_die(value, rng, size=size, offset=off))
+            labels.append(value)
+    for i in range(n_per_class):
+        r = i % 4
+        if r < 2:
+            ang = rng.uniform(0, 2 * np.pi)
+            d = rng.uniform(0.65, 0.9)
+            off = (d * np.cos(ang), d * np.sin(ang))
+            if max(abs(off[0]), abs(off[1])) < 0.6:
+                off = (float(np.sign(off[0]) * 0.65), off[1])
+            crops.append(draw_die(int(rng.integers(1, 7)), rng, size=size, offset=off, neighbours=False))
+        elif r == 2:
+            crops.append(draw_die(0, rng, size=size, offset=(0.0, 0.0)))
+        else:
+            crops.append(draw_die(int(rng.integers(1, 7)), rng, size=size, offset=(1.6, 1.6), neighbours=False))
+        labels.append(0)
+    return np.stack(crops), np.array(labels, np.int64)
+
+
+def plain_face(value: int, *, size: int = 64, angle_deg: float = 0.0, background: int = 60) -> np.ndarray:
+    """A clean, deterministic die crop: white square with `value` black pips.
+
+    The square fills the die box of a :func:`vision.face.crop_die` crop (side
+    ``size / 1.3``) on a uniform gray background; used by the tests as a
+    fixed input with a known answer.
+
+    Parameters
+    ----------
+    value : int
+        Face value 1..6 (0 draws a blank white square).
+    size : int, optional
+        Side of the crop in px.
+    angle_deg : float, optional
+        Rotation of the die, in degrees.
+    background : int, optional
+        Gray level of the background, 0-255.
+
+    Returns
+    -------
+    crop : ndarray of shape (size, size, 3), dtype uint8
+    """
+    S = size * _SS
+    img = np.full((S, S, 3), float(background))
+    side = S / 1.3 * 0.85
+    angle = np.deg2rad(angle_deg)
+    centre = np.array([S / 2, S / 2])
+    m = _rounded_square(S, centre, side, angle, 0.12)
+    img[m > 0] = 235.0
+    c, s = np.cos(angle), np.sin(angle)
+    for px, py in PIP_LAYOUTS.get(value, ()):
+        u, v = px * 0.27 * side, py * 0.27 * side
+        x = centre[0] + u * c - v * s
+        y = centre[1] + u * s + v * c
+        cv2.circle(img, (int(round(x)), int(round(y))), int(round(0.09 * side)), (20.0, 20.0, 20.0), -1, cv2.LINE_AA)
+    return cv2.resize(img.astype(np.float32), (size, size), interpolation=cv2.INTER_AREA).round().astype(np.uint8)
+
+
+def fixed_probe_crops() -> tuple[np.ndarray, list[str]]:
+    """Deterministic crops whose top classes are recorded in the model metadata at training time.
+
+    The tests check that the packaged model still gives these answers.
+
+    Returns
+    -------
+    crops : ndarray of shape (14, 64, 64, 3), dtype uint8
+        Plain faces 1-6 at 0 and 30 degrees, a uniform gray crop, a noise crop.
+    names : list of str
+        One name per crop.
+    """
+    crops, names = [], []
+    for v in range(1, 7):
+        for ang in (0, 30):
+            crops.append(plain_face(v, angle_deg=ang))
+            names.append(f"plain_{v}_rot{ang}")
+    crops.append(np.full((64, 64, 3), 128, np.uint8))
+    names.append("uniform_gray")
+    rng = np.random.default_rng(1234)
+    crops.append(rng.integers(0, 256, (64, 64, 3), dtype=np.uint8))
+    names.append("noise_seed1234")
+    return np.stack(crops), names
