@@ -97,6 +97,7 @@ class TruthDie:
     centre_mm: tuple[float, float]
     held: bool = False
     leaning: bool = False
+    angle_deg: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +115,7 @@ class FrameTruth:
     moving : bool
         Something changed since the previous frame (a die, the hand, the camera).
     hand : bool
-        A hand is over the tray.
+        A hand is over the tray floor.
     stop_index : int or None
         Index of the first frame in which this roll's dice lie still (None before).
     camera : CameraPose
@@ -232,13 +233,7 @@ def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames:
         if roll.camera is not None:
             cam = roll.camera
         current = tuple(d for d in dice if d is not None)
-        if roll.hand:
-            tip_x = float(rng.uniform(50, 110))
-            path = [230 - (230 - 45) * (k + 1) / 8 for k in range(8)] + [45.0] * 14 + \
-                   [45 + (230 - 45) * (k + 1) / 8 for k in range(8)]
-            for y in path:
-                states.append(_State(current, (tip_x, float(y)), cam, light, r, "hand"))
-        # Throw: held dice go to the hold area, rolled dice fly in from the left wall.
+        # Held dice go to the hold area; dice to roll are picked up (under the hand, when there is one).
         finals: list[_Die] = [None] * n  # type: ignore[list-item]
         taken: list[tuple[float, float]] = []
         flags: list[tuple[str, int]] = []
@@ -260,6 +255,13 @@ def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames:
                 finals[i] = _Die(roll.values[i], x, y, float(rng.uniform(0, 360)) if roll.lean != i else 0.0,
                                  lean=roll.lean == i)
         rolled = [i for i in range(n) if i not in roll.hold and not (i in roll.unmoved and dice[i] is not None)]
+        kept = tuple(finals[i] for i in range(n) if i not in rolled)
+        if roll.hand:
+            tip_x = float(rng.uniform(50, 110))
+            path = [230 - (230 - 45) * (k + 1) / 8 for k in range(8)] + [45.0] * 14 + \
+                   [45 + (230 - 45) * (k + 1) / 8 for k in range(8)]
+            for k, y in enumerate(path):
+                states.append(_State(current if k < 8 else kept, (tip_x, float(y)), cam, light, r, "hand"))
         durations = {i: roll.tumble_frames - int(rng.integers(0, 8)) for i in rolled}
         if rolled:
             durations[rolled[int(rng.integers(len(rolled)))]] = roll.tumble_frames
@@ -420,12 +422,13 @@ class SyntheticSource(FrameSource):
         """The truth about state `k` of the stream."""
         st = self._states[k]
         prv = self._states[k - 1] if k > 0 else st
-        moving = k > 0 and (st.dice != prv.dice or st.hand != prv.hand or st.camera != prv.camera)
+        over = [h is not None and h[1] < world.FLOOR_MM[1] for h in (st.hand, prv.hand)]
+        moving = k > 0 and (st.dice != prv.dice or st.camera != prv.camera or (st.hand != prv.hand and any(over)))
         stop = None
         if st.roll >= 0 and k >= self._plans[st.roll].stop_index:
             stop = self._plans[st.roll].stop_index
-        dice = tuple(TruthDie(d.value, (d.x, d.y), d.held, d.lean) for d in st.dice)
-        return FrameTruth(st.roll, st.phase, dice, moving, st.hand is not None, stop, st.camera, st.light)
+        dice = tuple(TruthDie(d.value, (d.x, d.y), d.held, d.lean, d.angle) for d in st.dice)
+        return FrameTruth(st.roll, st.phase, dice, moving, over[0], stop, st.camera, st.light)
 
     def _grab(self) -> tuple[np.ndarray, float, Any]:
         if self._pos >= len(self._states):
@@ -435,3 +438,56 @@ class SyntheticSource(FrameSource):
         k = self._pos
         self._pos += 1
         return self.render_state(k), self._index / self._fps, self.truth(k)
+
+
+class TruthReader:
+    """A perfect stand-in for the pip reader on synthetic frames (tests and benchmarks).
+
+    Call :meth:`see` with each frame before handing it to the watcher; calling
+    the reader then returns the truth of that frame as an
+    :class:`~vision.reading.ImageReading` in rectified pixels of `geometry`.  A
+    leaning die is reported like a naive reader would: with its top face's value
+    and a box as the camera sees it (longer across the wall), so the watcher's own
+    checks must catch it.
+
+    Parameters
+    ----------
+    geometry : TrayGeometry
+        The watcher's geometry (only its ``px_per_mm`` is used).
+    flip : callable, optional
+        ``flip(call_number) -> bool``: when True that call reports the first die
+        one pip higher (a flickering reader, to test voting).
+    """
+
+    def __init__(self, geometry: TrayGeometry, *, flip: Any = None) -> None:
+        self.ppm = geometry.px_per_mm
+        self.truth: FrameTruth | None = None
+        self.calls = 0
+        self._flip = flip
+
+    def see(self, frame: Any) -> Any:
+        """Remember `frame`'s truth; return the frame unchanged."""
+        self.truth = frame.truth
+        return frame
+
+    def __call__(self, image: np.ndarray) -> Any:
+        from vision.reading import DieReading, ImageReading
+
+        self.calls += 1
+        dice = []
+        for k, d in enumerate(self.truth.dice if self.truth else ()):
+            s = world.DIE_MM * self.ppm
+            if d.leaning:
+                t = math.radians(35.0)
+                w, h = s, s * (math.cos(t) + math.sin(t))
+                cx, cy = d.centre_mm[0] * self.ppm, h / 2
+            else:
+                a = math.radians(d.angle_deg)
+                w = h = s * (abs(math.cos(a)) + abs(math.sin(a))) * 1.04
+                cx, cy = d.centre_mm[0] * self.ppm, d.centre_mm[1] * self.ppm
+            value = d.value
+            if k == 0 and self._flip is not None and self._flip(self.calls):
+                value = value % 6 + 1
+            box = (int(round(cx - w / 2)), int(round(cy - h / 2)), int(round(w)), int(round(h)))
+            dice.append(DieReading(value, box, 0.97))
+        return ImageReading(tuple(dice))
