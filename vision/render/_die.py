@@ -192,6 +192,42 @@ def draw_shadow(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, str
     img[y0:y1, x0:x1] *= dark[..., None]
 
 
+def _side_values(value: int) -> tuple[int, int, int, int]:
+    """Faces on the die's +u, +v, -u and -v sides when `value` is up (opposites sum to 7)."""
+    a, b = [f for f in range(1, 7) if f not in (value, 7 - value)][:2]
+    return a, b, 7 - a, 7 - b
+
+
+def _side_pips(X, Y, pose: DiePose, look: DieLook, value: int, s_surf: np.ndarray, height: np.ndarray,
+               shift: float) -> np.ndarray:
+    """Coverage (0-1) of the pips painted on the visible side faces."""
+    ox, oy = pose.origin
+    bx, by = pose.base_xy
+    cx = ox + (bx - ox) * s_surf
+    cy = oy + (by - oy) * s_surf
+    u, v = _local(X, Y, cx, cy, pose.angle_deg)
+    side = pose.face_px * (1.0 - pose.k) * s_surf
+    un, vn = u / side, v / side
+    size = pose.face_px
+    off = PIP_OFFSET * size
+    rad = look.pip_radius * size
+    aa = 0.5 * size / max(shift, 2.0) + 0.5
+    along_u = np.where(np.abs(un) >= np.abs(vn), vn, un) * size  # along the edge, face units
+    up = (height - 0.5) * size  # up the side from its middle, face units
+    faces = _side_values(value)
+    which = np.where(np.abs(un) >= np.abs(vn), np.where(un >= 0, 0, 2), np.where(vn >= 0, 1, 3))
+    alpha = np.zeros(X.shape, np.float32)
+    for k, face in enumerate(faces):
+        sel = which == k
+        if not sel.any():
+            continue
+        for pu, pv in PIP_LAYOUTS[face]:
+            dist = np.hypot(along_u - pu * off, up - pv * off)
+            a = np.clip(0.5 - (dist - rad) / aa, 0.0, 1.0)
+            alpha = np.where(sel, np.maximum(alpha, a), alpha)
+    return alpha
+
+
 def draw_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value: int,
              tint: float = 1.0) -> None:
     """Draw one die into ``img`` (float32 BGR in ``[0, 1]``, in place)."""
@@ -205,26 +241,34 @@ def draw_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value:
     body = np.asarray(look.body, np.float32) * tint
     pipc = np.asarray(look.pip, np.float32)
 
-    # Side faces: sweep of the cross-section from the floor to the top face.
+    # Side faces: sweep of the cross-section from the floor to the top face.  The
+    # surface seen at a pixel is the highest cross-section that covers it.
     bx, by = pose.base_xy
     shift = math.hypot(bx - pose.origin[0], by - pose.origin[1]) * (pose.s_top - 1.0) + pose.face_px * pose.k
     s_vals = np.linspace(1.0, pose.s_top, max(2, int(math.ceil(shift / 1.5)) + 1))
     d_side = None
-    s_at = None
+    s_surf = np.full(X.shape, 1.0, np.float32)
+    d_prev = None
     for s in s_vals:
         cx, cy, side = pose.at(float(s))
         ds = _sdf_rsq(X, Y, cx, cy, side, pose.angle_deg, look.corner)
         if d_side is None:
-            d_side, s_at = ds, np.full_like(ds, s)
+            d_side = ds
         else:
-            closer = ds < d_side
-            d_side = np.where(closer, ds, d_side)
-            s_at = np.where(closer, s, s_at)
+            d_side = np.minimum(d_side, ds)
+            step = s_vals[1] - s_vals[0]
+            inside = d_prev <= 0
+            frac = np.clip(d_prev / np.minimum(d_prev - ds, -1e-6), 0.0, 1.0)
+            s_surf = np.where(inside, np.where(ds <= 0, s, (s - step) + step * frac), s_surf)
+        d_prev = ds
     gx, gy = _unit_grad(d_side)
     side_shade = light.shade(gx, gy, np.zeros_like(gx))
-    height = (s_at - 1.0) / max(pose.s_top - 1.0, 1e-6)
+    height = (s_surf - 1.0) / max(pose.s_top - 1.0, 1e-6)
     occl = 0.65 + 0.35 * height
     side_col = body[None, None, :] * (side_shade * occl)[..., None] * 0.92
+    side_pips = _side_pips(X, Y, pose, look, value, s_surf, height, shift)
+    side_pip_col = pipc[None, None, :] * (0.5 + 0.5 * side_shade * occl)[..., None]
+    side_col = side_col * (1 - side_pips[..., None]) + side_pip_col * side_pips[..., None]
 
     # Top face with a rounded (bevelled) edge.
     tcx, tcy, tside = pose.top

@@ -181,7 +181,7 @@ class TrayScene:
         self._light = Light((math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)),
                             ambient=float(rng.uniform(0.35, 0.55)))
         self._origin = (w / 2 + rng.uniform(-0.05, 0.05) * w, h / 2 + rng.uniform(-0.05, 0.05) * h)
-        self._k = float(rng.uniform(0.025, 0.05))
+        self._k = float(rng.uniform(0.03, 0.07))
         base_px = float(die_px) if die_px is not None else float(rng.uniform(42, 56)) * scale
         self._background, self._tray = make_tray(rng, self.style, w, h, self._origin, self._light,
                                                  wall_px=base_px * rng.uniform(0.8, 1.6))
