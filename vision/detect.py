@@ -52,7 +52,7 @@ STRIDE: int = 4
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "die_detector.onnx"
 
 #: Default minimum heatmap peak for a candidate die (0..1).
-DEFAULT_SCORE_THRESHOLD: float = 0.25
+DEFAULT_SCORE_THRESHOLD: float = 0.35
 
 _MEAN, _STD = 0.5, 0.25
 _PAD = 16  # the network needs sides that are a multiple of 16

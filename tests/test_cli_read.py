@@ -1,0 +1,82 @@
+"""``dicetable read``: JSON contract, table, annotation and bad input (exit 2, one line)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.face
+from table.cli import main
+
+render = pytest.importorskip("vision.render", reason="vision.render (the synthetic tray renderer) is not there")
+
+
+class SureFives:
+    """A face reader that reads every crop as a 5 with probability 0.99."""
+
+    def predict(self, crops):
+        out = np.full((len(crops), 7), 0.01 / 6, np.float32)
+        out[:, 5] = 0.99
+        return out
+
+
+@pytest.fixture
+def fives(monkeypatch):
+    monkeypatch.setattr(vision.face, "default_face_reader", lambda: SureFives())
+
+
+@pytest.fixture
+def photos(tmp_path):
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for seed, name in [(0, "b.png"), (1, "a.jpg")]:
+        tray = render.render_tray([1, 2, 3], seed=seed, style="felt")
+        cv2.imwrite(str(folder / name), tray.image)
+    cv2.imwrite(str(folder / "empty.png"), np.full((240, 320, 3), 128, np.uint8))
+    (folder / "notes.txt").write_text("not an image, and not listed")
+    return folder
+
+
+def test_read_json_contract(photos, fives, capsys):
+    assert main(["read", str(photos), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert isinstance(doc, list) and len(doc) == 3
+    assert [d["image"] for d in doc] == [str(photos / n) for n in ("a.jpg", "b.png", "empty.png")]
+    for entry in doc:
+        assert set(entry) == {"image", "dice", "problems"}
+        assert all(isinstance(p, str) for p in entry["problems"])
+        for die in entry["dice"]:
+            assert set(die) == {"value", "box", "confidence"}
+            assert die["value"] is None or die["value"] in range(1, 7)
+            assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+            assert 0.0 <= die["confidence"] <= 1.0
+    assert [d["value"] for d in doc[0]["dice"]] == [5, 5, 5]
+    assert doc[2]["dice"] == [] and doc[2]["problems"] == ["no dice found"]
+
+
+def test_read_table_and_annotate(photos, fives, tmp_path, capsys):
+    out_dir = tmp_path / "ann"
+    assert main(["read", str(photos / "a.jpg"), str(photos / "empty.png"), "--annotate", str(out_dir)]) == 0
+    text = capsys.readouterr().out
+    assert "5 5 5" in text and "no dice found" in text
+    drawn = cv2.imread(str(out_dir / "a.jpg"))
+    original = cv2.imread(str(photos / "a.jpg"))
+    assert drawn is not None and drawn.shape == original.shape
+    assert (out_dir / "empty.png").is_file()
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda p: p / "missing.jpg", "does not exist"),
+    (lambda p: (p / "fake.jpg").write_text("hello") and p / "fake.jpg", "not an image"),
+    (lambda p: (p / "empty").mkdir() or p / "empty", "holds no image"),
+])
+def test_read_bad_input_exits_2_one_line(tmp_path, capsys, make, match):
+    path = make(tmp_path)
+    assert main(["read", str(path)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dicetable read: error:") and match in lines[0]
+    assert "Traceback" not in captured.err and captured.out == ""

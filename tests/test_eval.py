@@ -1,0 +1,150 @@
+"""vision.evaluate and ``dicetable eval``: matching, exact metrics on a tiny dataset, reports, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from table.cli import main
+from vision.errors import DatasetError
+from vision.evaluate import evaluate, format_report, load_dataset, match_dice, write_report
+from vision.reading import DieReading, ImageReading
+
+
+def _write_dataset(root, images):
+    """images: list of (file name, [(value, box), ...]); draws light squares at the boxes."""
+    root.mkdir(parents=True, exist_ok=True)
+    entries = []
+    for name, dice in images:
+        img = np.full((200, 300, 3), 60, np.uint8)
+        for _, (x, y, w, h) in dice:
+            cv2.rectangle(img, (x, y), (x + w, y + h), (230, 230, 230), -1)
+        cv2.imwrite(str(root / name), img)
+        entries.append({"file": name, "width": 300, "height": 200,
+                        "dice": [{"value": v, "box": list(b)} for v, b in dice]})
+    (root / "labels.json").write_text(json.dumps({"images": entries}))
+    return root
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    return _write_dataset(tmp_path / "tiny", [
+        ("a_1.png", [(1, (10, 10, 40, 40)), (2, (100, 10, 40, 40)), (3, (200, 10, 40, 40))]),
+        ("a_2.png", [(4, (10, 100, 40, 40)), (5, (100, 100, 40, 40))]),
+        ("b_1.png", [(6, (50, 50, 40, 40))]),
+        ("b_2.png", []),
+    ])
+
+
+# What the scripted reader "reads" in each file: a_1: 1 right, 2 read as 3 (wrong), 3 unknown;
+# a_2: 4 right, 5 missed, one extra die with a value; b_1: 6 right (box shifted, IoU > .5);
+# b_2: an extra unknown die.
+_SCRIPT = {
+    "a_1.png": [DieReading(1, (11, 9, 40, 41), 0.99), DieReading(3, (100, 12, 39, 40), 0.9),
+                DieReading(None, (198, 10, 42, 40), 0.4, "low confidence")],
+    "a_2.png": [DieReading(4, (10, 100, 40, 40), 0.95), DieReading(2, (250, 150, 30, 30), 0.9)],
+    "b_1.png": [DieReading(6, (55, 52, 40, 40), 0.97)],
+    "b_2.png": [DieReading(None, (5, 5, 30, 30), 0.3, "low confidence")],
+}
+
+
+def _scripted_reader():
+    order = iter(["a_1.png", "a_2.png", "b_1.png", "b_2.png"])
+
+    def read(image):
+        assert image.dtype == np.uint8 and image.shape == (200, 300, 3)
+        return ImageReading(tuple(_SCRIPT[next(order)]))
+
+    return read
+
+
+def test_evaluate_exact_counts_and_rates(tiny):
+    result = evaluate(tiny, _scripted_reader())
+    m = result.metrics()
+    assert (m["labelled"], m["correct"], m["wrong"], m["unknown"], m["missed"]) == (6, 3, 1, 1, 1)
+    assert (m["extra"], m["extra_valued"]) == (2, 1)
+    assert m["accuracy"] == pytest.approx(3 / 6)
+    assert m["silent_error_rate"] == pytest.approx(2 / 6)  # 1 wrong + 1 extra with a value
+    assert m["exact_image_rate"] == pytest.approx(1 / 4)  # only b_1 is exact
+    by = result.by_source()
+    assert list(by) == ["a", "b"]
+    assert (by["a"]["labelled"], by["a"]["correct"], by["b"]["correct"], by["b"]["extra"]) == (5, 2, 1, 1)
+    conf = result.confusion()
+    assert conf.shape == (6, 8)
+    assert conf[1, 2] == 1 and conf[2, 6] == 1 and conf[4, 7] == 1 and conf[0, 0] == 1
+    assert conf.sum() == 6
+    faces = result.by_face()
+    assert faces[2]["wrong"] == 1 and faces[5]["missed"] == 1 and faces[6]["accuracy"] == 1.0
+
+
+def test_format_report_states_denominator_and_breakdowns(tiny):
+    text = format_report(evaluate(tiny, _scripted_reader()))
+    assert "per-die accuracy: 50.0%" in text
+    assert "silent-error rate: 33.3%" in text and "/ 6 labelled dice" in text
+    assert "by source:" in text and "by true face:" in text and "unknown" in text
+
+
+def test_write_report_makes_contact_sheet_and_metrics(tiny, tmp_path):
+    result = evaluate(tiny, _scripted_reader())
+    written = write_report(result, tmp_path / "rep")
+    names = {p.name for p in written}
+    assert {"metrics.json", "failures.png"} <= names
+    sheet = cv2.imread(str(tmp_path / "rep" / "failures.png"))
+    assert sheet is not None and sheet.shape[1] == 12 * 96
+    metrics = json.loads((tmp_path / "rep" / "metrics.json").read_text())
+    assert metrics["overall"]["correct"] == 3
+    assert (tmp_path / "rep" / "failures" / "a_1.jpg").is_file()
+    assert not (tmp_path / "rep" / "failures" / "b_1.jpg").exists()
+
+
+def test_match_dice_greedy_by_iou_and_centre_inside():
+    truth = [(0, 0, 40, 40), (50, 0, 40, 40)]
+    read = [(52, 2, 40, 40), (10, 10, 60, 60), (200, 200, 10, 10)]
+    pairs = dict(match_dice(read, truth))
+    assert pairs[0] == 1  # best IoU first
+    assert pairs[1] == 0  # centre (40, 40) inside truth 0 though IoU < 0.5
+    assert 2 not in pairs
+    assert match_dice([], truth) == []
+
+
+@pytest.mark.parametrize("content, match", [
+    (None, "no labels.json"),
+    ("{not json", "not valid JSON"),
+    ('{"pictures": []}', '"images" list'),
+    ('{"images": [{"file": "x.png", "dice": [{"value": 7, "box": [0, 0, 1, 1]}]}]}', "value 1-6"),
+    ('{"images": [{"dice": []}]}', '"file"'),
+])
+def test_load_dataset_malformed(tmp_path, content, match):
+    if content is not None:
+        (tmp_path / "labels.json").write_text(content)
+    with pytest.raises(DatasetError, match=match):
+        load_dataset(tmp_path)
+
+
+@pytest.mark.parametrize("content", [None, "{not json", '{"images": [{"file": 3}]}'])
+def test_cli_eval_bad_dataset_exits_2_with_one_line(tmp_path, capsys, content):
+    if content is not None:
+        (tmp_path / "labels.json").write_text(content)
+    assert main(["eval", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dicetable eval: error:")
+
+
+def test_cli_eval_missing_folder_exits_2(tmp_path, capsys):
+    assert main(["eval", str(tmp_path / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_cli_eval_json_on_tiny_dataset(tiny, capsys, monkeypatch):
+    import vision.reader
+
+    script = _scripted_reader()
+    monkeypatch.setattr(vision.reader, "read_image", lambda image, **kw: script(image))
+    assert main(["eval", str(tiny), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["overall"]["correct"] == 3 and doc["overall"]["labelled"] == 6
+    assert doc["silent_error_rate_denominator"] == "labelled dice"
+    assert set(doc["by_source"]) == {"a", "b"}

@@ -1,0 +1,151 @@
+"""vision.reader: the value-or-unknown decision, problems, reading order and input checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision
+from vision.detect import Detection
+from vision.reader import VALUE_THRESHOLD, check_image, read_image
+
+
+class FakeDetector:
+    def __init__(self, detections):
+        self.detections = tuple(detections)
+
+    def detect(self, image_bgr):
+        return self.detections
+
+
+class FakeFaceReader:
+    """Returns the given probability rows, one per crop, in order."""
+
+    def __init__(self, rows):
+        self.rows = np.asarray(rows, np.float32)
+        self.seen = []
+
+    def predict(self, crops):
+        self.seen.append(len(crops))
+        return self.rows[: len(crops)]
+
+
+def _probs(cls, p):
+    row = np.full(7, (1.0 - p) / 6, np.float32)
+    row[cls] = p
+    return row
+
+
+IMAGE = np.full((480, 640, 3), 120, np.uint8)
+
+
+def test_confident_face_gives_value_and_unsure_face_gives_unknown():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9),
+                        Detection((300, 100, 40, 40), 0.9)])
+    faces = FakeFaceReader([_probs(5, 0.97), _probs(3, VALUE_THRESHOLD - 0.05), _probs(0, 0.7)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces)
+    assert reading.values == (5, None, None)
+    assert [d.reason for d in reading.dice] == [None, "low confidence", "not a readable face"]
+    assert reading.dice[1].confidence == pytest.approx(VALUE_THRESHOLD - 0.05, abs=1e-6)
+    assert "2 dice unreadable: re-roll or adjust" in reading.problems
+    assert faces.seen == [3]  # one batch for all crops
+
+
+def test_phantom_with_low_detector_score_is_dropped_but_strong_one_kept():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.3), Detection((300, 100, 40, 40), 0.95)])
+    faces = FakeFaceReader([_probs(0, 0.99), _probs(0, 0.99)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces)
+    assert [d.box for d in reading.dice] == [(300, 100, 40, 40)]
+    assert reading.values == (None,)
+
+
+def test_no_detections_reports_no_dice():
+    reading = read_image(IMAGE, detector=FakeDetector([]), face_reader=FakeFaceReader([]))
+    assert reading.dice == () and reading.problems == ("no dice found",)
+
+
+def test_dark_frame_is_reported():
+    reading = read_image(np.full((480, 640, 3), 5, np.uint8), detector=FakeDetector([]),
+                         face_reader=FakeFaceReader([]))
+    assert any(p.startswith("frame too dark") for p in reading.problems)
+
+
+def test_big_box_among_dice_is_leaning_and_unknown():
+    dets = [Detection((x, 100, 40, 40), 0.9) for x in (50, 150, 250, 350)] + [Detection((450, 100, 70, 70), 0.9)]
+    faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4)] + [_probs(6, 0.85)])
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces)
+    assert reading.values == (1, 2, 3, 4, None)
+    assert reading.dice[-1].reason == "leaning"
+    assert any("leaning" in p for p in reading.problems)
+
+
+def test_reading_order_rows_top_to_bottom_then_left_to_right():
+    boxes = [(300, 205, 40, 40), (20, 210, 40, 40), (150, 50, 40, 40), (10, 40, 40, 40), (160, 200, 40, 40)]
+    faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4, 5)])
+    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces)
+    assert reading.values == (4, 3, 2, 5, 1)
+
+
+def test_grey_image_is_accepted():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]))
+    assert reading.values == (2,)
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([[1, 2], [3, 4]], "numpy uint8 array"),
+    (np.zeros((50, 50, 3), np.float32), "must be uint8"),
+    (np.zeros((50, 50, 2), np.uint8), r"shape \(H, W, 3\)"),
+    (np.zeros((4, 50, 3), np.uint8), "too small"),
+    (np.zeros((2, 3, 4, 5), np.uint8), r"shape \(H, W, 3\)"),
+])
+def test_bad_input_raises_value_error_naming_the_parameter(bad, match):
+    with pytest.raises(ValueError, match=match) as exc:
+        check_image(bad)
+    assert "image_bgr" in str(exc.value)
+
+
+def test_vision_package_exports():
+    assert vision.read_image is read_image
+    assert callable(vision.load_image)
+    assert vision.ImageReading.__name__ == "ImageReading" and vision.DieReading.__name__ == "DieReading"
+    with pytest.raises(AttributeError):
+        vision.no_such_name  # noqa: B018
+
+
+def _real_models_or_skip():
+    from vision.face import DEFAULT_MODEL_PATH
+
+    if not DEFAULT_MODEL_PATH.is_file():
+        pytest.skip("the packaged face-reader model vision/models/face_reader.onnx is not there yet")
+
+
+@pytest.mark.parametrize("level", [0, 60, 128, 200, 255])
+def test_real_pipeline_blank_frame_gives_no_value(level):
+    _real_models_or_skip()
+    reading = read_image(np.full((480, 640, 3), level, np.uint8))
+    assert all(d.value is None for d in reading.dice)
+    assert reading.dice == ()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_real_pipeline_noise_gives_no_value(seed):
+    _real_models_or_skip()
+    rng = np.random.default_rng(seed)
+    noise = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    reading = read_image(noise)
+    assert all(d.value is None for d in reading.dice)
+
+
+def test_real_pipeline_reads_rendered_tray():
+    _real_models_or_skip()
+    render = pytest.importorskip("vision.render")
+    right = total = wrong = 0
+    for seed in range(4):
+        tray = render.render_tray([1, 2, 3, 4, 5], seed=seed, style="round")
+        reading = read_image(tray.image)
+        read = sorted(v for v in reading.values if v is not None)
+        total += 5
+        right += sum(min(read.count(v), 1) for v in (1, 2, 3, 4, 5))
+        wrong += len(read) - sum(min(read.count(v), 1) for v in (1, 2, 3, 4, 5))
+    assert right >= 14 and wrong <= 1
