@@ -43,12 +43,29 @@ def test_confident_face_gives_value_and_unsure_face_gives_unknown():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9),
                         Detection((300, 100, 40, 40), 0.9)])
     faces = FakeFaceReader([_probs(5, 0.97), _probs(3, VALUE_THRESHOLD - 0.05), _probs(0, 0.7)])
-    reading = read_image(IMAGE, detector=det, face_reader=faces)
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False)
     assert reading.values == (5, None, None)
     assert [d.reason for d in reading.dice] == [None, "low confidence", "not a readable face"]
     assert reading.dice[1].confidence == pytest.approx(VALUE_THRESHOLD - 0.05, abs=1e-6)
     assert "2 dice unreadable: re-roll or adjust" in reading.problems
     assert faces.seen == [3]  # one batch for all crops
+
+
+def test_second_look_averages_four_turns_of_unsure_crops_only():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9)])
+    calls = []
+
+    class Turns:
+        def predict(self, crops):
+            calls.append(len(crops))
+            if len(calls) == 1:  # first look: die 0 sure, die 1 unsure
+                return np.stack([_probs(5, 0.99), _probs(4, 0.6)])
+            return np.stack([_probs(4, 0.9)] * len(crops))  # the three turns of die 1
+
+    reading = read_image(IMAGE, detector=det, face_reader=Turns())
+    assert calls == [2, 3]
+    assert reading.values == (5, 4)
+    assert reading.dice[1].confidence == pytest.approx((0.6 + 3 * 0.9) / 4, abs=1e-6)
 
 
 def test_phantom_with_low_detector_score_is_dropped_but_strong_one_kept():

@@ -55,9 +55,11 @@ DROP_MAX_DETECTOR_SCORE: float = 0.60
 #: Mean grey level (0-255) under which a frame is "too dark".
 DARK_MEAN_LEVEL: float = 35.0
 
-#: Variance of the Laplacian (grey levels squared, on the 384-px detector image)
-#: under which a frame with dice in it is "blurred".
-BLUR_LAPLACIAN_VAR: float = 15.0
+#: Median, over the dice found, of the variance of the Laplacian of each die's
+#: 64-px grey crop (grey levels squared) under which the frame is "blurred".
+#: On dev the sharpest-source minimum is 644 (kingpi), the softest 86 (nell,
+#: small dice enlarged); a Gaussian blur of sigma 3 px takes nell to about 3.
+BLUR_LAPLACIAN_VAR: float = 40.0
 
 #: A die box whose area is more than this times the median box area (with 3 or
 #: more dice) is a die leaning on a wall or another die (its side faces show).
@@ -122,6 +124,7 @@ def read_image(
     face_reader: _FaceReaderLike | None = None,
     detector: _DetectorLike | None = None,
     value_threshold: float = VALUE_THRESHOLD,
+    tta: bool = True,
 ) -> ImageReading:
     """Read the face values of the dice in one photo.
 
@@ -138,6 +141,10 @@ def read_image(
     value_threshold : float, optional
         Least probability of the best face value to report it (default
         :data:`VALUE_THRESHOLD`).
+    tta : bool, optional
+        Give dice the face reader is unsure of a second look: the crop turned by
+        90, 180 and 270 degrees, probabilities averaged over the four (a die's
+        top face reads the same any way round). Costs time only for unsure dice.
 
     Returns
     -------
@@ -184,6 +191,8 @@ def read_image(
 
     crops = [crop_die(image, d.box) for d in detections]
     probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(detections), -1)
+    if tta:
+        probs = _second_look(face_reader, crops, probs, value_threshold)
 
     kept: list[tuple[Detection, np.ndarray]] = []
     for det, p in zip(detections, probs):
@@ -212,7 +221,8 @@ def read_image(
         else:
             dice.append(DieReading(None, det.box, best_p, "low confidence"))
 
-    if _is_blurred(grey_small):
+    kept_crops = [crops[i] for i, det in enumerate(detections) if any(det is k for k, _ in kept)]
+    if _is_blurred(kept_crops):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
     if leaning_count:
         problems.append(
@@ -235,8 +245,24 @@ def _grey_small(image: np.ndarray) -> np.ndarray:
     return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
 
 
-def _is_blurred(grey_small: np.ndarray) -> bool:
-    return float(cv2.Laplacian(grey_small, cv2.CV_32F).var()) < BLUR_LAPLACIAN_VAR
+def _is_blurred(crops: list[np.ndarray]) -> bool:
+    if not crops:
+        return False
+    sharpness = [float(cv2.Laplacian(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var()) for c in crops]
+    return float(np.median(sharpness)) < BLUR_LAPLACIAN_VAR
+
+
+def _second_look(face_reader: _FaceReaderLike, crops: list[np.ndarray], probs: np.ndarray,
+                 value_threshold: float) -> np.ndarray:
+    """Average the probabilities of unsure crops over their four 90-degree turns."""
+    unsure = [i for i, p in enumerate(probs) if float(p[1:].max()) < value_threshold and float(p[0]) < 0.9]
+    if not unsure:
+        return probs
+    turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for k in (1, 2, 3) for i in unsure]
+    more = np.asarray(face_reader.predict(turned), dtype=np.float64).reshape(3, len(unsure), -1)
+    out = probs.copy()
+    out[unsure] = (probs[unsure] + more.sum(axis=0)) / 4.0
+    return out
 
 
 def _reading_order(dice: list[DieReading]) -> list[DieReading]:

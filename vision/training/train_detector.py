@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
 from pathlib import Path
 
@@ -328,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         "device": args.device,
         "train_seconds": round(time.time() - t0),
         "parameters": int(sum(p.numel() for p in net.parameters())),
+        "command": "python -m vision.training.train_detector " + " ".join(sys.argv[1:] if argv is None else argv),
+        "torch": torch.__version__,
     }
     (args.out / "die_detector.json").write_text(json.dumps(meta, indent=2) + "\n")
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e3:.0f} kB)")
