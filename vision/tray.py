@@ -200,7 +200,10 @@ class TrayGeometry:
                 f"got {np.asarray(corners_px).tolist()!r}"
             )
         sides = [np.linalg.norm(pts[i] - pts[(i + 1) % 4]) for i in range(4)]
-        cross = [np.cross(pts[(i + 1) % 4] - pts[i], pts[(i + 2) % 4] - pts[(i + 1) % 4]) for i in range(4)]
+        cross = []
+        for i in range(4):
+            (ax, ay), (bx, by) = pts[(i + 1) % 4] - pts[i], pts[(i + 2) % 4] - pts[(i + 1) % 4]
+            cross.append(ax * by - ay * bx)
         if min(sides) < 20 or not all(c > 0 for c in cross):
             raise ValueError(
                 f"corners {pts.tolist()!r} do not outline the tray: give the floor's top-left, top-right, "

@@ -422,8 +422,10 @@ class RollWatcher:
             if moving or drift > c.start_threshold:
                 if self._verdict_given:
                     events.append(self._event(EventKind.DISTURBED, idx, ts))
-                events.append(self._event(EventKind.MOVING, idx, ts))
-                self._emitted_moving = True
+                    self._verdict_given = False
+                if not self._emitted_moving:
+                    events.append(self._event(EventKind.MOVING, idx, ts))
+                    self._emitted_moving = True
                 self.state = WatchState.MOVING
                 self._votes.clear()
             return events
@@ -517,6 +519,7 @@ class RollWatcher:
             if self.state != WatchState.MOVING:
                 if self.state == WatchState.SETTLED and self._verdict_given:
                     events.append(self._event(EventKind.DISTURBED, idx, ts))
+                    self._verdict_given = False
                 self.state = WatchState.MOVING
                 self._votes.clear()
             return True
@@ -570,7 +573,6 @@ class RollWatcher:
         votes = self._votes
         self._votes = []
         self.state = WatchState.SETTLED
-        self._emitted_moving = False
         last_dice, last_problems, last_rect = votes[-1]
         verdict: list[str] = []
         if self.camera_problem:
@@ -595,6 +597,7 @@ class RollWatcher:
             self.notice = (f"found {len(last_dice)} of {self.expected_dice} dice" if few else "tray empty")
             return []
         self._verdict_given = True
+        self._emitted_moving = False
         self.notice = None
         frozen = last_rect
         frozen.setflags(write=False)
