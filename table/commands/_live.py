@@ -1,0 +1,63 @@
+"""Shared parts of ``dicetable calibrate`` and ``dicetable watch``: profiles folder, readers."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.reading import ImageReading
+from vision.sources.base import Frame, FrameSource
+
+READERS = ("model", "truth")
+
+
+def add_profile_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--profile`` and ``--profiles-dir``."""
+    parser.add_argument("--profile", default="default", metavar="NAME",
+                        help="calibration profile name or .toml path (default: default)")
+    parser.add_argument("--profiles-dir", type=Path, default=None, metavar="DIR",
+                        help="folder of profiles (default: calibration/profiles)")
+
+
+def add_reader_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--reader``."""
+    parser.add_argument("--reader", choices=READERS, default="model",
+                        help="pip reader: the trained model (default), or 'truth' (synthetic camera only: "
+                             "the script's own values, to test the watcher alone)")
+
+
+def make_reader(kind: str, source: FrameSource, geometry: Any
+                ) -> tuple[Callable[[np.ndarray], ImageReading], Callable[[Frame], Any]]:
+    """The reader to use and a hook to call with each frame before it is watched.
+
+    Raises
+    ------
+    ValueError
+        If 'truth' is asked for with a source that is not synthetic.
+    """
+    if kind == "truth":
+        from vision.sources.synthetic import SyntheticSource, TruthReader
+
+        if not isinstance(source, SyntheticSource):
+            raise ValueError("--reader truth works only with --camera synthetic[:SEED]; use --reader model")
+        reader = TruthReader(geometry)
+        return reader, reader.see
+    from vision.reader import read_image
+
+    return read_image, lambda frame: None
+
+
+def event_line(event: Any) -> str:
+    """One human line for an event."""
+    t = f"[{event.frame_index:5d} {event.timestamp_s:7.2f}s]"
+    if event.kind.value in ("settled", "unreadable"):
+        vals = " ".join("?" if v is None else str(v) for v in event.values)
+        held = [i + 1 for i, h in enumerate(event.held) if h]
+        text = f"{t} {event.kind.value}: {vals}" + (f" (held: dice {', '.join(map(str, held))})" if held else "")
+        extra = list(event.problems) + [f.message for f in event.flags]
+        return text + "".join(f"\n    - {p}" for p in extra)
+    return f"{t} {event.kind.value}" + "".join(f": {p}" for p in event.problems)

@@ -1,0 +1,141 @@
+"""``dicetable calibrate``: marker sheet, tray calibration from an empty tray, and the check roll."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+
+from calibration.errors import CalibrationError
+from calibration.markers import write_marker_sheet
+from calibration.procedure import calibrate, check
+from calibration.profile import load_profile, profile_path, save_profile
+from table.commands._live import add_profile_options, add_reader_option, event_line, make_reader
+from vision.sources import open_source
+from vision.tray import MarkerLayout
+
+
+def _pair(text: str, what: str) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in text.lower().replace("x", ",").split(","))
+    except ValueError:
+        raise ValueError(f"{what} must be two numbers like 200x150, got {text!r}") from None
+    return a, b
+
+
+def _corners(text: str) -> list[tuple[float, float]]:
+    parts = text.replace(";", " ").split()
+    if len(parts) != 4:
+        raise ValueError(f"--corners needs 4 points 'x,y x,y x,y x,y' (top-left, top-right, bottom-right, "
+                         f"bottom-left, image pixels), got {text!r}")
+    return [_pair(p, "each corner") for p in parts]
+
+
+def _hold(text: str) -> tuple[float, float, float, float]:
+    try:
+        x, y, w, h = (float(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"--hold must be X,Y,W,H in tray mm (e.g. 160,0,40,150), got {text!r}") from None
+    return x, y, w, h
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``calibrate`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "calibrate", help="print tray markers, calibrate the camera on the empty tray, check a roll",
+        description="Three steps. 1: 'dicetable calibrate --markers sheet.pdf' writes the four corner markers "
+                    "to print (at 100%%) and stick on the tray corners. 2: with the tray EMPTY, "
+                    "'dicetable calibrate --camera SOURCE --name NAME' locks the camera, finds the markers (or "
+                    "takes --corners), keeps an empty-tray image and saves calibration/profiles/NAME.toml. "
+                    "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "
+                    "adjust --min-confidence and --save it.")
+    p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
+    p.add_argument("--marker-mm", type=float, default=16.0, help="printed marker side in mm (default 16)")
+    p.add_argument("--dpi", type=int, default=300, help="marker sheet resolution (default 300)")
+    p.add_argument("--camera", metavar="SOURCE", help="camera source (see 'dicetable watch --help')")
+    p.add_argument("--name", default=None, help="name of the profile to make (default: default)")
+    p.add_argument("--tray-mm", default="200x150", help="tray floor WIDTHxHEIGHT in mm (default 200x150)")
+    p.add_argument("--px-per-mm", type=float, default=2.8, help="rectified scale (default 2.8: a 16 mm die is 45 px)")
+    p.add_argument("--die-mm", type=float, default=16.0, help="die side in mm (default 16)")
+    p.add_argument("--dice", type=int, default=5, help="dice in play (default 5)")
+    p.add_argument("--hold", default=None, metavar="X,Y,W,H", help="hold area in tray mm (default: none)")
+    p.add_argument("--no-hold", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--corners", default=None, metavar="'x,y x,y x,y x,y'",
+                   help="floor corners by hand in image px (TL TR BR BL) instead of markers")
+    p.add_argument("--lens-position", type=float, default=None, help="manual focus in dioptres (Camera Module 3)")
+    p.add_argument("--check", action="store_true", help="check a profile: roll the dice and see the reading")
+    p.add_argument("--min-confidence", type=float, default=None, help="reader threshold to try (0-1)")
+    p.add_argument("--save", action="store_true", help="with --check: save --min-confidence into the profile")
+    p.add_argument("--max-frames", type=int, default=900, help="with --check: give up after N frames")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_profile_options(p)
+    add_reader_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the step the options ask for; exit status 0 (1 when the check roll was unreadable)."""
+    if args.markers:
+        layout = MarkerLayout.at_corners(*_pair(args.tray_mm, "--tray-mm"), size_mm=args.marker_mm)
+        path = write_marker_sheet(args.markers, layout, dpi=args.dpi)
+        info = {"file": str(path), "dictionary": layout.dictionary, "ids": list(layout.ids),
+                "marker_mm": layout.size_mm, "centres_mm": [list(c) for c in layout.centres_mm]}
+        if args.json:
+            print(json.dumps(info))
+        else:
+            print(f"wrote {path}: 4 ArUco markers ({layout.dictionary}, ids 0-3), {layout.size_mm:g} mm each; "
+                  "print at 100% and check the 50 mm bar")
+            for name, mid, c in zip(("top-left", "top-right", "bottom-right", "bottom-left"), layout.ids,
+                                    layout.centres_mm):
+                print(f"  id {mid}: {name} corner, centre at ({c[0]:g}, {c[1]:g}) mm from the floor's top-left corner")
+        return 0
+    if not args.camera:
+        raise ValueError("give --markers FILE to print markers, or --camera SOURCE to calibrate or --check")
+    if args.check:
+        return _check(args)
+    name = args.name or "default"
+    profile_path(name)  # checks the name before the camera is opened
+    width, height = _pair(args.tray_mm, "--tray-mm")
+    hold = _hold(args.hold) if args.hold else None
+    corners = _corners(args.corners) if args.corners else None
+    layout = MarkerLayout.at_corners(width, height, size_mm=args.marker_mm)
+    with open_source(args.camera, lens_position=args.lens_position) as source:
+        profile, _ = calibrate(source, name=name, source_spec=args.camera, width_mm=width, height_mm=height,
+                               px_per_mm=args.px_per_mm, die_mm=args.die_mm, dice_count=args.dice,
+                               hold_area_mm=hold, corners_px=corners, markers=layout,
+                               lens_position=args.lens_position, folder=args.profiles_dir)
+    path = profile_path(name, args.profiles_dir)
+    if args.json:
+        print(json.dumps({"profile": str(path), "corners_px": [list(c) for c in profile.corners_px],
+                          "corners_from": profile.corners_from, "rectified_px": list(profile.geometry.size_px)}))
+    else:
+        print(f"saved {path} (tray from {profile.corners_from}; rectified {profile.geometry.size_px[0]}x"
+              f"{profile.geometry.size_px[1]} px at {profile.px_per_mm:g} px/mm)")
+        print(f"next: dicetable calibrate --check --camera {args.camera} --profile {name}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    profile = load_profile(args.profile, args.profiles_dir)
+    if args.min_confidence is not None:
+        if not 0.0 <= args.min_confidence <= 1.0:
+            raise ValueError(f"--min-confidence must be 0-1, got {args.min_confidence}")
+        profile = dataclasses.replace(profile, min_confidence=args.min_confidence)
+    print("roll the dice into the tray...", file=sys.stderr)
+    with open_source(args.camera, **profile.camera.source_options()) as source:
+        reader, see = make_reader(args.reader, source, profile.geometry)
+        events = check(profile, source, reader, max_frames=args.max_frames, on_frame=see)
+    verdict = events[-1] if events and events[-1].kind.value in ("settled", "unreadable") else None
+    if args.json:
+        print(json.dumps({"events": [e.to_json() for e in events], "min_confidence": profile.min_confidence}))
+    else:
+        for e in events:
+            print(event_line(e))
+    if verdict is None:
+        raise CalibrationError(f"no roll settled within {args.max_frames} frames; roll the dice and keep hands out "
+                               "of the tray, or raise --max-frames")
+    if args.save:
+        save_profile(profile, profile.folder)
+        print(f"saved min_confidence = {profile.min_confidence:g} into profile {profile.name!r}", file=sys.stderr)
+    return 0 if verdict.kind.value == "settled" else 1
