@@ -39,9 +39,10 @@ from __future__ import annotations
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from table.rules import Card, Ruleset, check_dice, check_roll, find_ruleset, possible_points
-from table.strategy._dice import INDEX, ROLLS, hold_mask, sub_multisets
+from table.strategy._dice import FIVE_OF_A_KIND_ROWS, INDEX, hold_mask, sub_multisets
 from table.strategy.advice import advise_boxes, advise_holds
 from table.strategy.errors import IllegalAdviceRequestError
 from table.strategy.model import Model, check_variant
@@ -121,11 +122,23 @@ class LookaheadBot(GreedyBot):
 
     level = "medium"
 
+    def _immediate_all(self, card: Card) -> npt.NDArray[np.float64]:
+        """Best immediate points of every roll (throw 3), shape (252,), from the score tables."""
+        model = self.model
+        mask, flag, _ = model.state_of(card)
+        open_ = [b for b in range(model.n_boxes) if not mask >> b & 1]
+        if not open_:
+            raise IllegalAdviceRequestError("the card is full; there is nothing to hold for")
+        W = model.scores[2, flag][open_].max(axis=0).astype(np.float64)
+        if model.has_bonus and "yahtzee" in card.boxes:
+            for row, face in zip(FIVE_OF_A_KIND_ROWS, range(1, 7)):
+                W[row] = self.immediate(card, (face,) * 5, 3)
+        return W
+
     def choose_hold(self, card: Card, dice: tuple[int, ...], roll: int) -> tuple[bool, ...]:
         """The hold maximising the expected best immediate points after one more throw."""
         d, r = _check_hold_request(dice, roll)
-        W = np.array([[self.immediate(card, roll_dice, 3)] for roll_dice in ROLLS], dtype=float)
-        E = keeper_values(W)
+        E = keeper_values(self._immediate_all(card)[:, None])
         stop = self.immediate(card, d, r)
         best_keep, best_value = tuple(sorted(d)), float(stop)
         for keep in sub_multisets(d):
