@@ -354,11 +354,12 @@ def profile_from_dict(data: Mapping[str, Any], *, name: str, where: str = "<prof
     r = _Reader(top.table_of("reader", required=False) or {}, "reader", where, name)
     min_conf = r.number("min_confidence", 0, 1, 0.5)
     wt = top.table_of("watch", required=False) or {}
-    known = {f.name: f for f in dataclasses.fields(WatchConfig)}
-    unknown = sorted(set(wt) - set(known) - {"min_confidence"})
+    known = {f.name for f in dataclasses.fields(WatchConfig)} - {"min_confidence"}
+    unknown = sorted(set(wt) - known)
     if unknown:
-        raise ProfileError(f"profile {where!r}: [watch] has unknown keys {', '.join(unknown)}; "
-                           f"allowed: {', '.join(sorted(known))}")
+        raise ProfileError(f"profile {where!r}: [watch] has unknown keys {', '.join(unknown)} (allowed: "
+                           f"{', '.join(sorted(known))}; min_confidence goes in [reader]); fix it or "
+                           f"{RECALIBRATE.replace('NAME', name)}")
     try:
         watch = WatchConfig(**{k: v for k, v in wt.items() if k != "min_confidence"})
     except (TypeError, ValueError) as exc:

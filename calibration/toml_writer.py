@@ -20,7 +20,12 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 def _key(k: str) -> str:
     if not isinstance(k, str) or not k:
         raise ValueError(f"TOML keys must be non-empty strings, got {k!r}")
-    return k if _BARE_KEY.match(k) else json.dumps(k, ensure_ascii=False)
+    return k if _BARE_KEY.match(k) else _string(k)
+
+
+def _string(text: str) -> str:
+    """A TOML basic string (JSON escapes, plus DEL, which TOML forbids raw)."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _value(v: Any, where: str) -> str:
@@ -34,7 +39,7 @@ def _value(v: Any, where: str) -> str:
         text = repr(float(v))
         return text if any(c in text for c in ".en") else text + ".0"
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
+        return _string(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_value(x, f"{where}[{i}]") for i, x in enumerate(v)) + "]"
     raise ValueError(f"{where} has a {type(v).__name__} ({v!r}); the TOML writer takes str, bool, int, float, lists")

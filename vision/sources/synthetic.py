@@ -215,11 +215,10 @@ def default_script(seed: int = 0) -> tuple[ScriptedRoll, ...]:
     )
 
 
-def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int
-          ) -> tuple[list[_State], list[RollPlan]]:
+def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int,
+          cam: CameraPose = CameraPose()) -> tuple[list[_State], list[RollPlan]]:
     states: list[_State] = []
     plans: list[RollPlan] = []
-    cam = CameraPose()
     light = 0.0
     dice: list[_Die | None] = []
     for _ in range(idle_frames):
@@ -324,6 +323,8 @@ class SyntheticSource(FrameSource):
         Dice colour (a key of :data:`vision.render.DICE_COLOURS`).
     loop : bool, optional
         Play the script again instead of ending (live demos).
+    camera : CameraPose, optional
+        Camera placement at the start (rolls may bump it).
 
     Raises
     ------
@@ -335,7 +336,8 @@ class SyntheticSource(FrameSource):
 
     def __init__(self, *, seed: int = 0, script: Sequence[ScriptedRoll] | None = None,
                  size: tuple[int, int] = (640, 480), fps: float = 30.0, idle_frames: int = 10,
-                 noise: float = 2.0, colour: str = "ivory", loop: bool = False) -> None:
+                 noise: float = 2.0, colour: str = "ivory", loop: bool = False,
+                 camera: CameraPose = CameraPose()) -> None:
         super().__init__()
         self._seed = int(seed)
         self._script = tuple(script) if script is not None else default_script(self._seed)
@@ -345,7 +347,7 @@ class SyntheticSource(FrameSource):
         self._fps = float(fps)
         self._loop = bool(loop)
         rng = np.random.default_rng(self._seed)
-        self._states, self._plans = _plan(self._script, rng, int(idle_frames))
+        self._states, self._plans = _plan(self._script, rng, int(idle_frames), camera)
         self._plane, self._plane_to_mm = world.background_plane(np.random.default_rng(self._seed + 7))
         self._look = world.die_look(colour)
         nrng = np.random.default_rng(self._seed + 11)
