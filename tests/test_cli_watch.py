@@ -1,0 +1,155 @@
+"""``dicetable calibrate`` and ``dicetable watch`` end to end on the synthetic camera, the MJPEG
+live view on 127.0.0.1, and bad input (one line, exit status 2)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+
+import cv2
+import numpy as np
+import pytest
+
+from table.cli import main
+from vision.liveview import MjpegServer, annotate
+from vision.sources.synthetic import SyntheticSource, TruthReader
+from vision.watch import RollWatcher
+
+
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("profiles")
+    assert main(["calibrate", "--camera", "synthetic:0", "--name", "syn", "--hold", "160,0,40,150",
+                 "--profiles-dir", str(folder)]) == 0
+    return folder
+
+
+def test_calibrate_markers_sheet(tmp_path, capsys):
+    assert main(["calibrate", "--markers", str(tmp_path / "sheet.pdf"), "--marker-mm", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "20 mm each" in out and "id 2: bottom-right corner" in out
+    assert (tmp_path / "sheet.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_calibrate_json(tmp_path, capsys):
+    assert main(["calibrate", "--camera", "synthetic:1", "--name", "j", "--profiles-dir", str(tmp_path),
+                 "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["corners_from"] == "markers" and info["rectified_px"] == [560, 420]
+    assert (tmp_path / "j.toml").is_file() and (tmp_path / "j.empty.png").is_file()
+
+
+def test_watch_prints_json_events(profiles, capsys):
+    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
+                 "--reader", "truth", "--view", "none", "--json", "--frames", "150"]) == 0
+    captured = capsys.readouterr()
+    events = [json.loads(line) for line in captured.out.splitlines()]
+    plan = SyntheticSource(seed=0).plan
+    settled = [e for e in events if e["event"] == "settled"]
+    assert [e["event"] for e in events][:2] == ["moving", "settled"]
+    assert sorted(settled[0]["values"]) == sorted(plan[0].values)
+    assert sorted(settled[1]["values"]) == sorted(plan[1].values)
+    assert sum(settled[1]["held"]) == 2
+    assert all(e["frame"] < 150 for e in events)
+    assert "watched 150 frames" in captured.err
+
+
+def test_watch_human_output_and_audit(profiles, tmp_path, capsys):
+    view = tmp_path / "view.png"
+    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
+                 "--reader", "truth", "--view", "none", "--frames", "60", "--save-view", str(view),
+                 "--audit", str(tmp_path / "audit")]) == 0
+    out = capsys.readouterr().out
+    assert "settled:" in out
+    shown = cv2.imread(str(view))
+    assert shown.shape == (480, 640, 3)
+    kept = sorted(p.name for p in (tmp_path / "audit").iterdir())
+    assert len(kept) == 2 and kept[0].endswith(".json") and kept[1].endswith(".png")
+    assert cv2.imread(str(tmp_path / "audit" / kept[1])).shape == (420, 560, 3)
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_watch_serves_mjpeg(profiles, capsys):
+    port = _free_port()
+    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
+                 "--reader", "truth", "--view", "mjpeg", "--port", str(port), "--frames", "5"]) == 0
+    assert f"live view: http://127.0.0.1:{port}/" in capsys.readouterr().err
+    with pytest.raises(urllib.error.URLError):  # closed when the watch ends
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
+
+
+def test_mjpeg_server_on_localhost():
+    img = np.zeros((48, 64, 3), np.uint8)
+    img[:, 32:] = 255
+    with MjpegServer(port=0, max_clients=1) as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        server.publish(img)
+        with urllib.request.urlopen(server.url + "frame.jpg", timeout=5) as r:
+            got = cv2.imdecode(np.frombuffer(r.read(), np.uint8), cv2.IMREAD_COLOR)
+        assert got.shape == (48, 64, 3) and got[:, 40:].mean() > 200 and got[:, :24].mean() < 50
+        with urllib.request.urlopen(server.url, timeout=5) as r:
+            assert b"/stream" in r.read()
+        stream = urllib.request.urlopen(server.url + "stream", timeout=5)
+        assert stream.headers["Content-Type"].startswith("multipart/x-mixed-replace")
+        assert stream.readline().strip() == b"--frame"
+        with pytest.raises(urllib.error.HTTPError) as err:  # one viewer at most here
+            urllib.request.urlopen(server.url + "stream", timeout=5)
+        assert err.value.code == 503
+        stream.close()
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(server.url + "nope", timeout=5)
+        assert err.value.code == 404
+
+
+def test_annotate_draws_the_reading():
+    src = SyntheticSource(seed=2)
+    reader = TruthReader(src.geometry())
+    watcher = RollWatcher(reader, geometry=src.geometry())
+    frame = None
+    for frame in src:
+        reader.see(frame)
+        if any(e.kind.value == "settled" for e in watcher.update(frame)):
+            break
+    shown = annotate(frame.image, watcher, fps=30.0)
+    assert shown.shape == frame.image.shape and not np.array_equal(shown, frame.image)
+    green = (shown[..., 1] > 200) & (shown[..., 0] < 60) & (shown[..., 2] < 60)
+    assert green.sum() > 200  # die boxes drawn in green
+    assert np.array_equal(frame.image, src.render_state(frame.index))  # input untouched
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["watch", "--camera", "synthetic:0", "--frames", "0"], "--frames must be at least 1"),
+    (["watch", "--camera", "synthetic:0", "--profile", "nosuch"], "no calibration profile 'nosuch'"),
+    (["watch", "--camera", "webcam", "--view", "none"], "bad camera source 'webcam'"),
+    (["watch", "--camera", "images:/nonexistent/dir", "--reader", "truth", "--view", "none"], "no folder or file"),
+    (["watch", "--camera", "synthetic:0", "--view", "window"], "needs a display"),
+    (["calibrate"], "give --markers FILE"),
+    (["calibrate", "--camera", "synthetic:0", "--name", "bad name"], "profile name 'bad name' is not allowed"),
+    (["calibrate", "--camera", "synthetic:0", "--corners", "1,2 3,4"], "--corners needs 4 points"),
+])
+def test_bad_input_is_one_line_exit_2(argv, words, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err and err.startswith(f"dicetable {argv[0]}: error:")
+
+
+def test_truth_reader_needs_the_synthetic_camera(tmp_path, profiles, capsys):
+    frame = np.zeros((480, 640, 3), np.uint8)
+    cv2.imwrite(str(tmp_path / "a.png"), frame)
+    assert main(["watch", "--camera", f"images:{tmp_path}", "--profile", "syn", "--profiles-dir", str(profiles),
+                 "--reader", "truth", "--view", "none"]) == 2
+    assert "--reader truth works only with --camera synthetic" in capsys.readouterr().err
+
+
+def test_calibrate_check(profiles, capsys):
+    assert main(["calibrate", "--check", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir",
+                 str(profiles), "--reader", "truth", "--min-confidence", "0.6", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["events"][-1]["event"] == "settled" and info["min_confidence"] == 0.6
