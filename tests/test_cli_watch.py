@@ -153,3 +153,18 @@ def test_calibrate_check(profiles, capsys):
                  str(profiles), "--reader", "truth", "--min-confidence", "0.6", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["events"][-1]["event"] == "settled" and info["min_confidence"] == 0.6
+
+
+def test_bench_command_json(capsys):
+    status = main(["bench", "--reader", "truth", "--seeds", "1", "--sizes", "640x480", "--json"])
+    s = json.loads(capsys.readouterr().out)
+    assert status == 0
+    assert s["rolls"] == 6 and s["wrong"] == 0 and s["missed"] == 0 and s["verdicts_while_moving"] == 0
+    assert s["leaning_rolls_reported_unreadable"] == 1 and s["right"] == 5
+    assert 0 < s["settle_latency_frames_max"] <= 10
+    assert s["read_frames"] >= 18 and s["per_frame_ms_median"] > 0
+
+
+def test_bench_bad_sizes(capsys):
+    assert main(["bench", "--sizes", "big"]) == 2
+    assert "--sizes must be like 640x480" in capsys.readouterr().err
