@@ -1,0 +1,122 @@
+"""vision.training (no torch needed): sample building, augmentation, drawn dice."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.face import CROP_SIZE
+from vision.training.augment import augment, centre_crop
+from vision.training.data import (
+    CONTEXT_SIZE,
+    NEG_CENTRE_GAP,
+    build_samples,
+    cut_context,
+    iou,
+    nominal_side,
+)
+from vision.training.evaluate import score
+from vision.training.synth import PIP_LAYOUTS, draw_die, plain_face
+
+
+def test_iou():
+    assert iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
+    assert iou((0, 0, 10, 10), (20, 20, 5, 5)) == 0.0
+    assert iou((0, 0, 10, 10), (5, 0, 10, 10)) == pytest.approx(50 / 150)
+
+
+@pytest.fixture()
+def tiny_train(tmp_path):
+    img = np.full((240, 320, 3), 90, np.uint8)
+    dice = []
+    for i, (x, y, v) in enumerate([(40, 40, 3), (150, 60, 5), (230, 150, 1)]):
+        cv2.rectangle(img, (x, y), (x + 40, y + 40), (230, 230, 230), -1)
+        dice.append({"value": v, "box": [x, y, 40, 40], "box_kind": "die"})
+    cv2.imwrite(str(tmp_path / "rune_a.jpg"), img)
+    pips = [{"value": 2, "box": [60, 60, 20, 20], "box_kind": "pips"}, {"value": 1, "box": [200, 100, 8, 8], "box_kind": "pips"}]
+    cv2.imwrite(str(tmp_path / "matteo_b.jpg"), img)
+    face = [{"value": 4, "box": [10, 10, 30, 30], "box_kind": "face"}]
+    cv2.imwrite(str(tmp_path / "rune_c.jpg"), img)
+    labels = {"images": [
+        {"file": "rune_a.jpg", "width": 320, "height": 240, "dice": dice},
+        {"file": "matteo_b.jpg", "width": 320, "height": 240, "dice": pips},
+        {"file": "rune_c.jpg", "width": 320, "height": 240, "dice": face},
+    ]}
+    (tmp_path / "labels.json").write_text(json.dumps(labels))
+    return tmp_path, labels
+
+
+def test_build_samples_positives_and_negatives(tiny_train):
+    folder, labels = tiny_train
+    samples = build_samples(folder, seed=3, negatives_per_image=5)
+    pos = [s for s in samples if s.label > 0]
+    # the 'face' image is skipped by default; pip boxes are widened around their centre
+    assert sorted((s.file, s.label) for s in pos) == sorted(
+        [("rune_a.jpg", 3), ("rune_a.jpg", 5), ("rune_a.jpg", 1), ("matteo_b.jpg", 2), ("matteo_b.jpg", 1)]
+    )
+    matteo_one = next(s for s in pos if s.file == "matteo_b.jpg" and s.label == 1)
+    assert (matteo_one.cx, matteo_one.cy) == (204.0, 104.0)
+    assert matteo_one.side > nominal_side(20, 20)  # die is bigger than the 2's pip pattern
+    die_boxes = [tuple(d["box"]) for d in labels["images"][0]["dice"]]
+    negs = [s for s in samples if s.label == 0 and s.file == "rune_a.jpg"]
+    assert any(s.kind == "neg_random" for s in negs)
+    for s in negs:
+        for x, y, w, h in die_boxes:
+            gap = max(abs(s.cx - (x + w / 2)), abs(s.cy - (y + h / 2)))
+            assert gap >= NEG_CENTRE_GAP * max(w, h) - 1e-9
+        if s.kind == "neg_random":
+            side = s.side / 1.3
+            cand = (s.cx - side / 2, s.cy - side / 2, side, side)
+            assert max(iou(cand, b) for b in die_boxes) < 0.1
+    assert any(s.label == 4 for s in build_samples(folder, seed=3, use_face_boxes=True))
+
+
+def test_context_centre_crop_matches_crop_die_geometry():
+    from vision.face import crop_die
+
+    yy, xx = np.mgrid[0:300, 0:300]
+    img = np.dstack([xx % 256, yy % 256, (xx // 2) % 256]).astype(np.uint8)
+    box = (120, 110, 50, 50)
+    ctx = cut_context(img, 145, 135, nominal_side(50, 50))
+    assert ctx.shape == (CONTEXT_SIZE, CONTEXT_SIZE, 3)
+    a = centre_crop(ctx).astype(int)
+    b = crop_die(img, box).astype(int)
+    assert np.abs(a - b).mean() < 3.0  # same region, resampled twice
+
+
+def test_augment_is_seeded_and_shaped():
+    ctx = draw_die(5, np.random.default_rng(0), size=CONTEXT_SIZE)
+    a = augment(ctx, np.random.default_rng(7))
+    b = augment(ctx, np.random.default_rng(7))
+    assert a.shape == (CROP_SIZE, CROP_SIZE, 3) and a.dtype == np.uint8
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, augment(ctx, np.random.default_rng(8)))
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_plain_face_has_value_many_pips(value):
+    crop = plain_face(value, angle_deg=20)
+    dark = (cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) < 120).astype(np.uint8)
+    # pips are dark blobs inside the white square; the background is dark too, so
+    # count the components that do not touch the crop border
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(dark)
+    inner = [i for i in range(1, n) if stats[i, 0] > 0 and stats[i, 1] > 0
+             and stats[i, 0] + stats[i, 2] < CROP_SIZE and stats[i, 1] + stats[i, 3] < CROP_SIZE]
+    assert len(inner) == value == len(PIP_LAYOUTS[value])
+
+
+def test_score_counts_right_wrong_and_abstained():
+    probs = np.array([
+        [0.0, 0.9, 0.1, 0, 0, 0, 0],   # reads 1, right
+        [0.0, 0.95, 0.05, 0, 0, 0, 0],  # reads 1, truth 2: wrong
+        [0.8, 0.2, 0, 0, 0, 0, 0],   # class 0: abstained
+        [0.0, 0.0, 0.0, 0.6, 0.4, 0, 0],  # reads 3 at 0.6
+    ], np.float32)
+    values = np.array([1, 2, 3, 3])
+    s = score(probs, values, 0.0)
+    assert (s["right"], s["wrong"], s["abstained"]) == (0.5, 0.25, 0.25)
+    s = score(probs, values, 0.92)
+    assert (s["right"], s["wrong"], s["abstained"]) == (0.0, 0.25, 0.75)
