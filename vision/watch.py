@@ -498,9 +498,29 @@ class RollWatcher:
         ref = self._ref_edges
         return float((cur * ref).sum() / (math.sqrt(float((cur * cur).sum()) * float((ref * ref).sum())) + 1e-9))
 
+    def _markers_near_expected(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """Markers found in small windows around where the geometry expects them (cheap)."""
+        assert self.markers is not None and self._detector is not None
+        h, w = image.shape[:2]
+        found: dict[int, np.ndarray] = {}
+        for i, mid in enumerate(self.markers.ids):
+            pts = self.geometry.tray_to_image(self.markers.corners_mm(i))
+            side = float(np.max(np.ptp(pts, axis=0)))
+            (x0, y0), (x1, y1) = pts.min(axis=0) - side, pts.max(axis=0) + side
+            x0, y0 = max(0, int(x0)), max(0, int(y0))
+            x1, y1 = min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1)))
+            if x1 - x0 < 16 or y1 - y0 < 16:
+                continue
+            got = detect_markers(image[y0:y1, x0:x1], detector=self._detector)
+            if mid in got:
+                found[mid] = got[mid] + (x0, y0)
+        return found
+
     def _check_camera(self, image: np.ndarray, idx: int, ts: float, events: list[RollEvent]) -> bool:
         assert self.markers is not None and self._detector is not None
-        found = detect_markers(image, detector=self._detector)
+        found = self._markers_near_expected(image)
+        if len(found) < 4:
+            found = detect_markers(image, detector=self._detector)
         shift = marker_shift_px(self.geometry, self.markers, found)
         if shift is None or shift <= self.config.camera_shift_px:
             if shift is not None and self.camera_problem and len(
