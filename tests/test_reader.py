@@ -71,7 +71,7 @@ def test_second_look_averages_four_turns_of_unsure_crops_only():
 def test_phantom_with_low_detector_score_is_dropped_but_strong_one_kept():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.3), Detection((300, 100, 40, 40), 0.95)])
     faces = FakeFaceReader([_probs(0, 0.99), _probs(0, 0.99)])
-    reading = read_image(IMAGE, detector=det, face_reader=faces)
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False)
     assert [d.box for d in reading.dice] == [(300, 100, 40, 40)]
     assert reading.values == (None,)
 
@@ -90,7 +90,7 @@ def test_dark_frame_is_reported():
 def test_big_box_among_dice_is_leaning_and_unknown():
     dets = [Detection((x, 100, 40, 40), 0.9) for x in (50, 150, 250, 350)] + [Detection((450, 100, 70, 70), 0.9)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4)] + [_probs(6, 0.85)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces)
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False)
     assert reading.values == (1, 2, 3, 4, None)
     assert reading.dice[-1].reason == "leaning"
     assert any("leaning" in p for p in reading.problems)
@@ -99,13 +99,13 @@ def test_big_box_among_dice_is_leaning_and_unknown():
 def test_reading_order_rows_top_to_bottom_then_left_to_right():
     boxes = [(300, 205, 40, 40), (20, 210, 40, 40), (150, 50, 40, 40), (10, 40, 40, 40), (160, 200, 40, 40)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4, 5)])
-    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces)
+    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces, tta=False)
     assert reading.values == (4, 3, 2, 5, 1)
 
 
 def test_grey_image_is_accepted():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
-    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]))
+    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]), tta=False)
     assert reading.values == (2,)
 
 
