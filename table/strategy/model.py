@@ -204,6 +204,19 @@ class Model:
                     out[r, g, b] = [rs.score_box(d, box, filled, r + 1) for d in ROLLS]
         return out
 
+    @cached_property
+    def float_scores(self) -> npt.NDArray[np.float64]:
+        """:attr:`scores` as float64 (what the solver adds to values)."""
+        return self.scores.astype(np.float64)
+
+    @cached_property
+    def flag_dependent_boxes(self) -> frozenset[int]:
+        """Boxes whose normal points depend on the flag (Doble Generala)."""
+        if self.n_flags == 1:
+            return frozenset()
+        return frozenset(b for b in range(self.n_boxes)
+                         if not np.array_equal(self.scores[:, 0, b], self.scores[:, 1, b]))
+
     def same_stop(self, roll: int) -> bool:
         """True if stopping on throw ``roll`` scores like stopping on throw 3 (all but Generala's servida)."""
         return bool(np.array_equal(self.scores[roll - 1], self.scores[2]))

@@ -37,8 +37,9 @@ from table.strategy.model import Model
 Array = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
-#: States evaluated together; bounds memory to a few tens of MB.
-CHUNK = 2048
+#: States evaluated together: small enough for the (252, CHUNK) arrays to stay in
+#: the CPU cache (2048 was 5x slower than 256 here), large enough to amortise Python.
+CHUNK = 256
 
 _KS = np.arange(6, dtype=np.intp)
 #: _FACE_COUNT[f][r]: how many dice of roll r show face f (index 0 unused).
@@ -66,44 +67,39 @@ def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
         Points of the best box plus its Yahtzee bonus plus ``V`` after it;
         ``-inf`` where no box is open.
     """
-    scores = model.scores[roll - 1]
+    scores = model.float_scores[roll - 1]
     cap = model.cap
     upper = dict(zip(model.upper_bits, range(1, 7)))
-    best: Array | None = None
+    n_rolls = scores.shape[-1]
+    best = np.full((n_rolls, m.size), -np.inf)
+    cand = np.empty_like(best)
     for b in range(model.n_boxes):
         bit = 1 << b
         open_ = (m & bit) == 0
         if not open_.any():
             continue
         m2 = m | bit
-        if model.n_flags == 2 and not np.array_equal(scores[0, b], scores[1, b]):
-            # Points depend on the flag (Doble Generala): the general, slower path.
-            pts2 = scores[g, b].T
-            cand = np.where(open_, pts2 + V[m2, g, u][None, :], -np.inf)
+        if b in model.flag_dependent_boxes:
+            # Points depend on the flag (Doble Generala): the general path.
+            np.add(scores[g, b].T, V[m2, g, u][None, :], out=cand)
+            cand[:, ~open_] = -np.inf
         else:
-            pts = scores[0, b]
+            pts = scores[0, b][:, None]
             if b in upper:
                 # Only six distinct upper sums follow: gather those, then expand by face count.
                 face = upper[b]
                 small = V[m2[None, :], g[None, :],
                           np.minimum(u[None, :] + face * _KS[:, None], cap)]
                 small[:, ~open_] = -np.inf
-                cand = small[_FACE_COUNT[face]]
+                np.take(small, _FACE_COUNT[face], axis=0, out=cand)
+                cand += pts
             elif b == model.flag_box:
-                nxt = np.where(open_, V[m2, 0, u], -np.inf)
-                cand = np.broadcast_to(nxt, (pts.size, m.size)).copy()
-                fifty = np.nonzero(pts == 50)[0]
-                cand[fifty] = np.where(open_, V[m2, 1, u], -np.inf)
+                np.add(pts, np.where(open_, V[m2, 0, u], -np.inf)[None, :], out=cand)
+                fifty = np.nonzero(pts[:, 0] == 50)[0]
+                cand[fifty] = pts[fifty] + np.where(open_, V[m2, 1, u], -np.inf)[None, :]
             else:
-                cand = np.broadcast_to(np.where(open_, V[m2, g, u], -np.inf),
-                                       (pts.size, m.size)).copy()
-            cand += pts[:, None]
-        if best is None:
-            best = cand
-        else:
-            np.maximum(best, cand, out=best)
-    if best is None:
-        best = np.full((scores.shape[-1], m.size), -np.inf)
+                np.add(pts, np.where(open_, V[m2, g, u], -np.inf)[None, :], out=cand)
+        np.maximum(best, cand, out=best)
     if model.has_bonus:
         _joker_stop_values(model, V, m, g, u, best)
     return best
