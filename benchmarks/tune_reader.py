@@ -2,8 +2,8 @@
 
 Usage: python benchmarks/tune_reader.py [DATASET_DIR] [--face-model ONNX] [--no-tta]
 
-Runs the detector and the face reader once per photo (with the four-turn
-second look computed up front for every die, used as the reader uses it) and prints, per threshold, per-die accuracy and the silent-error rate
+Runs the detector, the face reader and the reader's second look (which does not
+depend on the threshold) once per photo and prints, per threshold, per-die accuracy and the silent-error rate
 (wrong values plus extras given a value, over the labelled dice), overall and
 per source. Pick the threshold from this table and write it, with the trade-off,
 into ``vision/reader.py``.
@@ -21,7 +21,7 @@ from vision.detect import default_detector
 from vision.evaluate import load_dataset, match_dice
 from vision.face import FaceReader, crop_die, default_face_reader
 from vision.images import load_image
-from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, SECOND_LOOK_BELOW
+from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, _second_look
 
 
 def main() -> None:
@@ -45,8 +45,7 @@ def main() -> None:
             continue
         crops = [crop_die(image, d.box, margin=args.margin) for d in dets]
         p = faces.predict(crops).astype(np.float64)
-        turned = [np.ascontiguousarray(np.rot90(c, k)) for k in (1, 2, 3) for c in crops]
-        pt = (p + faces.predict(turned).astype(np.float64).reshape(3, len(crops), -1).sum(0)) / 4
+        pt = _second_look(faces, crops, p)
         truth = {i: item.dice[j].value for i, j in match_dice([d.box for d in dets], [d.box for d in item.dice])}
         for i, d in enumerate(dets):
             rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score))
@@ -56,9 +55,7 @@ def main() -> None:
         for source, truth, p, pt, score in rows:
             if p[0] >= DROP_NOT_A_DIE_PROB and score < DROP_MAX_DETECTOR_SCORE:
                 continue
-            q = p
-            if not args.no_tta and p[1:].max() < SECOND_LOOK_BELOW:
-                q = pt
+            q = p if args.no_tta else pt
             best = int(np.argmax(q[1:]) + 1)
             given = q[best] >= thr
             for key in (source, "ALL"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -60,12 +61,44 @@ def test_second_look_averages_four_turns_of_unsure_crops_only():
             calls.append(len(crops))
             if len(calls) == 1:  # first look: die 0 sure, die 1 unsure
                 return np.stack([_probs(5, 0.99), _probs(4, 0.6)])
-            return np.stack([_probs(4, 0.9)] * len(crops))  # the three turns of die 1
+            # die 1 again: contrast view, then 3 turns of (plain, contrast)
+            return np.stack([_probs(4, 0.9)] + [_probs(4, 0.7), _probs(4, 0.8)] * 3)
 
     reading = read_image(IMAGE, detector=det, face_reader=Turns())
-    assert calls == [2, 3]
+    assert calls == [2, 7]
     assert reading.values == (5, 4)
-    assert reading.dice[1].confidence == pytest.approx((0.6 + 3 * 0.9) / 4, abs=1e-6)
+    # plain view (0.6 + 3 * 0.7) / 4 = 0.675, contrast view (0.9 + 3 * 0.8) / 4 = 0.825:
+    # both say 4, the surer is kept
+    assert reading.dice[1].confidence == pytest.approx(0.825, abs=1e-6)
+
+
+def test_second_look_views_that_disagree_are_averaged():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    calls = []
+
+    class Disagree:
+        def predict(self, crops):
+            calls.append(len(crops))
+            if len(calls) == 1:
+                return np.stack([_probs(4, 0.7)])
+            return np.stack([_probs(2, 0.7)] + [_probs(4, 0.7), _probs(2, 0.7)] * 3)
+
+    reading = read_image(IMAGE, detector=det, face_reader=Disagree())
+    assert reading.values == (None,)
+    assert reading.dice[0].reason == "low confidence"
+    assert reading.dice[0].confidence == pytest.approx((0.7 + 0.05) / 2, abs=1e-6)
+
+
+def test_pip_contrast_view_turns_coloured_pips_dark_on_light():
+    from vision.reader import pip_contrast_view
+
+    crop = np.zeros((64, 64, 3), np.uint8)
+    crop[:] = (200, 60, 30)  # blue die (BGR)
+    cv2.circle(crop, (32, 32), 6, (40, 40, 200), -1)  # red pip of about the same grey level
+    view = pip_contrast_view(crop)
+    assert view.shape == crop.shape and view.dtype == np.uint8
+    assert np.all(view[..., 0] == view[..., 1])
+    assert view[32, 32, 0] < 60 and view[10, 10, 0] > 200
 
 
 def test_phantom_with_low_detector_score_is_dropped_but_strong_one_kept():

@@ -41,16 +41,17 @@ __all__ = [
     "BLUR_LAPLACIAN_VAR",
     "read_image",
     "check_image",
+    "pip_contrast_view",
 ]
 
 #: Least face-reader probability of the best face value (1-6) to give a value.
-#: Measured on dev with face reader v1 (dev crop top-1 0.79), crop margin
-#: 0.085 and the second look (``benchmarks/tune_reader.py``), per-die accuracy /
-#: silent-error rate: 0.40: 80.5 % / 4.1 %; 0.50: 77.6 % / 2.1 %;
-#: 0.55: 76.1 % / 1.7 %; 0.60: 73.3 % / 1.4 %; 0.70: 68.7 % / 0.7 %.
-#: 0.55 is the lowest that keeps silent errors under 2 %. Re-tune when the face
-#: reader is retrained.
-VALUE_THRESHOLD: float = 0.55
+#: Measured on dev with face reader v1 (dev crop top-1 0.79), crop margin 0.085
+#: and the second look (``python benchmarks/tune_reader.py``), per-die accuracy /
+#: silent-error rate (kingpi accuracy): 0.40: 84.2 % / 4.1 %; 0.50: 79.7 % / 2.3 %;
+#: 0.55: 78.5 % / 2.0 %; 0.60: 76.9 % / 1.7 % (100 %); 0.70: 73.4 % / 1.2 % (96 %);
+#: 0.80: 68.2 % / 0.7 %. 0.60 keeps silent errors under 2 % with some room for
+#: photos unlike dev. Re-tune when the face reader is retrained.
+VALUE_THRESHOLD: float = 0.60
 
 #: Dice whose best face value has a probability under this get the second look
 #: (the four 90-degree turns averaged). On dev the second look for dice under
@@ -159,9 +160,10 @@ def read_image(
         Least probability of the best face value to report it (default
         :data:`VALUE_THRESHOLD`).
     tta : bool, optional
-        Give dice the face reader is unsure of a second look: the crop turned by
-        90, 180 and 270 degrees, probabilities averaged over the four (a die's
-        top face reads the same any way round). Costs time only for unsure dice.
+        Give dice the face reader is unsure of a second look: the crop and its
+        :func:`pip_contrast_view`, each turned by 0, 90, 180 and 270 degrees with
+        probabilities averaged over the four turns (a die's top face reads the same
+        any way round). Costs time only for unsure dice (7 more crops each).
 
     Returns
     -------
@@ -263,15 +265,61 @@ def _is_blurred(crops: list[np.ndarray]) -> bool:
 
 
 def _second_look(face_reader: _FaceReaderLike, crops: list[np.ndarray], probs: np.ndarray) -> np.ndarray:
-    """Average the probabilities of unsure crops over their four 90-degree turns."""
+    """Look again at the crops the face reader is unsure of.
+
+    Two views, each averaged over the four 90-degree turns: the crop itself, and
+    :func:`pip_contrast_view` of it. When both views name the same face value the
+    surer one is kept; when they disagree their average is (which lowers the
+    confidence, so the die tends to stay unknown).
+    """
     unsure = [i for i, p in enumerate(probs) if float(p[1:].max()) < SECOND_LOOK_BELOW]
     if not unsure:
         return probs
-    turned = [np.ascontiguousarray(np.rot90(crops[i], k)) for k in (1, 2, 3) for i in unsure]
-    more = np.asarray(face_reader.predict(turned), dtype=np.float64).reshape(3, len(unsure), -1)
+    views = [crops[i] for i in unsure] + [pip_contrast_view(crops[i]) for i in unsure]
+    batch = [views[j] if k == 0 else np.ascontiguousarray(np.rot90(views[j], k)) for k in range(4) for j in range(len(views))]
+    batch[: len(unsure)] = []  # the plain crops' first look is already in `probs`
+    more = np.asarray(face_reader.predict(batch), dtype=np.float64)
+    n = len(unsure)
+    contrast0, rest = more[:n], more[n:].reshape(3, 2 * n, -1)
+    plain = (probs[unsure] + rest[:, :n].sum(axis=0)) / 4.0
+    contrast = (contrast0 + rest[:, n:].sum(axis=0)) / 4.0
+    agree = np.argmax(plain[:, 1:], axis=1) == np.argmax(contrast[:, 1:], axis=1)
+    plain_surer = plain[:, 1:].max(axis=1) >= contrast[:, 1:].max(axis=1)
+    combined = np.where(agree[:, None], np.where(plain_surer[:, None], plain, contrast), (plain + contrast) / 2.0)
     out = probs.copy()
-    out[unsure] = (probs[unsure] + more.sum(axis=0)) / 4.0
+    out[unsure] = combined
     return out
+
+
+def pip_contrast_view(crop_bgr: np.ndarray) -> np.ndarray:
+    """Redraw a die crop as distance from the die's body colour: dark pips on a light die.
+
+    Coloured pips on a coloured die (red on blue, yellow on green) can have
+    nearly the same grey level as the die; their colour still differs. Each
+    pixel's CIELAB distance from the median colour of the crop's central half
+    (the body of the top face, where pips are a minority) is scaled by its 97th
+    percentile there and inverted, so the face body turns white and pips and
+    background dark, like the ivory dice with black pips the face reader
+    knows best.
+
+    Parameters
+    ----------
+    crop_bgr : ndarray of shape (S, S, 3), dtype uint8
+        A die crop from :func:`vision.face.crop_die`.
+
+    Returns
+    -------
+    ndarray of shape (S, S, 3), dtype uint8
+        The redrawn crop, three equal channels.
+    """
+    lab = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    centre = lab[h // 4: 3 * h // 4, w // 4: 3 * w // 4]
+    body = np.median(centre.reshape(-1, 3), axis=0)
+    dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
+    scale = float(np.percentile(dist[h // 4: 3 * h // 4, w // 4: 3 * w // 4], 97)) + 1e-3
+    grey = (255.0 - np.clip(dist * (255.0 / scale), 0.0, 255.0)).astype(np.uint8)
+    return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)
 
 
 def _reading_order(dice: list[DieReading]) -> list[DieReading]:
