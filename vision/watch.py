@@ -141,7 +141,9 @@ class RollEvent:
     dice : tuple of TrayDie, optional
         The reading (settled and unreadable events), ordered top to bottom, then left to right.
     problems : tuple of str, optional
-        What prevents a reading, or what happened to the camera, in words.
+        What prevents a reading, or what happened to the camera, in words; on a
+        settled event only the reader's advice (e.g. a dark frame), which did not
+        stop the dice from being read.
     flags : tuple of Flag, optional
         Dice flagged by matching with the previous roll (settled events).
     frame : ndarray of shape (H, W, 3), dtype uint8, optional
@@ -222,10 +224,13 @@ class WatchConfig:
     light_jump : float
         Relative change of the tray's median brightness between frames taken as
         a light change (that frame is neither motion nor still).
-    lean_aspect : float
-        A die box with a longer/shorter side ratio above this is leaning.
-    lean_size : float
-        A die box longer than this many die sides is leaning.
+    lean_aspect, lean_size : float
+        A die whose blob (changed pixels against the empty-tray reference,
+        shadows left out) has the second moments of a rectangle with a long/short
+        ratio above `lean_aspect` and a long side above `lean_size` die sides is
+        leaning.
+    lean_box_aspect, lean_box_size : float
+        The same from the reader's box alone, used when there is no reference.
     unmoved_mm : float
         A die within this distance of a die of the previous roll, same value, did not move.
     hold_match_mm : float
@@ -246,8 +251,10 @@ class WatchConfig:
     camera_shift_px: float = 4.0
     light_jump: float = 0.12
     alignment_min: float = 0.78
-    lean_aspect: float = 1.25
-    lean_size: float = 1.62
+    lean_aspect: float = 1.3
+    lean_size: float = 1.35
+    lean_box_aspect: float = 1.3
+    lean_box_size: float = 1.75
     unmoved_mm: float = 2.5
     hold_match_mm: float = 8.0
 
@@ -313,6 +320,7 @@ class RollWatcher:
             getattr(cv2.aruco, markers.dictionary)), cv2.aruco.DetectorParameters()) if markers else None)
         self._ref_small: np.ndarray | None = None
         self._ref_edges: np.ndarray | None = None
+        self._ref_log: list[np.ndarray] | None = None
         self._set_geometry(geometry)
         if reference is not None:
             self._set_reference(np.asarray(reference), geometry)
@@ -354,6 +362,9 @@ class RollWatcher:
         self._ref_small = small
         self._ref_median = float(np.median(small))
         self._ref_edges = self._edges(reference, geometry)
+        ref_rect = geometry.rectify(reference)
+        half = cv2.resize(ref_rect, (ref_rect.shape[1] // 2, ref_rect.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        self._ref_log = [cv2.log(ch.astype(np.float32) + 4.0) for ch in cv2.split(half)]
 
     def _small_view(self, image: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -446,6 +457,7 @@ class RollWatcher:
 
     _emitted_moving = False
     _verdict_given = False
+    _notes: tuple[str, ...] = ()
     #: Why a still tray gave no event (e.g. ``"found 2 of 5 dice"``), for live views; None otherwise.
     notice: str | None = None
 
@@ -551,18 +563,73 @@ class RollWatcher:
         return False
 
     # -- reading and voting ------------------------------------------------------------------
-    def _tray_dice(self, reading: ImageReading) -> tuple[list[TrayDie], list[str]]:
+    def _inspect(self, rect: np.ndarray, reading: ImageReading
+                 ) -> tuple[set[int], list[tuple[float, float, bool]]]:
+        """Leaning dice (indices into ``reading.dice``) and unexplained objects (tray mm) in a still frame.
+
+        Compares the rectified frame with the rectified empty-tray reference: pixels
+        that changed colour (not just darker, as in a shadow), after removing the
+        global brightness change, are die pixels.  Each blob holding exactly one
+        reader box is measured: a flat die is a square
+        of about one die side, a leaning die a longer rectangle (its top face plus
+        a side face); the rectangle is the blob's equivalent from its second moments
+        (robust to a few stray pixels).  A die-sized blob holding no reader box is an object the reader
+        did not read (a die on its edge, covered, or not a die); it comes with
+        ``(x_mm, y_mm, tilted)``.
+        """
+        c = self.config
+        ppm = self.geometry.px_per_mm / 2  # the check runs at half the rectified resolution
+        side = self.die_mm * ppm
+        assert self._ref_log is not None
+        half = cv2.resize(rect, self._ref_log[0].shape[::-1], interpolation=cv2.INTER_AREA)
+        chans = []
+        for ch, ref in zip(cv2.split(half), self._ref_log):
+            d = cv2.log(ch.astype(np.float32) + 4.0) - ref
+            chans.append(d - float(np.median(d[::2, ::2])))
+        hi = cv2.max(cv2.max(chans[0], chans[1]), chans[2])
+        lo = cv2.min(cv2.min(chans[0], chans[1]), chans[2])
+        changed = cv2.max(hi, -lo) > math.log(1.4)
+        shadow = (hi < 0) & ((hi - lo) < math.log(1.25))
+        mask = cv2.morphologyEx((changed & ~shadow).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        centres = [((d.box[0] + d.box[2] / 2) / 2, (d.box[1] + d.box[3] / 2) / 2) for d in reading.dice]
+        leaning: set[int] = set()
+        unexplained: list[tuple[float, float, bool]] = []
+        for i in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if area < 0.4 * side * side:
+                continue
+            inside = [k for k, (cx, cy) in enumerate(centres)
+                      if x <= cx < x + w and y <= cy < y + h and labels[int(cy), int(cx)] in (0, i)]
+            if len(inside) > 1:
+                continue  # dice touching each other
+            m = cv2.moments((labels[y:y + h, x:x + w] == i).astype(np.uint8), binaryImage=True)
+            a, b, cc = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+            spread = math.sqrt(((a - b) / 2) ** 2 + cc * cc)
+            lam1, lam2 = (a + b) / 2 + spread, max((a + b) / 2 - spread, 1e-6)
+            long = math.sqrt(12.0 * lam1)  # side of the equivalent rectangle along its long axis
+            tilted = math.sqrt(lam1 / lam2) > c.lean_aspect and long > c.lean_size * side
+            if not inside:
+                unexplained.append(((x + w / 2) / ppm, (y + h / 2) / ppm, tilted))
+            elif tilted:
+                leaning.add(inside[0])
+        return leaning, unexplained
+
+    def _tray_dice(self, reading: ImageReading, leaning: set[int] | None = None) -> tuple[list[TrayDie], list[str]]:
         ppm = self.geometry.px_per_mm
         side = self.die_mm * ppm
         c = self.config
         out: list[TrayDie] = []
         problems: list[str] = []
-        for d in reading.dice:
+        for k, d in enumerate(reading.dice):
             x, y, w, h = (int(v) for v in d.box)
             cx, cy = (x + w / 2) / ppm, (y + h / 2) / ppm
             value, reason = d.value, d.reason
-            lean = (reason is not None and "lean" in reason.lower()) or (
-                max(w, h) > c.lean_size * side or max(w, h) / max(1, min(w, h)) > c.lean_aspect)
+            if leaning is not None:
+                lean = k in leaning
+            else:  # no reference image: judge by the reader's box alone
+                lean = max(w, h) > c.lean_box_size * side or max(w, h) / max(1, min(w, h)) > c.lean_box_aspect
+            lean = lean or (reason is not None and "lean" in reason.lower())
             if lean:
                 value, reason = None, "leaning"
                 problems.append(f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; "
@@ -585,9 +652,19 @@ class RollWatcher:
         rect = self.geometry.rectify(image)
         reading = self.reader(rect)
         self.last_reading = reading
-        dice, problems = self._tray_dice(reading)
-        problems = list(reading.problems) + problems
+        leaning: set[int] | None = None
+        unexplained: list[tuple[float, float, bool]] = []
+        if self._ref_log is not None:
+            leaning, unexplained = self._inspect(rect, reading)
+        dice, problems = self._tray_dice(reading, leaning)
+        for x, y, tilted in unexplained:
+            problems.append(
+                f"a die at ({x:.0f}, {y:.0f}) mm is leaning on the wall or another die and cannot be read; lay it "
+                "flat or re-roll" if tilted else
+                f"something at ({x:.0f}, {y:.0f}) mm is not read as a die (on its edge, covered, or not a die?); "
+                "lay the dice flat and clear the tray")
         self._votes.append((dice, tuple(problems), rect))
+        self._notes = tuple(reading.problems)
         if len(self._votes) < c.vote_frames:
             return []
         votes = self._votes
@@ -612,7 +689,8 @@ class RollWatcher:
         verdict.extend(p for p in last_problems if p not in verdict)
         self._verdict_given = False
         few = self.expected_dice is not None and len(last_dice) < self.expected_dice
-        if (not last_dice or few) and not self.camera_problem and not mismatch and self._agree([v[0] for v in votes]):
+        if ((not last_dice or few) and not self.camera_problem and not mismatch and not last_problems
+                and self._agree([v[0] for v in votes])):
             # An empty tray, or dice still to be thrown (some in the hand): nothing to report yet.
             self.notice = (f"found {len(last_dice)} of {self.expected_dice} dice" if few else "tray empty")
             return []
@@ -621,15 +699,16 @@ class RollWatcher:
         self.notice = None
         frozen = last_rect
         frozen.setflags(write=False)
+        notes = tuple(p for p in self._notes if p not in verdict)  # the reader's advice (e.g. "too dark")
         if verdict or any(d.value is None for d in last_dice):
-            event = self._event(EventKind.UNREADABLE, idx, ts, dice=tuple(last_dice), problems=tuple(verdict),
+            event = self._event(EventKind.UNREADABLE, idx, ts, dice=tuple(last_dice), problems=tuple(verdict) + notes,
                                 frame=frozen, votes=len(votes))
             agreed = self._agree([v[0] for v in votes]) and not self.camera_problem and not mismatch
             self._settled_dice = tuple(d for d in last_dice if d.value is not None) if agreed else None
         else:
             flags = self._match(last_dice)
             event = self._event(EventKind.SETTLED, idx, ts, dice=tuple(last_dice), flags=tuple(flags),
-                                frame=frozen, votes=len(votes))
+                                problems=notes, frame=frozen, votes=len(votes))
             self._settled_dice = tuple(last_dice)
         return [event]
 
