@@ -60,10 +60,13 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
         else:
             _draw(out, d.box, str(d.value), READ_COLOUR)
     scale = max(0.45, max(out.shape[:2]) / 1400)
-    for k, problem in enumerate(reading.problems):
-        y = int(22 * scale / 0.45) * (k + 1)
-        cv2.putText(out, problem, (6, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
-        cv2.putText(out, problem, (6, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), 1, cv2.LINE_AA)
+    thick = max(1, round(scale * 1.5))
+    y = 0
+    for problem in reading.problems:
+        (tw, th), base = cv2.getTextSize(problem, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+        cv2.rectangle(out, (0, y), (tw + 10, y + th + base + 8), (0, 0, 0), -1)
+        cv2.putText(out, problem, (5, y + th + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), thick, cv2.LINE_AA)
+        y += th + base + 8
     return out
 
 

@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             {"image": str(path), "dice": [d.to_json() for d in reading.dice], "problems": list(reading.problems)}
             for path, reading in results
         ]
-        print(json.dumps(doc, indent=1))
+        # one photo per line: valid JSON that stays readable and greppable
+        print("[\n" + ",\n".join(json.dumps(entry) for entry in doc) + "\n]" if doc else "[]")
     else:
         _print_table(results)
     return 0
