@@ -31,7 +31,16 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from table.strategy._dice import CHILD, FIVE_OF_A_KIND_ROWS, N_DICE, N_PARENTS, PARENT, ROLL_PROB, ROLLS
+from table.strategy._dice import (
+    CHILD,
+    FIVE_OF_A_KIND_ROWS,
+    LEVELS,
+    N_DICE,
+    N_PARENTS,
+    PARENT,
+    ROLL_PROB,
+    ROLLS,
+)
 from table.strategy.model import Model
 
 Array = npt.NDArray[np.float64]
@@ -48,7 +57,8 @@ _FACE_COUNT = [np.zeros(len(ROLLS), dtype=np.intp)] + [
 
 
 def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                u: IntArray, roll: int) -> Array:
+                u: IntArray, roll: int, *, out: Array | None = None,
+                scratch: Array | None = None) -> Array:
     """Value of stopping on each roll and scoring the best legal box.
 
     Parameters
@@ -60,6 +70,8 @@ def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
         Masks, flags and capped upper sums of the states.
     roll : int
         Throw number 1..3 on which the player stops (Generala's servida).
+    out, scratch : ndarray of shape (252, S), optional
+        Buffers for the result and a temporary (the solver reuses them).
 
     Returns
     -------
@@ -71,8 +83,9 @@ def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
     cap = model.cap
     upper = dict(zip(model.upper_bits, range(1, 7)))
     n_rolls = scores.shape[-1]
-    best = np.full((n_rolls, m.size), -np.inf)
-    cand = np.empty_like(best)
+    best = np.empty((n_rolls, m.size)) if out is None else out
+    best.fill(-np.inf)
+    cand = np.empty_like(best) if scratch is None else scratch
     for b in range(model.n_boxes):
         bit = 1 << b
         open_ = (m & bit) == 0
@@ -129,13 +142,36 @@ def _joker_stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g
         best[FIVE_OF_A_KIND_ROWS[fi], sel] = top + model.bonus * gs
 
 
-def keeper_values(W: Array) -> list[Array]:
+class Workspace:
+    """Arrays for one batch of ``size`` states, reused from chunk to chunk.
+
+    Allocating the (252, S) temporaries afresh for every chunk cost more
+    system time (page faults) than the arithmetic; the solver keeps one
+    workspace per batch size instead.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        n = [len(level) for level in LEVELS]
+        self.E = [[np.empty((n[k], size)) for k in range(N_DICE)] for _ in range(2)]
+        self.M = [np.empty((n[k], size)) for k in range(N_DICE + 1)]
+        self.W = [np.empty((n[N_DICE], size)) for _ in range(3)]
+        self.stop = [np.empty((n[N_DICE], size)) for _ in range(2)]
+        self.tmp = np.empty((n[N_DICE], size))
+
+
+def keeper_values(W: Array, *, out: list[Array] | None = None,
+                  tmp: Array | None = None) -> list[Array]:
     """Expected value of holding each keeper before a throw.
 
     Parameters
     ----------
     W : ndarray of shape (252, S)
         Value of each roll after the throw.
+    out : list of 5 ndarrays, optional
+        Buffers of shape (n_k, S) for levels 0..4.
+    tmp : ndarray of shape (252, S), optional
+        Scratch buffer.
 
     Returns
     -------
@@ -143,35 +179,63 @@ def keeper_values(W: Array) -> list[Array]:
         ``E[k][i]``: value of holding multiset ``LEVELS[k][i]`` and throwing
         the other ``5 - k`` dice; ``E[5]`` is ``W``.
     """
+    size = W.shape[1]
+    if tmp is None:
+        tmp = np.empty_like(W)
     E: list[Array] = [W] * (N_DICE + 1)
     for k in range(N_DICE - 1, -1, -1):
         child = CHILD[k]
-        acc = E[k + 1][child[:, 0]]
+        n = child.shape[0]
+        acc = out[k] if out is not None else np.empty((n, size))
+        t = tmp[:n]
+        np.take(E[k + 1], child[:, 0], axis=0, out=acc, mode="clip")
         for j in range(1, 6):
-            acc += E[k + 1][child[:, j]]
+            np.take(E[k + 1], child[:, j], axis=0, out=t, mode="clip")
+            acc += t
         acc /= 6.0
         E[k] = acc
     return E
 
 
-def best_keeper(E: list[Array]) -> Array:
-    """For each roll, the largest ``E`` over every sub-multiset of it (shape (252, S))."""
+def best_keeper(E: list[Array], *, out: list[Array] | None = None,
+                tmp: Array | None = None) -> Array:
+    """For each roll, the largest ``E`` over every sub-multiset of it (shape (252, S)).
+
+    ``out`` (buffers of shape (n_k, S) for levels 0..5) and ``tmp`` (252, S)
+    are optional scratch space.
+    """
+    size = E[N_DICE].shape[1]
+    if tmp is None:
+        tmp = np.empty_like(E[N_DICE])
     M = E[0]
     for k in range(1, N_DICE + 1):
         parent = PARENT[k]
         assert parent is not None
-        Mk = np.maximum(E[k], M[parent[:, 0]])
+        n = parent.shape[0]
+        Mk = out[k] if out is not None else np.empty((n, size))
+        np.take(M, parent[:, 0], axis=0, out=Mk, mode="clip")
+        np.maximum(Mk, E[k], out=Mk)
         for j in range(1, 6):
             rows = N_PARENTS[k][j]
             if rows:
-                np.maximum(Mk[:rows], M[parent[:rows, j]], out=Mk[:rows])
+                t = tmp[:rows]
+                np.take(M, parent[:rows, j], axis=0, out=t, mode="clip")
+                np.maximum(Mk[:rows], t, out=Mk[:rows])
         M = Mk
     return M
 
 
 def roll_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                u: IntArray) -> tuple[Array, Array, Array, list[Array], list[Array]]:
+                u: IntArray, ws: Workspace | None = None
+                ) -> tuple[Array, Array, Array, list[Array], list[Array]]:
     """Values of each roll on throws 1, 2, 3 and the keeper values before throws 2 and 3.
+
+    Parameters
+    ----------
+    model, V, m, g, u
+        As for :func:`stop_values`.
+    ws : Workspace, optional
+        Buffers for ``m.size`` states; the results live in it until the next call.
 
     Returns
     -------
@@ -181,21 +245,24 @@ def roll_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
     E2, E3 : list of ndarray
         Keeper values (see :func:`keeper_values`) before throws 2 and 3.
     """
-    stop3 = stop_values(model, V, m, g, u, 3)
-    stop2 = stop3 if model.same_stop(2) else stop_values(model, V, m, g, u, 2)
-    stop1 = stop3 if model.same_stop(1) else stop_values(model, V, m, g, u, 1)
-    W3 = stop3
-    E3 = keeper_values(W3)
-    W2 = np.maximum(stop2, best_keeper(E3))
-    E2 = keeper_values(W2)
-    W1 = np.maximum(stop1, best_keeper(E2))
+    if ws is None:
+        ws = Workspace(m.size)
+    W3 = stop_values(model, V, m, g, u, 3, out=ws.W[2], scratch=ws.tmp)
+    stop2 = W3 if model.same_stop(2) else stop_values(model, V, m, g, u, 2, out=ws.stop[0],
+                                                       scratch=ws.tmp)
+    stop1 = W3 if model.same_stop(1) else stop_values(model, V, m, g, u, 1, out=ws.stop[1],
+                                                       scratch=ws.tmp)
+    E3 = keeper_values(W3, out=ws.E[1], tmp=ws.tmp)
+    W2 = np.maximum(stop2, best_keeper(E3, out=ws.M, tmp=ws.tmp), out=ws.W[1])
+    E2 = keeper_values(W2, out=ws.E[0], tmp=ws.tmp)
+    W1 = np.maximum(stop1, best_keeper(E2, out=ws.M, tmp=ws.tmp), out=ws.W[0])
     return W1, W2, W3, E2, E3
 
 
 def turn_start_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                      u: IntArray) -> Array:
+                      u: IntArray, ws: Workspace | None = None) -> Array:
     """Expected points to come from the start of a turn in each state (shape (S,))."""
-    W1 = roll_values(model, V, m, g, u)[0]
+    W1 = roll_values(model, V, m, g, u, ws)[0]
     return ROLL_PROB @ W1
 
 
@@ -242,13 +309,18 @@ def solve(model: Model, progress: Callable[[int, int], None] | None = None) -> A
     m, g, u = levels[n]
     V[m, g, u] = np.where(u >= model.cap, model.upper_bonus_points, 0) if model.cap else 0.0
     done = m.size
+    spaces: dict[int, Workspace] = {}
     if progress:
         progress(done, total)
     for k in range(n - 1, -1, -1):
         m, g, u = levels[k]
         for start in range(0, m.size, CHUNK):
             sl = slice(start, start + CHUNK)
-            V[m[sl], g[sl], u[sl]] = turn_start_values(model, V, m[sl], g[sl], u[sl])
+            size = m[sl].size
+            if size not in spaces:
+                spaces[size] = Workspace(size)
+            V[m[sl], g[sl], u[sl]] = turn_start_values(model, V, m[sl], g[sl], u[sl],
+                                                       spaces[size])
             done += m[sl].size
             if progress:
                 progress(done, total)
