@@ -20,6 +20,7 @@ and :func:`table.rules.score_options` for bonus Yahtzees), tabulated once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -123,9 +124,9 @@ class Model:
 
     @classmethod
     def of(cls, ruleset: Ruleset | str, variant: str | None = None) -> Model:
-        """Build the model of ``ruleset`` (an id or a :class:`Ruleset`) and ``variant``."""
+        """The model of ``ruleset`` (an id or a :class:`Ruleset`) and ``variant``, built once."""
         rs = find_ruleset(ruleset) if isinstance(ruleset, str) else ruleset
-        return cls(rs, check_variant(rs, variant))
+        return _model(cls, rs, check_variant(rs, variant))
 
     # -- layout -----------------------------------------------------------------
     @property
@@ -320,6 +321,11 @@ class Model:
                 h.update(repr(score_options(self.ruleset, (f,) * 5, card,
                                             joker=self.variant)).encode())
         return h.hexdigest()
+
+
+@functools.cache
+def _model(cls: type[Model], ruleset: Ruleset, variant: str) -> Model:
+    return cls(ruleset, variant)
 
 
 def all_models() -> list[Model]:
