@@ -55,6 +55,7 @@ class BenchResult:
     early: int = 0
     expected_unreadable_ok: int = 0
     wrong_details: list[str] = field(default_factory=list)
+    unreadable_details: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """The numbers as a JSON-able dict."""
@@ -75,6 +76,7 @@ class BenchResult:
             "missed": self.missed, "verdicts_while_moving": self.early,
             "leaning_rolls_reported_unreadable": self.expected_unreadable_ok,
             "wrong_details": self.wrong_details[:5],
+            "unexpected_unreadable": self.unreadable_details[:5],
         }
 
 
@@ -138,9 +140,14 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
             for e in events:
                 if e.kind in (EventKind.SETTLED, EventKind.UNREADABLE):
                     roll = f.truth.roll
-                    if f.truth.stop_index is None or any(frames[k].truth.moving or frames[k].truth.hand
-                                                         for k in range(f.index - 2, f.index + 1)):
+                    # the voting frames must all show the dice at rest (index >= the stop frame) and no hand
+                    stop = f.truth.stop_index
+                    if stop is None or f.index - (e.votes or 3) + 1 < stop or any(
+                            frames[k].truth.hand for k in range(f.index - 2, f.index + 1)):
                         result.early += 1
+                        result.wrong_details.append(
+                            f"seed {seed} frame {f.index}: {e.kind.value} {list(e.values)} while the tray moved "
+                            f"(roll {roll}, phase {f.truth.phase}); {'; '.join(e.problems)}")
                     verdicts.setdefault(roll, (f.index, e))
         for plan in src.plan:
             result.rolls += 1
@@ -153,6 +160,8 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
                 result.unreadable += 1
                 if plan.expect_unreadable:
                     result.expected_unreadable_ok += 1
+                else:
+                    result.unreadable_details.append(f"seed {seed} roll {plan.roll}: {'; '.join(e.problems)}")
             elif plan.expect_unreadable:
                 result.wrong += 1
                 result.wrong_details.append(f"seed {seed} roll {plan.roll}: a leaning die was read as flat")

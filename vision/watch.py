@@ -272,6 +272,23 @@ class WatchConfig:
             raise ValueError(f"min_confidence must be 0-1, got {self.min_confidence!r}")
 
 
+def _without_nested(reading: ImageReading) -> ImageReading:
+    """Drop die boxes whose centre lies inside a box at least twice as large (a pip or a face found twice).
+
+    Seen from above, dice do not overlap: two real dice never have one's centre
+    inside the other's box.
+    """
+    dice = reading.dice
+    keep = []
+    for k, d in enumerate(dice):
+        cx, cy = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
+        nested = any(j != k and o.box[0] <= cx <= o.box[0] + o.box[2] and o.box[1] <= cy <= o.box[1] + o.box[3]
+                     and o.box[2] * o.box[3] >= 2 * d.box[2] * d.box[3] for j, o in enumerate(dice))
+        if not nested:
+            keep.append(d)
+    return reading if len(keep) == len(dice) else ImageReading(tuple(keep), reading.problems)
+
+
 def _reading_order(dice: Sequence[TrayDie], die_mm: float) -> list[TrayDie]:
     return sorted(dice, key=lambda d: (round(d.centre_mm[1] / die_mm), d.centre_mm[0]))
 
@@ -564,7 +581,7 @@ class RollWatcher:
 
     # -- reading and voting ------------------------------------------------------------------
     def _inspect(self, rect: np.ndarray, reading: ImageReading
-                 ) -> tuple[set[int], list[tuple[float, float, bool]]]:
+                 ) -> tuple[set[int], list[tuple[float, float, bool]], set[int]]:
         """Leaning dice (indices into ``reading.dice``) and unexplained objects (tray mm) in a still frame.
 
         Compares the rectified frame with the rectified empty-tray reference: pixels
@@ -575,7 +592,8 @@ class RollWatcher:
         a side face); the rectangle is the blob's equivalent from its second moments
         (robust to a few stray pixels).  A die-sized blob holding no reader box is an object the reader
         did not read (a die on its edge, covered, or not a die); it comes with
-        ``(x_mm, y_mm, tilted)``.
+        ``(x_mm, y_mm, tilted)``.  A reader box over the unchanged empty tray is a
+        phantom (returned third) and is left out of the reading.
         """
         c = self.config
         ppm = self.geometry.px_per_mm / 2  # the check runs at half the rectified resolution
@@ -593,14 +611,20 @@ class RollWatcher:
         mask = cv2.morphologyEx((changed & ~shadow).astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         centres = [((d.box[0] + d.box[2] / 2) / 2, (d.box[1] + d.box[3] / 2) / 2) for d in reading.dice]
+        phantoms: set[int] = set()
+        for k, d in enumerate(reading.dice):
+            x0, y0 = max(0, int(d.box[0] / 2)), max(0, int(d.box[1] / 2))
+            x1, y1 = int(math.ceil((d.box[0] + d.box[2]) / 2)), int(math.ceil((d.box[1] + d.box[3]) / 2))
+            if np.count_nonzero(mask[y0:y1, x0:x1]) < 0.2 * side * side:
+                phantoms.add(k)  # nothing there but the empty tray
         leaning: set[int] = set()
         unexplained: list[tuple[float, float, bool]] = []
         for i in range(1, n):
             x, y, w, h, area = (int(v) for v in stats[i])
             if area < 0.4 * side * side:
                 continue
-            inside = [k for k, (cx, cy) in enumerate(centres)
-                      if x <= cx < x + w and y <= cy < y + h and labels[int(cy), int(cx)] in (0, i)]
+            inside = [k for k, (cx, cy) in enumerate(centres) if k not in phantoms
+                      and x <= cx < x + w and y <= cy < y + h and labels[int(cy), int(cx)] in (0, i)]
             if len(inside) > 1:
                 continue  # dice touching each other
             m = cv2.moments((labels[y:y + h, x:x + w] == i).astype(np.uint8), binaryImage=True)
@@ -613,7 +637,7 @@ class RollWatcher:
                 unexplained.append(((x + w / 2) / ppm, (y + h / 2) / ppm, tilted))
             elif tilted:
                 leaning.add(inside[0])
-        return leaning, unexplained
+        return leaning, unexplained, phantoms
 
     def _tray_dice(self, reading: ImageReading, leaning: set[int] | None = None) -> tuple[list[TrayDie], list[str]]:
         ppm = self.geometry.px_per_mm
@@ -650,12 +674,16 @@ class RollWatcher:
     def _vote(self, image: np.ndarray, idx: int, ts: float, mismatch: bool) -> list[RollEvent]:
         c = self.config
         rect = self.geometry.rectify(image)
-        reading = self.reader(rect)
+        reading = _without_nested(self.reader(rect))
         self.last_reading = reading
         leaning: set[int] | None = None
         unexplained: list[tuple[float, float, bool]] = []
         if self._ref_log is not None:
-            leaning, unexplained = self._inspect(rect, reading)
+            leaning, unexplained, phantoms = self._inspect(rect, reading)
+            if phantoms:
+                keep = [k for k in range(len(reading.dice)) if k not in phantoms]
+                leaning = {keep.index(k) for k in leaning}
+                reading = ImageReading(tuple(reading.dice[k] for k in keep), reading.problems)
         dice, problems = self._tray_dice(reading, leaning)
         for x, y, tilted in unexplained:
             problems.append(
@@ -707,6 +735,7 @@ class RollWatcher:
             self._settled_dice = tuple(d for d in last_dice if d.value is not None) if agreed else None
         else:
             flags = self._match(last_dice)
+            notes = tuple(p for p in notes if "unreadable" not in p)  # every die was read in the end
             event = self._event(EventKind.SETTLED, idx, ts, dice=tuple(last_dice), flags=tuple(flags),
                                 problems=notes, frame=frozen, votes=len(votes))
             self._settled_dice = tuple(last_dice)

@@ -63,4 +63,6 @@ def run(args: argparse.Namespace) -> int:
               f"verdicts while moving {s['verdicts_while_moving']}")
         for line in s["wrong_details"]:
             print(f"    wrong: {line}")
+        for line in s["unexpected_unreadable"]:
+            print(f"    unreadable: {line}")
     return 1 if missed else 0
