@@ -1,6 +1,7 @@
-"""Sweep the reader's value threshold on a labelled set: accuracy vs silent errors.
+"""Sweep the reader's value threshold and pip-count corroboration: accuracy vs silent errors.
 
 Usage: python benchmarks/tune_reader.py [DATASET_DIR] [--face-model ONNX] [--no-tta]
+       [--thresholds T ...] [--corroborate C ...] [--all-sources]
 
 Runs the detector, the face reader and the reader's second look (which does not
 depend on the threshold) once per photo and prints, per threshold, per-die accuracy and the silent-error rate
@@ -21,7 +22,8 @@ from vision.detect import default_detector
 from vision.evaluate import load_dataset, match_dice
 from vision.face import FaceReader, crop_die, default_face_reader
 from vision.images import load_image
-from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, _second_look
+from vision._reader_pips import count_pips
+from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, _second_look, pip_contrast_view
 
 
 def main() -> None:
@@ -29,6 +31,10 @@ def main() -> None:
     parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
     parser.add_argument("--face-model", default=None)
     parser.add_argument("--no-tta", action="store_true")
+    parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7])
+    parser.add_argument("--corroborate", type=float, nargs="+", default=[0.0, 0.6, 0.7, 0.8, 0.9],
+                        help="CORROBORATE_BELOW values (0: never ask the pip count)")
+    parser.add_argument("--all-sources", action="store_true")
     parser.add_argument("--margin", type=float, default=FACE_CROP_MARGIN, help="crop margin (vision.face.crop_die)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -48,28 +54,30 @@ def main() -> None:
         pt = _second_look(faces, crops, p)
         truth = {i: item.dice[j].value for i, j in match_dice([d.box for d in dets], [d.box for d in item.dice])}
         for i, d in enumerate(dets):
-            rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score))
-    print(f"{'thr':>5} {'source':7} {'accuracy':>8} {'silent':>7} {'unknown':>7}")
-    for thr in (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.8, 0.9):
-        stats = defaultdict(lambda: np.zeros(3))  # correct, silent, unknown
-        for source, truth, p, pt, score in rows:
-            if p[0] >= DROP_NOT_A_DIE_PROB and score < DROP_MAX_DETECTOR_SCORE:
-                continue
-            q = p if args.no_tta else pt
-            best = int(np.argmax(q[1:]) + 1)
-            given = q[best] >= thr
-            for key in (source, "ALL"):
-                if given and best == truth:
-                    stats[key][0] += 1
-                elif given:
-                    stats[key][1] += 1
-                elif truth:
-                    stats[key][2] += 1
-        for key in sorted(stats):
-            c, s, u = stats[key]
-            n = max(1, n_true[key])
-            print(f"{thr:5.2f} {key:7} {c / n:8.3f} {s / n:7.3f} {u / n:7.3f}")
-
+            pips = count_pips(pip_contrast_view(crops[i]), args.margin)
+            rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score, pips))
+    print(f"{'thr':>5} {'corr':>5} {'source':7} {'accuracy':>8} {'silent':>7} {'unknown':>7}")
+    for thr in args.thresholds:
+        for corroborate in args.corroborate:
+            stats = defaultdict(lambda: np.zeros(3))  # correct, silent, unknown
+            for source, truth, p, pt, score, pips in rows:
+                if p[0] >= DROP_NOT_A_DIE_PROB and score < DROP_MAX_DETECTOR_SCORE:
+                    continue
+                q = p if args.no_tta else pt
+                best = int(np.argmax(q[1:]) + 1)
+                given = q[best] >= thr and (q[best] >= corroborate or pips == best)
+                for key in (source, "ALL"):
+                    if given and best == truth:
+                        stats[key][0] += 1
+                    elif given:
+                        stats[key][1] += 1
+                    elif truth:
+                        stats[key][2] += 1
+            for key in sorted(stats):
+                if args.all_sources or key in ("ALL", "kingpi"):
+                    c, s_, u = stats[key]
+                    n = max(1, n_true[key])
+                    print(f"{thr:5.2f} {corroborate:5.2f} {key:7} {c / n:8.3f} {s_ / n:7.3f} {u / n:7.3f}")
 
 if __name__ == "__main__":
     main()

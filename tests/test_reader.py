@@ -199,3 +199,42 @@ def test_real_pipeline_reads_rendered_tray():
         right += sum(min(read.count(v), 1) for v in (1, 2, 3, 4, 5))
         wrong += len(read) - sum(min(read.count(v), 1) for v in (1, 2, 3, 4, 5))
     assert right >= 14 and wrong <= 1
+
+
+_PIP_XY = {
+    1: [(0.5, 0.5)], 2: [(0.25, 0.25), (0.75, 0.75)], 3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+    5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+    6: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.5), (0.75, 0.5), (0.25, 0.75), (0.75, 0.75)],
+}
+
+
+def _draw_die(image, box, value, body=(225, 230, 235), pip=(20, 20, 20)):
+    x, y, w, h = box
+    cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), body, -1)
+    for px, py in _PIP_XY[value]:
+        cv2.circle(image, (int(x + px * w), int(y + py * h)), max(2, w // 11), pip, -1, cv2.LINE_AA)
+    return image
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("colours", [((225, 230, 235), (20, 20, 20)), ((180, 60, 30), (40, 40, 200))])
+def test_count_pips_on_drawn_faces(value, colours):
+    from vision._reader_pips import count_pips
+    from vision.face import crop_die
+    from vision.reader import FACE_CROP_MARGIN, pip_contrast_view
+
+    image = _draw_die(np.full((200, 200, 3), 70, np.uint8), (70, 70, 60, 60), value, *colours)
+    crop = crop_die(image, (70, 70, 60, 60), margin=FACE_CROP_MARGIN)
+    assert count_pips(pip_contrast_view(crop), FACE_CROP_MARGIN) == value
+
+
+@pytest.mark.parametrize("drawn, expected", [(5, (5,)), (2, (None,))])
+def test_unsure_value_needs_the_pip_count_to_agree(drawn, expected):
+    image = _draw_die(np.full((240, 320, 3), 70, np.uint8), (100, 80, 60, 60), drawn)
+    det = FakeDetector([Detection((100, 80, 60, 60), 0.9)])
+    faces = FakeFaceReader([_probs(5, 0.5)])  # unsure: between VALUE_THRESHOLD and CORROBORATE_BELOW
+    reading = read_image(image, detector=det, face_reader=faces, tta=False)
+    assert reading.values == expected
+    if expected == (None,):
+        assert reading.dice[0].reason == "pip count disagrees"

@@ -14,9 +14,10 @@ with ``dicetable eval``; see the constants):
   probability >= :data:`DROP_NOT_A_DIE_PROB` and the detector's score is below
   :data:`DROP_MAX_DETECTOR_SCORE`: a phantom from a pip-like spot or a tray edge;
 * a value when the face reader's best class is 1-6 with probability >=
-  :data:`VALUE_THRESHOLD`;
+  :data:`VALUE_THRESHOLD` and, when that probability is under
+  :data:`CORROBORATE_BELOW`, a classical pip count agrees;
 * otherwise unknown, with a reason (``"low confidence"``, ``"not a readable
-  face"``, ``"leaning"``).
+  face"``, ``"pip count disagrees"``, ``"leaning"``).
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels of the image given, ``x`` right, ``y`` down.
@@ -34,6 +35,7 @@ from vision.reading import DieReading, ImageReading
 
 __all__ = [
     "VALUE_THRESHOLD",
+    "CORROBORATE_BELOW",
     "FACE_CROP_MARGIN",
     "DROP_NOT_A_DIE_PROB",
     "DROP_MAX_DETECTOR_SCORE",
@@ -44,14 +46,20 @@ __all__ = [
     "pip_contrast_view",
 ]
 
-#: Least face-reader probability of the best face value (1-6) to give a value.
+#: Least face-reader probability of the best face value (1-6) to give a value
+#: (and under :data:`CORROBORATE_BELOW` the pip count must agree too).
 #: Measured on dev with face reader v1 (dev crop top-1 0.79), crop margin 0.085
 #: and the second look (``python benchmarks/tune_reader.py``), per-die accuracy /
-#: silent-error rate (kingpi accuracy): 0.40: 84.2 % / 4.1 %; 0.50: 79.7 % / 2.3 %;
-#: 0.55: 78.5 % / 2.0 %; 0.60: 76.9 % / 1.7 % (100 %); 0.70: 73.4 % / 1.2 % (96 %);
-#: 0.80: 68.2 % / 0.7 %. 0.60 keeps silent errors under 2 % with some room for
-#: photos unlike dev. Re-tune when the face reader is retrained.
-VALUE_THRESHOLD: float = 0.60
+#: silent-error rate for (threshold, corroborate below):
+#: (0.60, none) 76.9 % / 1.7 %; (0.40, none) 84.2 % / 4.1 %; (0.40, 0.60) 80.6 % / 2.1 %;
+#: (0.40, 0.70) 79.0 % / 1.7 %; (0.40, 0.80) 77.6 % / 1.5 %; (0.30, 0.70) 79.8 % / 1.8 %;
+#: (0.50, 0.70) 76.6 % / 1.3 %. Re-tune when the face reader is retrained.
+VALUE_THRESHOLD: float = 0.40
+
+#: A value whose probability is under this is given only when a classical pip
+#: count (:func:`vision._reader_pips.count_pips` on the pip-contrast view)
+#: agrees; otherwise the die is unknown ("pip count disagrees").
+CORROBORATE_BELOW: float = 0.70
 
 #: Dice whose best face value has a probability under this get the second look
 #: (the four 90-degree turns averaged). On dev the second look for dice under
@@ -222,6 +230,7 @@ def read_image(
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
 
+    crops_by_id = {id(det): crop for det, crop in zip(detections, crops)}
     areas = np.array([d.box[2] * d.box[3] for d, _ in kept], np.float64)
     median_area = float(np.median(areas))
     leaning_count = 0
@@ -233,8 +242,10 @@ def read_image(
         if leaning and (p[0] > 0.2 or best_p < 0.95):
             leaning_count += 1
             dice.append(DieReading(None, det.box, best_p, "leaning"))
-        elif best_p >= value_threshold:
+        elif best_p >= value_threshold and (best_p >= CORROBORATE_BELOW or _pips_agree(crops_by_id[id(det)], best)):
             dice.append(DieReading(best, det.box, best_p, None))
+        elif best_p >= value_threshold:
+            dice.append(DieReading(None, det.box, best_p, "pip count disagrees"))
         elif p[0] >= best_p:
             dice.append(DieReading(None, det.box, best_p, "not a readable face"))
         else:
@@ -255,6 +266,12 @@ def read_image(
 
 def _dice_word(n: int) -> str:
     return "1 die" if n == 1 else f"{n} dice"
+
+
+def _pips_agree(crop: np.ndarray, value: int) -> bool:
+    from vision._reader_pips import count_pips
+
+    return count_pips(pip_contrast_view(crop), FACE_CROP_MARGIN) == value
 
 
 def _is_blurred(crops: list[np.ndarray]) -> bool:
