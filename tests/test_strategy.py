@@ -33,12 +33,13 @@ from table.strategy._dice import (
 )
 from table.strategy.model import Model, check_variant, variants_for
 from table.strategy.solver import roll_values, stop_values, turn_start_values
-from table.strategy.tables import clear_memory_cache, file_name
+from table.strategy.tables import PACKAGE_DATA, clear_memory_cache, file_name
 
 
 @pytest.fixture(autouse=True)
 def tmp_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DICETABLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("table.strategy.tables.PACKAGE_DATA", tmp_path / "no-package-data")
     clear_memory_cache()
     yield tmp_path / "cache" / "strategy"
     clear_memory_cache()
@@ -263,7 +264,9 @@ def test_tables_are_saved_loaded_and_rebuilt_when_stale(tmp_cache):
     path = tmp_cache / file_name("chaser", "standard")
     assert path.is_file()
     loaded = load_table(path, table.model)
-    assert loaded.values.dtype == np.float32
+    with np.load(path) as data:
+        assert data["values"].dtype == np.float32
+    assert loaded.values.dtype == np.float64
     assert loaded.expected == table.expected
     reachable = ~np.isnan(table.values)
     assert np.allclose(loaded.values[reachable], table.values[reachable], atol=1e-4)
@@ -282,7 +285,30 @@ def test_tables_are_saved_loaded_and_rebuilt_when_stale(tmp_cache):
     assert load_table(path, table.model).expected == rebuilt.expected
 
 
-def test_get_table_without_build_says_what_to_run(tmp_cache, monkeypatch):
-    monkeypatch.setattr("table.strategy.tables.PACKAGE_DATA", tmp_cache / "no-package-data")
+def test_get_table_without_build_says_what_to_run():
     with pytest.raises(FileNotFoundError, match="dicetable strategy build generala"):
         get_table("generala", build=False)
+
+
+SHIPPED_DATA = PACKAGE_DATA  # bound at import, before any test patches it
+SHIPPED = {("yahtzee", "forced"): 254.5877, ("yahtzee", "free"): 255.6639,
+           ("yahtzee", "free_choice"): 254.5896, ("yahtzee", "none"): 245.8708,
+           ("yacht", "standard"): 191.7744, ("chaser", "standard"): 174.5586,
+           ("yatzy", "standard"): 248.4400, ("generala", "standard"): 162.4695}
+
+
+@pytest.mark.parametrize("ruleset,variant", sorted(SHIPPED))
+def test_shipped_tables_are_fresh(ruleset, variant):
+    """The package's tables match today's rules and solver (else: rebuild and re-ship them)."""
+    path = SHIPPED_DATA / file_name(ruleset, variant)
+    table = load_table(path, Model.of(ruleset, variant))
+    assert round(table.expected, 4) == SHIPPED[(ruleset, variant)]
+
+
+def test_advice_on_a_loaded_float32_table_with_an_upper_section(monkeypatch):
+    # Regression: float32 values from a file broke np.take(out=float64) in stop_values.
+    monkeypatch.setattr("table.strategy.tables.PACKAGE_DATA", SHIPPED_DATA)
+    table = get_table("yacht", build=False)
+    assert table.values.dtype == np.float64
+    holds = advise_holds(table, Card.from_mapping("yacht", {"aces": 3}), (1, 3, 4, 5, 5), 1)
+    assert holds[0].keep == (5, 5)

@@ -25,6 +25,7 @@ from table.strategy.tables import clear_memory_cache
 @pytest.fixture(autouse=True)
 def tmp_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("DICETABLE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("table.strategy.tables.PACKAGE_DATA", tmp_path / "no-package-data")
     clear_memory_cache()
     yield
     clear_memory_cache()

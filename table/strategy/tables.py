@@ -4,7 +4,7 @@ A table file is a compressed ``.npz`` holding
 
 ``values``  float32, shape ``(2 ** n_boxes, n_flags, cap + 1)``
     Expected points still to come from each turn-start state under optimal
-    play (0 for unreachable states).
+    play (0 for unreachable states); widened to float64 when loaded.
 ``meta``  a JSON string
     ``format``, ``solver`` (versions), ``ruleset``, ``variant``, ``spec``
     (rules document version), ``fingerprint`` (hash of the score tables),
@@ -125,6 +125,7 @@ class StrategyTable:
         try:
             with os.fdopen(fd, "wb") as fh:
                 np.savez_compressed(fh, values=values, meta=np.array(json.dumps(self.meta())))
+            os.chmod(tmp, 0o644)  # mkstemp makes 0600; tables are not secret
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -156,7 +157,7 @@ def load_table(path: Path, model: Model) -> StrategyTable:
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
-            values = data["values"]
+            values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
     except (ValueError, KeyError) as exc:
         raise StaleTablesError(
             f"{path} is not a strategy table ({exc}); delete it or run "
