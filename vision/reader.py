@@ -221,28 +221,27 @@ def read_image(
     if tta:
         probs = _second_look(face_reader, crops, probs)
 
-    kept: list[tuple[Detection, np.ndarray]] = []
-    for det, p in zip(detections, probs):
+    kept: list[tuple[Detection, np.ndarray, np.ndarray]] = []
+    for det, p, crop in zip(detections, probs, crops):
         if p[0] >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
-            continue
-        kept.append((det, p))
+            continue  # a phantom: a pip-like spot or a tray edge
+        kept.append((det, p, crop))
     if not kept:
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
 
-    crops_by_id = {id(det): crop for det, crop in zip(detections, crops)}
-    areas = np.array([d.box[2] * d.box[3] for d, _ in kept], np.float64)
+    areas = np.array([d.box[2] * d.box[3] for d, _, _ in kept], np.float64)
     median_area = float(np.median(areas))
     leaning_count = 0
     dice: list[DieReading] = []
-    for (det, p), area in zip(kept, areas):
+    for (det, p, crop), area in zip(kept, areas):
         best = int(np.argmax(p[1:]) + 1)
         best_p = float(p[best])
         leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
         if leaning and (p[0] > 0.2 or best_p < 0.95):
             leaning_count += 1
             dice.append(DieReading(None, det.box, best_p, "leaning"))
-        elif best_p >= value_threshold and (best_p >= CORROBORATE_BELOW or _pips_agree(crops_by_id[id(det)], best)):
+        elif best_p >= value_threshold and (best_p >= CORROBORATE_BELOW or _pips_agree(crop, best)):
             dice.append(DieReading(best, det.box, best_p, None))
         elif best_p >= value_threshold:
             dice.append(DieReading(None, det.box, best_p, "pip count disagrees"))
@@ -251,8 +250,7 @@ def read_image(
         else:
             dice.append(DieReading(None, det.box, best_p, "low confidence"))
 
-    kept_crops = [crops[i] for i, det in enumerate(detections) if any(det is k for k, _ in kept)]
-    if _is_blurred(kept_crops):
+    if _is_blurred([crop for _, _, crop in kept]):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
     if leaning_count:
         problems.append(
