@@ -168,3 +168,13 @@ def test_bench_command_json(capsys):
 def test_bench_bad_sizes(capsys):
     assert main(["bench", "--sizes", "big"]) == 2
     assert "--sizes must be like 640x480" in capsys.readouterr().err
+
+
+def test_calibrate_check_save_keeps_the_threshold(tmp_path, capsys):
+    assert main(["calibrate", "--camera", "synthetic:2", "--name", "s", "--profiles-dir", str(tmp_path)]) == 0
+    assert main(["calibrate", "--check", "--camera", "synthetic:2", "--profile", "s", "--profiles-dir",
+                 str(tmp_path), "--reader", "truth", "--min-confidence", "0.7", "--save"]) == 0
+    assert "saved min_confidence = 0.7" in capsys.readouterr().err
+    from calibration.profile import load_profile
+    again = load_profile("s", tmp_path)
+    assert again.min_confidence == 0.7 and again.reference == "s.empty.png"
