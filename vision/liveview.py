@@ -40,6 +40,9 @@ def annotate(image: np.ndarray, watcher: RollWatcher, *, fps: float | None = Non
              event: RollEvent | None = None) -> np.ndarray:
     """Draw the watcher's view over a camera frame.
 
+    Dice read are boxed green, flagged dice (held die turned, die not moved)
+    orange, unread dice red with the reason; ``H`` marks held dice.
+
     Parameters
     ----------
     image : ndarray of shape (H, W, 3), dtype uint8
@@ -69,10 +72,11 @@ def annotate(image: np.ndarray, watcher: RollWatcher, *, fps: float | None = Non
     verdict = last if last is not None and last.kind in (EventKind.SETTLED, EventKind.UNREADABLE) else None
     if verdict is not None and watcher.state == WatchState.SETTLED:
         ppm = geo.px_per_mm
-        for d in verdict.dice:
+        flagged = {f.die for f in verdict.flags}
+        for k, d in enumerate(verdict.dice):
             bx, by, bw, bh = d.box_px
             pts = geo.tray_to_image(np.array([(bx, by), (bx + bw, by), (bx + bw, by + bh), (bx, by + bh)]) / ppm)
-            colour = (0, 220, 0) if d.value is not None else (0, 0, 255)
+            colour = (0, 0, 255) if d.value is None else (0, 140, 255) if k in flagged else (0, 220, 0)
             cv2.polylines(out, [np.round(pts).astype(np.int32)], True, colour, 2, cv2.LINE_AA)
             label = str(d.value) if d.value is not None else f"? {d.reason or ''}".strip()
             if d.held:
