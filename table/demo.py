@@ -20,6 +20,7 @@ import numpy as np
 
 from table.errors import UsageError
 from table.player import choose_box, choose_holds
+from table.strategy.bots import BOT_LEVELS, Bot, make_bot
 from table.rules import (
     Card,
     Ruleset,
@@ -175,9 +176,11 @@ class _Table:
 
     def __init__(self, rs: Ruleset, n_players: int, seed: int, reader: Reader, max_reads: int,
                  out: Callable[[str], None], on_image: Callable[[RenderedTray], None] | None,
-                 style: str | None) -> None:
+                 style: str | None, bots: Sequence[Bot | None] = ()) -> None:
         self.rs = rs
-        self.names = tuple(f"Player {i + 1}" for i in range(n_players))
+        self.bots = list(bots) + [None] * (n_players - len(bots))
+        self.names = tuple(f"Player {i + 1}" + (f" ({b.level})" if b is not None else "")
+                           for i, b in enumerate(self.bots))
         self.cards = [Card.empty() for _ in range(n_players)]
         self.rng = np.random.default_rng(seed)
         self.scene = TrayScene(seed=int(self.rng.integers(2**31)), style=style, n_dice=N_DICE)
@@ -255,7 +258,8 @@ class _Table:
             self.out(f"  throw {roll}: read {_fmt(dice)}" + (f"  [{note}]" if note else ""))
             if roll == 3:
                 break
-            holds = choose_holds(rs, dice, card, roll=roll)
+            bot = self.bots[player]
+            holds = bot.choose_hold(card, dice, roll) if bot else choose_holds(rs, dice, card, roll=roll)
             if all(holds):
                 self.out(f"           keeps all five, stops after throw {roll}")
                 break
@@ -264,7 +268,8 @@ class _Table:
                      f"{'die' if N_DICE - len(kept) == 1 else 'dice'}")
         options = score_options(rs, dice, card, roll=roll)
         self.out("  options: " + ", ".join(f"{rs.display_name(b)} {p}" for b, p in options.items()))
-        box = choose_box(rs, dice, card, roll=roll)
+        bot = self.bots[player]
+        box = bot.choose_box(card, dice, roll) if bot else choose_box(rs, dice, card, roll=roll)
         old = card
         card = place(rs, card, dice, box, roll=roll)
         self.cards[player] = card
@@ -301,7 +306,8 @@ def final_table(rs: Ruleset, names: Sequence[str], cards: Sequence[Card]) -> lis
 
 def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader: Reader | None = None,
               max_reads: int = 3, out: Callable[[str], None] | None = None,
-              on_image: Callable[[RenderedTray], None] | None = None, style: str | None = None) -> DemoResult:
+              on_image: Callable[[RenderedTray], None] | None = None, style: str | None = None,
+              bots: Sequence[str | Bot] = ()) -> DemoResult:
     """Play one whole game on synthetic tray pictures read by the pip reader.
 
     Parameters
@@ -325,6 +331,10 @@ def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader
         (for a display, or a test).
     style : str, optional
         Tray style (see :data:`vision.render.STYLES`); random when None.
+    bots : sequence of str or Bot, optional
+        Computer players for the first seats: a level (``easy``, ``medium``,
+        ``optimal``; see :mod:`table.strategy.bots`) or a bot object; the other
+        seats use the built-in player.
 
     Returns
     -------
@@ -345,10 +355,16 @@ def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader
         raise UsageError(f"seed must be a whole number 0 or more, got {seed!r}")
     if isinstance(max_reads, bool) or not isinstance(max_reads, int) or not 1 <= max_reads <= 10:
         raise UsageError(f"max_reads must be 1 to 10, got {max_reads!r}")
+    if len(bots) > players:
+        raise UsageError(f"{len(bots)} bots given for {players} player(s); give at most one per player")
+    bad = [b for b in bots if isinstance(b, str) and b not in BOT_LEVELS]
+    if bad:
+        raise UsageError(f"unknown bot level {bad[0]!r}; choose from: {', '.join(BOT_LEVELS)}")
+    seated = [make_bot(b, rs) if isinstance(b, str) else b for b in bots]
     read = reader if reader is not None else default_reader()
     emit = out if out is not None else print
     start = time.perf_counter()
-    table = _Table(rs, players, seed, read, max_reads, emit, on_image, style)
+    table = _Table(rs, players, seed, read, max_reads, emit, on_image, style, seated)
     emit(f"{rs.title or rs.id}: {players} player{'s' if players > 1 else ''}, seed {seed}; "
          f"{table.scene.style} tray, five dice, {len(rs.boxes)} rounds")
     for round_no in range(1, len(rs.boxes) + 1):

@@ -130,3 +130,44 @@ def test_levels_are_ordered_by_strength():
                   for s in rng_seeds]
         means[level] = np.mean(scores)
     assert means["easy"] < means["medium"] < means["optimal"]
+
+
+# -- bots seated in the demo (table.demo) ------------------------------------------------------
+
+class _TruthReader:
+    """Reports the rendered truth, so the demo game is decided by the players alone."""
+
+    def __init__(self):
+        self.tray = None
+
+    def on_image(self, tray):
+        self.tray = tray
+
+    def __call__(self, image):
+        from vision.reading import DieReading, ImageReading
+
+        return ImageReading(tuple(DieReading(d.value, d.box, 0.99) for d in self.tray.dice))
+
+
+def test_demo_seats_bots_and_they_play_legally():
+    import table.demo as demo
+
+    checker = CheckingBot(make_bot("optimal", "generala"), "generala")
+    reader = _TruthReader()
+    lines: list[str] = []
+    result = demo.play_demo(rules="generala", players=3, seed=3, reader=reader,
+                            on_image=reader.on_image, out=lines.append, bots=[checker, "easy"])
+    assert result.players == ("Player 1 (optimal)", "Player 2 (easy)", "Player 3")
+    assert all(len(card) == 11 for card in result.cards)
+    assert checker.holds > 0
+    assert any(line.startswith("Round 1/11 - Player 1 (optimal)") for line in lines)
+
+
+def test_demo_refuses_bad_bots():
+    import table.demo as demo
+    from table.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown bot level 'genius'"):
+        demo.play_demo(rules="yacht", players=1, bots=["genius"], reader=_TruthReader())
+    with pytest.raises(UsageError, match="2 bots given for 1 player"):
+        demo.play_demo(rules="yacht", players=1, bots=["easy", "easy"], reader=_TruthReader())

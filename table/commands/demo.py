@@ -33,10 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="seed of dice, tray and pictures; same seed, same game (default 0)")
     parser.add_argument("--max-reads", type=int, default=3, metavar="N",
                         help="pictures of one throw before the true values are typed in (default 3)")
+    parser.add_argument("--bots", default="", metavar="LEVELS",
+                        help="computer players for the first seats, comma-separated levels "
+                             "easy, medium, optimal (e.g. optimal,easy); other seats use the "
+                             "built-in player")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the demo game; exit status 0."""
-    play_demo(rules=args.rules, players=args.players, seed=args.seed, max_reads=args.max_reads)
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    play_demo(rules=args.rules, players=args.players, seed=args.seed, max_reads=args.max_reads,
+              bots=bots)
     return 0

@@ -15,7 +15,7 @@ Examples
 >>> round(table.expected, 4)                             # doctest: +SKIP
 254.5896
 >>> advise_holds(table, Card.empty(), (1, 3, 4, 5, 5), roll=1)[0].keep   # doctest: +SKIP
-(3, 4, 5)
+(5, 5)
 """
 
 from table.strategy.advice import BoxAdvice, HoldAdvice, advise_boxes, advise_holds, roll_value

@@ -131,6 +131,7 @@ class Model:
     # -- layout -----------------------------------------------------------------
     @property
     def n_boxes(self) -> int:
+        """Number of boxes (= turns) of the ruleset."""
         return len(self.ruleset.boxes)
 
     @property
@@ -145,6 +146,7 @@ class Model:
 
     @cached_property
     def flag_box(self) -> int | None:
+        """Index of the box whose 50 changes later scores (see the module docstring), or None."""
         rs = self.ruleset
         if self.has_bonus:
             return rs.boxes.index("yahtzee")
@@ -161,21 +163,25 @@ class Model:
 
     @property
     def n_flags(self) -> int:
+        """2 with a flag box, else 1."""
         return 1 if self.flag_box is None else 2
 
     @property
     def cap(self) -> int:
+        """Upper-bonus threshold in points (upper sums are capped there), 0 without a bonus."""
         t = self.ruleset.upper_bonus_threshold
         return 0 if t is None else t
 
     @property
     def upper_bits(self) -> tuple[int, ...]:
+        """Box indexes of aces..sixes when the upper sum is tracked, else empty."""
         if not self.cap:
             return ()
         return tuple(self.ruleset.boxes.index(b) for b in self.ruleset.upper_boxes)
 
     @property
     def upper_bonus_points(self) -> int:
+        """Points of the upper bonus (0 without one)."""
         return self.ruleset.upper_bonus_points if self.cap else 0
 
     @property
@@ -185,6 +191,7 @@ class Model:
 
     @cached_property
     def bonus(self) -> int:
+        """Points of one Yahtzee bonus (100, from :func:`table.rules.yahtzee_bonus_for`), else 0."""
         if not self.has_bonus:
             return 0
         return yahtzee_bonus_for(self.ruleset, (6,) * 5, Card({"yahtzee": 50}))
@@ -224,6 +231,7 @@ class Model:
 
     @cached_property
     def joker(self) -> npt.NDArray[np.int16] | None:
+        """Bonus-Yahtzee points per (mask, face, box), -1 where not allowed; see the class docstring."""
         if not self.has_bonus:
             return None
         rs = self.ruleset
