@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
               f"(motion-only frames {s['motion_frame_ms_median']} ms, read frames {s['read_frame_ms_median']} ms "
               f"x {s['read_frames']})")
         print(f"  settle latency: median {s['settle_latency_frames_median']} frames, max "
-              f"{s['settle_latency_frames_max']} (target <= {TARGET_LATENCY_FRAMES})")
+              f"{s['settle_latency_frames_max']} (target <= {TARGET_LATENCY_FRAMES}); about "
+              f"{s['settle_latency_ms_at_30fps']} ms from the last die stopping to the event at 30 fps")
         print(f"  rolls {s['rolls']}: right {s['right']}, unreadable {s['unreadable']} (leaning, expected: "
               f"{s['leaning_rolls_reported_unreadable']}), wrong {s['wrong']}, missed {s['missed']}, "
               f"verdicts while moving {s['verdicts_while_moving']}")
