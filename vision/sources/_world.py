@@ -104,7 +104,7 @@ def background_plane(rng: np.random.Generator, ppm: float = 3.0, margin_mm: floa
 
 def warp_plane(plane: np.ndarray, plane_to_mm: np.ndarray, cam: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The plane image as the camera sees it, float32 BGR of shape (h, w, 3)."""
-    return cv2.warpPerspective(plane, cam @ plane_to_mm, size, flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+    return cv2.warpPerspective(plane, cam @ plane_to_mm, size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
 
 
