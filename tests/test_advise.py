@@ -99,5 +99,6 @@ def test_strategy_build_quiet_then_up_to_date(capsys, tmp_cache):
 
 
 def test_strategy_bad_input_exits_2(capsys):
-    assert "has no Yahtzee bonus" in run_error(capsys, "strategy", "expected", "yacht", "--no-bonus")
+    assert "has no Yahtzee bonus" in run_error(capsys, "strategy", "expected", "yacht",
+                                               "--no-bonus")
     assert "unknown ruleset" in run_error(capsys, "strategy", "build", "pachisi")

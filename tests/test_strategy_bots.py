@@ -98,7 +98,8 @@ def test_medium_bot_immediate_points_match_the_rules():
     for ruleset, variant in [("yahtzee", "forced"), ("yahtzee", "none"), ("generala", None)]:
         bot = LookaheadBot(ruleset, variant)
         rs = find_ruleset(ruleset)
-        card = Card.from_mapping(rs, {rs.boxes[0]: 0, rs.boxes[-2]: 50 if ruleset == "yahtzee" else 0,
+        card = Card.from_mapping(rs, {rs.boxes[0]: 0,
+                                      rs.boxes[-2]: 50 if ruleset == "yahtzee" else 0,
                                       **({"generala": 50} if ruleset == "generala" else {})})
         fast = bot._immediate_all(card)
         assert list(fast) == [bot.immediate(card, d, 3) for d in ROLLS]

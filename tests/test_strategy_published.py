@@ -1,4 +1,4 @@
-"""Published optimal-play values (spec section 10), from full table builds (slow: about a minute)."""
+"""Published optimal-play values (spec section 10), from full table builds (slow: ~1 min)."""
 
 from __future__ import annotations
 

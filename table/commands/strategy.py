@@ -14,9 +14,16 @@ import sys
 
 from table.errors import UsageError
 from table.rules import RULESET_IDS, find_ruleset
-from table.strategy import YAHTZEE_VARIANTS, StaleTablesError, cache_dir, check_variant, variants_for
+from table.strategy import (
+    YAHTZEE_VARIANTS,
+    StaleTablesError,
+    cache_dir,
+    check_variant,
+    variants_for,
+)
 from table.strategy.model import Model
-from table.strategy.tables import PACKAGE_DATA, build_with_bar, file_name, get_table, load_table
+from table.strategy import tables
+from table.strategy.tables import build_with_bar, file_name, get_table, load_table
 
 DESCRIPTION = """\
 Optimal solitaire strategy: the expected final score of a player who maximises
@@ -122,7 +129,8 @@ def _expected(args: argparse.Namespace) -> int:
     variant = _variant(args, rid)
     table = get_table(rid, variant, stream=sys.stderr)
     if args.json:
-        print(json.dumps({"ruleset": rid, "variant": variant, "expected": round(table.expected, 4)}))
+        print(json.dumps({"ruleset": rid, "variant": variant,
+                          "expected": round(table.expected, 4)}))
     else:
         print(f"{rid} ({variant}): {table.expected:.4f}")
     return 0
@@ -136,7 +144,7 @@ def _list() -> int:
             name = file_name(rid, variant)
             model = Model.of(rid, variant)
             status = "missing (built on first use)"
-            for where, path in (("cache", folder / name), ("package", PACKAGE_DATA / name)):
+            for where, path in (("cache", folder / name), ("package", tables.PACKAGE_DATA / name)):
                 if not path.is_file():
                     continue
                 try:

@@ -81,7 +81,8 @@ class BoxAdvice:
                 "expected": round(self.expected, 4)}
 
 
-def _check(table: StrategyTable, card: Card, dice: object, roll: object) -> tuple[tuple[int, ...], int]:
+def _check(table: StrategyTable, card: Card, dice: object, roll: object
+           ) -> tuple[tuple[int, ...], int]:
     d = check_dice(dice)  # type: ignore[arg-type]
     r = check_roll(roll)
     if is_full(table.ruleset, card):

@@ -157,7 +157,8 @@ class Model:
                     continue
                 if any(rs.score_box(d, c, {b: 50}, 3) != rs.score_box(d, c, {}, 3) for d in ROLLS):
                     if found not in (None, b):
-                        raise NotImplementedError(f"{rs.id}: more than one box changes other scores")
+                        raise NotImplementedError(
+                            f"{rs.id}: more than one box changes other scores")
                     found = b
         return None if found is None else rs.boxes.index(found)
 
@@ -226,12 +227,12 @@ class Model:
                          if not np.array_equal(self.scores[:, 0, b], self.scores[:, 1, b]))
 
     def same_stop(self, roll: int) -> bool:
-        """True if stopping on throw ``roll`` scores like stopping on throw 3 (all but Generala's servida)."""
+        """True if stopping on throw ``roll`` scores like throw 3 (all but Generala's servida)."""
         return bool(np.array_equal(self.scores[roll - 1], self.scores[2]))
 
     @cached_property
     def joker(self) -> npt.NDArray[np.int16] | None:
-        """Bonus-Yahtzee points per (mask, face, box), -1 where not allowed; see the class docstring."""
+        """Bonus-Yahtzee points per (mask, face, box), -1 where not allowed (see the class)."""
         if not self.has_bonus:
             return None
         rs = self.ruleset

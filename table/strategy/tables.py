@@ -100,7 +100,7 @@ class StrategyTable:
         return self.model.variant
 
     def future(self, card: Card) -> float:
-        """Expected points still to come from the start of a turn on ``card`` (upper bonus included)."""
+        """Expected points still to come from the start of a turn on ``card`` (with upper bonus)."""
         mask, flag, upper = self.model.state_of(card)
         return float(self.values[mask, flag, upper])
 
