@@ -312,3 +312,24 @@ def test_advice_on_a_loaded_float32_table_with_an_upper_section(monkeypatch):
     assert table.values.dtype == np.float64
     holds = advise_holds(table, Card.from_mapping("yacht", {"aces": 3}), (1, 3, 4, 5, 5), 1)
     assert holds[0].keep == (5, 5)
+
+
+def test_damaged_table_file_is_rebuilt(tmp_cache):
+    tmp_cache.mkdir(parents=True)
+    path = tmp_cache / file_name("generala", "standard")
+    path.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(StaleTablesError, match="not a strategy table"):
+        load_table(path, Model.of("generala"))
+    assert round(get_table("generala").expected, 4) == 162.4695
+    assert load_table(path, Model.of("generala")).expected == get_table("generala").expected
+
+
+def test_unwritable_cache_still_gives_a_table(tmp_path, monkeypatch, capsys):
+    import sys
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("DICETABLE_CACHE", str(blocker))
+    table = get_table("chaser", stream=sys.stderr)
+    assert round(table.expected, 4) == 174.5586
+    assert "warning: could not save the chaser table" in capsys.readouterr().err

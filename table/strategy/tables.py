@@ -22,6 +22,7 @@ import os
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,14 +152,15 @@ def load_table(path: Path, model: Model) -> StrategyTable:
     OSError
         If the file cannot be read.
     StaleTablesError
-        If the file was written for other rules, another variant or another
-        format or solver version (rebuild it with ``dicetable strategy build``).
+        If the file is damaged or was written for other rules, another variant
+        or another format or solver version (rebuild it with
+        ``dicetable strategy build``).
     """
     try:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
-    except (ValueError, KeyError) as exc:
+    except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise StaleTablesError(
             f"{path} is not a strategy table ({exc}); delete it or run "
             f"'dicetable strategy build {model.ruleset.id}'") from None
@@ -225,7 +227,11 @@ def get_table(ruleset: Ruleset | str, variant: str | None = None, *, build: bool
             f"no strategy table for {rs.id} ({variant}) in {folder}; "
             f"run 'dicetable strategy build {rs.id}' first")
     table = build_with_bar(model, stream)
-    table.save(folder / name)
+    try:
+        table.save(folder / name)
+    except OSError as exc:  # a read-only cache still gets a working table, rebuilt next time
+        if stream is not None:
+            print(f"warning: could not save the {rs.id} table in {folder}: {exc}", file=stream)
     _LOADED[key] = table
     return table
 
