@@ -120,3 +120,14 @@ def test_score_counts_right_wrong_and_abstained():
     assert (s["right"], s["wrong"], s["abstained"]) == (0.5, 0.25, 0.25)
     s = score(probs, values, 0.92)
     assert (s["right"], s["wrong"], s["abstained"]) == (0.0, 0.25, 0.75)
+
+
+def test_render_samples_gives_dice_and_background():
+    pytest.importorskip("vision.render")
+    from vision.training.render_data import render_samples
+
+    crops, labels = render_samples(2, seed=0)
+    assert crops.shape[1:] == (CONTEXT_SIZE, CONTEXT_SIZE, 3) and crops.dtype == np.uint8
+    assert len(crops) == len(labels)
+    assert (labels == 0).any() and (labels > 0).any()
+    assert set(labels.tolist()) <= set(range(7))

@@ -85,7 +85,7 @@ def draw_die(
         BGR image.
     """
     if style is None:
-        style = str(rng.choice(["ivory_dark", "ivory", "random"], p=[0.4, 0.3, 0.3]))
+        style = str(rng.choice(["ivory_dark", "ivory", "random"], p=[0.3, 0.2, 0.5]))
     box_side = size / (1.6 * 1.3) if box_side is None else box_side
     S = size * _SS
     # background
@@ -98,15 +98,29 @@ def draw_die(
     # texture on the background
     tex = cv2.resize(rng.normal(0, rng.uniform(0, 18), (8, 8)), (S, S), interpolation=cv2.INTER_CUBIC)
     img += tex[..., None]
-    if style == "random" and rng.random() < 0.5:
+    body_map: np.ndarray | None = None
+    if style == "random":
         body = _colour(rng, "any")
-        # contrasting pips
-        lum = body.mean()
-        pip = np.full(3, rng.uniform(0, 50)) if lum > 128 else np.full(3, rng.uniform(200, 255))
-        if rng.random() < 0.3:
-            pip = _colour(rng, "any")
-            if abs(pip.mean() - lum) < 70:
-                pip = 255 - body
+        lum = float(body @ np.array([0.114, 0.587, 0.299]))
+        r = rng.random()
+        if r < 0.35:
+            # chromatic pips: red / yellow / white / black picked against the body
+            options = [np.array([40.0, 40.0, 200.0]), np.array([40.0, 210.0, 230.0]), np.array([235.0, 235.0, 235.0]), np.array([20.0, 20.0, 20.0]), np.array([60.0, 160.0, 210.0])]
+            dist = [np.abs(o - body).sum() for o in options]
+            cands = [o for o, d in zip(options, dist) if d > 250] or [options[int(np.argmax(dist))]]
+            pip = cands[int(rng.integers(len(cands)))] + rng.uniform(-15, 15, 3)
+        else:
+            pip = np.full(3, rng.uniform(0, 50)) if lum > 110 else np.full(3, rng.uniform(200, 255))
+        if rng.random() < 0.6:
+            # marbled body: two colours mixed by noise, smooth or swirly (veins, speckles);
+            # teaches that texture on the face is not a pip
+            other = np.clip(body + rng.normal(0, 70, 3), 0, 255)
+            cells = int(rng.choice([5, 10, 18, 30]))
+            noise = cv2.resize(rng.normal(0, 1, (cells, cells)), (S, S), interpolation=cv2.INTER_CUBIC)
+            if rng.random() < 0.5:
+                noise = np.sin(noise * rng.uniform(3, 8))  # veins
+            mix = np.clip(0.5 + noise * rng.uniform(0.5, 3.0), 0, 1)[..., None]
+            body_map = body * mix + other * (1 - mix)
     else:
         body = _colour(rng, "ivory")
         pip = np.full(3, rng.uniform(0, 60)) + rng.uniform(-10, 10, 3)
@@ -131,7 +145,7 @@ def draw_die(
         g = rng.uniform(-0.15, 0.15, 2)
         yy, xx = np.mgrid[0:S, 0:S].astype(np.float32) / S - 0.5
         shade = 1 + g[0] * xx + g[1] * yy
-        face = body[None, None, :] * shade[..., None]
+        face = (body_map if body_map is not None else body[None, None, :]) * shade[..., None]
         img[m > 0] = face[m > 0]
         if val == 0:
             return

@@ -14,9 +14,10 @@ Training data (TRAIN set only; the DEV set is used only to measure):
   (class 0) cut from the same photos: background squares, squares between two
   dice, squares half off a die.
 - Procedurally drawn dice (:mod:`vision.training.synth`): ``--synth`` per class
-  (default 400) plus as many class-0 drawings (dice far off centre, blank faces).
+  (default 600) plus as many class-0 drawings (dice far off centre, blank faces).
 - Synthetic tray images from :mod:`vision.render` when it is importable and
-  ``--render N`` > 0 (N images; each die box becomes a sample).
+  ``--render N`` > 0 (default 300 images; each die box becomes a sample,
+  plus background and half-off squares as class 0).
 
 Crops are cut once into a cache under ``/tmp/dicetable_face_cache`` (never in
 the repository). Every epoch draws fresh augmentations
@@ -80,9 +81,16 @@ class FaceNet(nn.Module):
         return self.head(self.drop(x))
 
 
+def _source_hash(path: str) -> str:
+    """Short hash of a source file, so that caches of drawn crops follow code changes."""
+    import hashlib
+
+    return hashlib.sha1(Path(path).read_bytes()).hexdigest()[:8]
+
+
 def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """Drawn context crops (:func:`vision.training.synth.synth_set`), cached in `cache_dir`."""
-    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}.npz"
+    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{_source_hash(synth.__file__)}.npz"
     if path.is_file():
         z = np.load(path)
         return z["crops"], z["labels"]
@@ -104,7 +112,9 @@ def render_cache(n_images: int, seed: int, cache_dir: Path) -> tuple[np.ndarray,
     except ImportError as exc:  # renderer not there (yet)
         print(f"renderer not used: {exc}", flush=True)
         return empty
-    path = Path(cache_dir) / f"render_{n_images}_{seed}_{CONTEXT_SIZE}.npz"
+    import vision.training.render_data as rd
+
+    path = Path(cache_dir) / f"render_{n_images}_{seed}_{CONTEXT_SIZE}_{_source_hash(rd.__file__)}.npz"
     if path.is_file():
         z = np.load(path)
         return z["crops"], z["labels"]
@@ -142,7 +152,7 @@ def train(args: argparse.Namespace) -> dict:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = int(np.ceil(len(y) / args.batch))
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.15)
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     dev = None
     if args.dev_dir is not None and Path(args.dev_dir).is_dir():
         from vision.training.evaluate import dev_crops
@@ -205,12 +215,13 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.train_face", description="Train the face reader and export ONNX.")
     p.add_argument("--out", type=Path, required=True, help="folder for face_reader.onnx and face_reader.json")
-    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=4e-3)
-    p.add_argument("--synth", type=int, default=400, help="drawn dice per class (and as many class-0 drawings)")
-    p.add_argument("--render", type=int, default=0, help="vision.render tray images to add (0: none)")
+    p.add_argument("--synth", type=int, default=600, help="drawn dice per class (and as many class-0 drawings)")
+    p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
+    p.add_argument("--label-smoothing", type=float, default=0.0)
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)")
@@ -248,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-            "optimizer": "AdamW wd 1e-4, OneCycle, label smoothing 0.05",
+            "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",
             "torch": torch.__version__, "threads": 2, "train_seconds": round(res["train_s"], 1),
             "history": res["history"],
         },
