@@ -1,0 +1,117 @@
+"""The GPIO pin map: which BCM pin each button and hold LED uses (``pins.toml``)."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from table.errors import UsageError
+from table.inputs.commands import HOLD_COMMANDS, Command
+
+#: Debounce window, in seconds.
+DEBOUNCE_S = 0.03
+#: Shortest press of UNDO that undoes, in seconds.
+LONG_PRESS_S = 0.8
+
+
+class PinConflictError(UsageError):
+    """Raised when two buttons or LEDs are given the same GPIO pin, or a pin is out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class PinMap:
+    """Where the buttons and hold LEDs are wired.
+
+    Parameters
+    ----------
+    buttons : dict of Command to int
+        BCM GPIO number of each button (pressed pulls the pin to ground).
+    leds : dict of int to int
+        Die index (0-4) -> BCM GPIO number of its hold LED.
+    debounce_s : float
+        Edges closer than this to the last accepted edge are ignored, in seconds.
+    long_press_s : float
+        UNDO must be held at least this long, in seconds.
+
+    Raises
+    ------
+    PinConflictError
+        If a pin is used twice or is not 0-27.
+    """
+
+    buttons: dict[Command, int]
+    leds: dict[int, int] = field(default_factory=dict)
+    debounce_s: float = DEBOUNCE_S
+    long_press_s: float = LONG_PRESS_S
+
+    def __post_init__(self) -> None:
+        seen: dict[int, str] = {}
+        named = [(c.value, p) for c, p in self.buttons.items()] + [(f"LED {d + 1}", p) for d, p in self.leds.items()]
+        for name, pin in named:
+            if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+                raise PinConflictError(f"{name!r} is set to pin {pin!r}; give a BCM GPIO number 0-27")
+            if pin in seen:
+                raise PinConflictError(f"GPIO{pin} is set for both {seen[pin]!r} and {name!r} in pins.toml; "
+                                       "give each button and LED its own pin")
+            seen[pin] = name
+        if not 0 <= self.debounce_s <= 0.5:
+            raise UsageError(f"debounce_s must be 0-0.5 s, got {self.debounce_s!r}")
+        if not 0.2 <= self.long_press_s <= 5:
+            raise UsageError(f"long_press_s must be 0.2-5 s, got {self.long_press_s!r}")
+
+
+#: The default wiring (the same as ``firmware_config/pins.toml``; a test keeps them equal).
+DEFAULT_BUTTONS: dict[Command, int] = {
+    Command.HOLD_1: 5, Command.HOLD_2: 6, Command.HOLD_3: 13, Command.HOLD_4: 19, Command.HOLD_5: 26,
+    Command.ROLL: 17, Command.PREV: 27, Command.NEXT: 22, Command.SCORE: 23, Command.UNDO: 24,
+    Command.MENU: 25,
+}
+#: Die index -> hold LED pin of the default wiring.
+DEFAULT_LEDS: dict[int, int] = {0: 12, 1: 16, 2: 20, 3: 21, 4: 18}
+
+
+def default_pin_map() -> PinMap:
+    """The default wiring (``firmware_config/pins.toml``)."""
+    return PinMap(dict(DEFAULT_BUTTONS), dict(DEFAULT_LEDS))
+
+
+def default_pins_path() -> Path:
+    """``firmware_config/pins.toml`` of this checkout (the default wiring)."""
+    return Path(__file__).resolve().parents[2] / "firmware_config" / "pins.toml"
+
+
+def load_pin_map(path: str | Path | None = None) -> PinMap:
+    """Read a pin map from a ``pins.toml`` file.
+
+    With no `path`, :func:`default_pins_path` is read when it exists (a checkout),
+    else the built-in :func:`default_pin_map` is used (an installed package).
+
+    Raises
+    ------
+    UsageError
+        If the file is missing, not TOML, names an unknown button, or reuses a pin.
+    """
+    if path is None and not default_pins_path().is_file():
+        return default_pin_map()
+    p = Path(path) if path is not None else default_pins_path()
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
+    buttons: dict[Command, int] = {}
+    for name, pin in dict(data.get("buttons", {})).items():
+        try:
+            buttons[Command(name)] = pin
+        except ValueError:
+            raise UsageError(f"{p}: unknown button {name!r}; use: {', '.join(c.value for c in Command)}") from None
+    leds: dict[int, int] = {}
+    for name, pin in dict(data.get("leds", {})).items():
+        if name not in [c.value for c in HOLD_COMMANDS]:
+            raise UsageError(f"{p}: unknown LED {name!r}; use hold_1 to hold_5")
+        leds[int(name[-1]) - 1] = pin
+    timing = dict(data.get("timing", {}))
+    return PinMap(buttons, leds, float(timing.get("debounce_s", DEBOUNCE_S)),
+                  float(timing.get("long_press_s", LONG_PRESS_S)))
