@@ -14,7 +14,7 @@ Training data (TRAIN set only; the DEV set is used only to measure):
   (class 0) cut from the same photos: background squares, squares between two
   dice, squares half off a die.
 - Procedurally drawn dice (:mod:`vision.training.synth`): ``--synth`` per class
-  (default 600) plus as many class-0 drawings (dice far off centre, blank faces).
+  (default 500) plus as many class-0 drawings (dice far off centre, blank faces).
 - Synthetic tray images from :mod:`vision.render` when it is importable and
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
   plus background and half-off squares as class 0).
@@ -215,13 +215,13 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.train_face", description="Train the face reader and export ONNX.")
     p.add_argument("--out", type=Path, required=True, help="folder for face_reader.onnx and face_reader.json")
-    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--epochs", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--lr", type=float, default=4e-3)
-    p.add_argument("--synth", type=int, default=600, help="drawn dice per class (and as many class-0 drawings)")
+    p.add_argument("--synth", type=int, default=500, help="drawn dice per class (and as many class-0 drawings)")
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
-    p.add_argument("--label-smoothing", type=float, default=0.0)
+    p.add_argument("--label-smoothing", type=float, default=0.05)
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)")
