@@ -242,3 +242,19 @@ def test_dev_crop_accuracy_floor(reader):
 # Floors a little under the packaged model's measured crop accuracy (see face_reader.json).
 DEV_FLOOR_ALL = 0.75
 DEV_FLOOR_KINGPI = 0.90
+
+
+def test_rotation_tta_is_invariant_to_quarter_turns():
+    tta = FaceReader(rotations=4)
+    crop = plain_face(5, angle_deg=10)
+    probs = tta.predict([crop, np.ascontiguousarray(np.rot90(crop))])
+    assert probs.shape == (2, 7)
+    np.testing.assert_allclose(probs.sum(axis=1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(probs[0], probs[1], atol=1e-4)
+    assert probs[0].argmax() == 5
+    assert tta.predict([]).shape == (0, 7)
+
+
+def test_rotations_must_be_1_or_4():
+    with pytest.raises(ValueError, match="rotations"):
+        FaceReader(rotations=2)

@@ -9,7 +9,7 @@ readable face", or confidence below the threshold). Background crops (random
 squares with IoU < 0.1 against every die box) measure how often a detector's
 false positive would be read as a face.
 
-Run: ``python -m vision.training.evaluate [--dev ../shared/dice-images/dev] [--model PATH]``.
+Run: ``python -m vision.training.evaluate [--dev ../shared/dice-images/dev] [--model PATH] [--rotations 4]``.
 """
 
 from __future__ import annotations
@@ -141,8 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="labelled folder (default: the DEV set)")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
+    p.add_argument("--rotations", type=int, choices=(1, 4), default=1, help="test-time 90-degree turns (FaceReader rotations)")
     args = p.parse_args(argv)
-    reader = FaceReader(args.model)
+    reader = FaceReader(args.model, rotations=args.rotations)
     print(format_table(evaluate(reader, dev_crops(args.dev))))
     return 0
 

@@ -278,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
         ev = evaluate(reader, res["dev"])
         meta["dev_metrics"] = ev
         print(format_table(ev), flush=True)
+        ev4 = evaluate(FaceReader(onnx_path, rotations=4), res["dev"])
+        meta["dev_metrics_rotations4"] = ev4
+        print("with rotations=4 (test-time 90-degree turns):\n" + format_table(ev4), flush=True)
     t = time.perf_counter()
     import cv2
 
