@@ -18,13 +18,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "tray picture, read by the real pip reader, and played by a simple built-in "
             "player (held dice stay put, re-rolled dice land anew). Unknown or missing "
             "dice are re-read with the tray nudged, then typed in from the truth. Ends "
-            "with the score table and how well the reader did. For now the demo always "
-            "prints to the terminal; a web display will become the default later, and "
-            "--headless will keep the terminal-only output."
+            "with the score table and how well the reader did (--headless). Without "
+            "--headless the demo runs the table app itself: the synthetic camera, the roll "
+            "watcher with the real pip reader, the game and the display page (open the "
+            "printed address), played by the built-in player pressing the table's buttons; "
+            "it ends a few seconds after the game."
         ),
     )
     parser.add_argument("--headless", action="store_true",
-                        help="terminal output only (currently the only display; accepted for scripts)")
+                        help="terminal output only: rendered trays read one by one, no page, no camera stream")
+    parser.add_argument("--speed", type=float, default=2.0, metavar="X",
+                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 2)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="port of the page (default 8000, or any free one when taken; 0: any free port)")
+    parser.add_argument("--linger", type=float, default=5.0, metavar="S",
+                        help="seconds the page stays up after the game (default 5)")
     parser.add_argument("--rules", default="yahtzee", metavar="ID",
                         help=f"ruleset: {', '.join(RULESET_IDS)} (default yahtzee)")
     parser.add_argument("--players", type=int, default=2, metavar="N",
@@ -43,6 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the demo game; exit status 0."""
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    if not args.headless:
+        from table.demo_served import serve_demo
+
+        serve_demo(rules=args.rules, players=args.players, seed=args.seed, bots=bots, speed=args.speed,
+                   port=args.port, linger_s=args.linger)
+        return 0
     play_demo(rules=args.rules, players=args.players, seed=args.seed, max_reads=args.max_reads,
               bots=bots)
     return 0

@@ -1,0 +1,96 @@
+"""The built-in player of ``dicetable demo``: presses the table's buttons like a person would.
+
+It only sends :class:`table.inputs.Command` values to the app (the same path as
+the GPIO buttons), at a watchable pace: ROLL to throw, HOLD 1-5 to keep dice,
+NEXT to walk to the box it wants, SCORE to write it.  Holds and boxes come from
+:mod:`table.player` or a strategy bot (:mod:`table.strategy.bots`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from table.inputs.commands import HOLD_COMMANDS, Command
+from table.player import choose_box, choose_holds
+from table.rules import find_ruleset
+
+
+class DemoPlayer:
+    """Plays every seat of the app's game through commands, in a thread.
+
+    Parameters
+    ----------
+    app : TableApp
+        A started app on the game screen with the synthetic tray.
+    delay_s : float, optional
+        Seconds between presses.
+    bots : sequence of Bot or None, optional
+        Strategy bots for the first seats; the built-in player for the others.
+    """
+
+    def __init__(self, app: Any, *, delay_s: float = 0.5, bots: Sequence[Any] = ()) -> None:
+        self.app = app
+        self.delay_s = float(delay_s)
+        self.bots = list(bots)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="dicetable-demo-player", daemon=True)
+        self.presses = 0
+
+    def start(self) -> DemoPlayer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _press(self, c: Command) -> None:
+        self.presses += 1
+        self.app.press(c, "demo").result(timeout=30)
+
+    def _throw(self) -> None:
+        """Press ROLL and wait until the camera gave its verdict on the throw (read or unreadable)."""
+        verdicts = self.app.verdicts
+        self._press(Command.ROLL)
+        deadline = time.monotonic() + 30
+        while not self._stop.is_set() and time.monotonic() < deadline and self.app.verdicts == verdicts:
+            self._stop.wait(0.02)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            st = self.app.state
+            if st is None or st.turn is None or self.app.screen != "game":
+                if self.app.finished.is_set() or self.app.screen == "end":
+                    return
+                self._stop.wait(0.05)
+                continue
+            self._stop.wait(self.delay_s)
+            turn = st.turn
+            if self.app.pending is not None:
+                self._press(Command.ROLL)   # a die did not move: use the reading anyway
+                continue
+            rs = find_ruleset(st.ruleset)
+            card = st.cards[turn.player]
+            bot = self.bots[turn.player] if turn.player < len(self.bots) else None
+            if turn.roll == 0:
+                self._throw()
+                continue
+            if turn.roll < 3:
+                want = tuple(bot.choose_hold(card, turn.dice, turn.roll) if bot else
+                             choose_holds(rs, turn.dice, card, roll=turn.roll, joker=st.joker))
+                if not all(want):
+                    diff = [i for i in range(5) if want[i] != turn.holds[i]]
+                    if diff:
+                        self._press(HOLD_COMMANDS[diff[0]])
+                        continue
+                    self._throw()
+                    continue
+            box = bot.choose_box(card, turn.dice, turn.roll) if bot else \
+                choose_box(rs, turn.dice, card, roll=turn.roll, joker=st.joker)
+            if self.app.selected != box:
+                self._press(Command.NEXT)
+                continue
+            self._press(Command.SCORE)

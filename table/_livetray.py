@@ -1,0 +1,180 @@
+"""A synthetic tray that throws on request: the camera of ``dicetable demo`` and the app's tests.
+
+:class:`vision.sources.synthetic.SyntheticSource` plays a fixed script.  Here
+the script grows one roll at a time: :meth:`LiveTray.throw` appends a
+:class:`~vision.sources.synthetic.ScriptedRoll` (held dice go to the hold area,
+the others tumble anew) and the frames of that roll follow; between throws the
+tray shows its last still frame.  The same seed and the same throws give the
+same frames (the script is re-planned from the start, which replays every
+earlier roll identically).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from vision.sources.base import FrameSource
+from vision.sources import synthetic
+from vision.sources.synthetic import ScriptedRoll, SyntheticSource
+
+_IDLE_FRAMES = 2
+
+
+def _trim() -> None:
+    """Give freed heap back to the OS (glibc only): building a tray leaves ~65 MB of freed temporaries."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class _GrowingSource(SyntheticSource):
+    """A :class:`SyntheticSource` whose script can be replaced, keeping its rendered tray and noise.
+
+    Re-planning from the seed replays the earlier rolls exactly as a new source
+    would (the constructor plans with ``default_rng(seed)`` too); a test checks it.
+    """
+
+    def set_script(self, script: Sequence[ScriptedRoll]) -> None:
+        self._script = tuple(script)
+        self._states, self._plans = synthetic._plan(self._script, np.random.default_rng(self._seed), _IDLE_FRAMES)
+        self._static_key = None
+
+
+class LiveTray(FrameSource):
+    """Synthetic frames of five dice thrown on request.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the tray, the dice positions and the values thrown.
+    fps : float, optional
+        Frame rate of the timestamps, in frames per second.
+    tumble_frames, rest_frames : int, optional
+        Frames of each throw's tumble and of the still rest after it.
+
+    Examples
+    --------
+    >>> tray = LiveTray(seed=1)
+    >>> tray.throw(())                       # all five dice
+    >>> frames = [tray.read() for _ in range(80)]
+    >>> len(tray.truth_dice())
+    5
+    """
+
+    kind = "synthetic-live"
+
+    def __init__(self, *, seed: int = 0, fps: float = 30.0, tumble_frames: int = 20,
+                 rest_frames: int = 12) -> None:
+        super().__init__()
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed + 101)
+        self._fps = float(fps)
+        self._tumble = int(tumble_frames)
+        self._rest = int(rest_frames)
+        self._script: list[ScriptedRoll] = []
+        self._src: SyntheticSource | None = None
+        self._k = 0
+        self._end = 0
+        self._lock = threading.Lock()
+        self._idle_image: np.ndarray | None = None
+        self.throws = 0
+
+    @property
+    def fps(self) -> float:
+        return self._fps
+
+    @property
+    def describe(self) -> str:
+        return f"synthetic-live:{self.seed} ({len(self._script)} throws)"
+
+    @property
+    def busy(self) -> bool:
+        """True while a throw's frames are still playing."""
+        return self._src is not None and self._k < self._end
+
+    def throw(self, keep: Sequence[int], values: Sequence[int] | None = None) -> None:
+        """Throw every die but those in `keep` (script die indexes, 0-4).
+
+        Parameters
+        ----------
+        keep : sequence of int
+            Dice left in (or moved to) the hold area.
+        values : sequence of int, optional
+            The five values after the throw (kept dice keep theirs); random when None.
+        """
+        with self._lock:
+            old = self._script[-1].values if self._script else None
+            if values is None:
+                new = [int(v) for v in self.rng.integers(1, 7, 5)]
+                if old is not None:
+                    new = [old[i] if i in keep else new[i] for i in range(5)]
+            else:
+                new = [int(v) for v in values]
+            hold = tuple(sorted(set(int(i) for i in keep))) if old is not None else ()
+            self._script.append(ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble,
+                                             rest_frames=self._rest))
+            if self._src is None:
+                self._src = _GrowingSource(seed=self.seed, script=self._script, fps=self._fps,
+                                           idle_frames=_IDLE_FRAMES)
+                _trim()
+            else:
+                self._src.set_script(self._script)
+            plan = self._src.plan[-1]
+            self._k, self._end = plan.start_index, plan.end_index
+            self._idle_image = None
+            self.throws += 1
+
+    def truth_dice(self) -> list[tuple[int, tuple[float, float]]]:
+        """``(value, (x, y) mm)`` of each script die as it lies now (empty before the first throw)."""
+        with self._lock:
+            if self._src is None:
+                return []
+            k = min(self._k, self._src.frame_count - 1)
+            return [(d.value, d.centre_mm) for d in self._src.truth(k).dice]
+
+    def nearest_die(self, xy_mm: tuple[float, float]) -> int:
+        """Index of the script die lying nearest `xy_mm` (tray mm)."""
+        dice = self.truth_dice()
+        return min(range(len(dice)), key=lambda i: math.dist(dice[i][1], xy_mm))
+
+    def _grab(self) -> tuple[np.ndarray, float, Any]:
+        with self._lock:
+            src = self._src
+            if src is None:
+                if self._idle_image is None:
+                    self._idle_image = SyntheticSource(seed=self.seed, script=[ScriptedRoll(values=(1,) * 5)],
+                                                       fps=self._fps, idle_frames=_IDLE_FRAMES).render_state(0)
+                    _trim()
+                return self._idle_image, self._index / self._fps, None
+            k = min(self._k, src.frame_count - 1)
+            if self._k < self._end:
+                self._k += 1
+                image = src.render_state(k)
+            else:
+                if self._idle_image is None:
+                    self._idle_image = src.render_state(k)
+                image = self._idle_image
+            return image, self._index / self._fps, src.truth(k)
+
+
+def make_live_reader(kind: str, source: FrameSource, geometry: Any) -> tuple[Any, Any]:
+    """The reader for `source` and a per-frame hook, as :func:`table.commands._live.make_reader`.
+
+    ``kind="truth"`` also works with a :class:`LiveTray` (its frames carry the truth).
+    """
+    if kind == "truth" and isinstance(source, LiveTray):
+        from vision.sources.synthetic import TruthReader
+
+        reader = TruthReader(geometry)
+        return reader, reader.see
+    from table.commands._live import make_reader
+
+    return make_reader(kind, source, geometry)

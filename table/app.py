@@ -1,0 +1,657 @@
+"""The table app: camera -> roll watcher -> game -> store -> display, and the inputs.
+
+:class:`TableApp` is a small actor: one worker thread owns the store (SQLite
+connections stay on the thread that made them) and does everything that changes
+the game, in order.  Buttons, keys, page taps and the camera only *submit*
+work (:meth:`TableApp.press`, :meth:`TableApp.roll_event`); after each change
+the worker builds the page's snapshot and hands it to the listeners (the
+display's WebSocket hub, the hold LEDs).
+
+How a turn goes at the table:
+
+* The player throws; the camera's :class:`vision.watch.RollWatcher` says
+  *settled*; the values go into the game as the next roll (held dice keep
+  their places: matched by value, hold area and position).  A reading with a
+  die that did not move is held back until ROLL/CONFIRM (or a proper re-roll).
+* HOLD 1-5 hold dice for the re-roll (their LEDs light); PREV/NEXT select a
+  box (the best one is selected after each roll); SCORE writes it; a long
+  press on UNDO takes back the last action; MENU opens the menu.
+* With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
+  that are not held.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from table.display.snapshot import Setup, best_of, game_json, options_of
+from table.errors import DicetableError, UsageError
+from table.game import (
+    DiceSource,
+    EndGame,
+    GameError,
+    GameMode,
+    ReadDice,
+    ScoreBox,
+    SetHold,
+    StartGame,
+    Undo,
+)
+from table.game.session import GameSession
+from table.inputs.commands import HOLD_COMMANDS, KEYMAP, Command
+from table.rules import JOKER_VARIANTS, RULESET_IDS, RulesError, find_ruleset
+from table.store import open_store
+
+log = logging.getLogger(__name__)
+
+#: Menu items, in order.
+MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
+              ("new", "New game (end this one)"), ("setup", "Set up players and rules"))
+
+#: Camera warnings and what to do about them (kind -> text).
+ADVICE = {
+    "leaning": "A die is leaning on the wall or another die: re-roll it.",
+    "unreadable": "Some dice could not be read: lay them flat, apart, and re-roll them.",
+    "held-changed": "A held die changed: turn it back as it was, or UNDO if it was misread.",
+    "unmoved": "A die did not move since the last roll: re-roll it, or press CONFIRM to use this reading.",
+    "moved": "The dice moved after they were read: the reading shown stands.",
+    "camera-lost": "Camera lost: check the camera cable. Trying again...",
+    "recalibrate": "The camera moved: run 'dicetable calibrate' again.",
+    "count": "Not all five dice were found: put every die in the tray.",
+    "no-rolls": "All 3 rolls are used: choose a box with PREV/NEXT and press SCORE.",
+}
+
+
+def _now() -> float:
+    return time.time()
+
+
+class TableApp:
+    """The running table (see the module docstring).
+
+    Parameters
+    ----------
+    db_path : str or Path
+        The game store (SQLite); an unfinished game in it is resumed.
+    setup : Setup, optional
+        Rules and players for a new game.
+    autostart : bool, optional
+        Start a game with `setup` at once when none is resumed (else show the setup screen).
+    tray : LiveTray, optional
+        The synthetic camera, when ROLL should throw (``dicetable demo``).
+    pin : str, optional
+        The table's PIN (commands from a non-local client need it); random 4 digits by default.
+    clock : callable, optional
+        Wall-clock time in seconds since the Unix epoch (event times).
+
+    Raises
+    ------
+    UsageError
+        If the setup cannot be used (unknown ruleset or joker, bad names).
+    """
+
+    def __init__(self, db_path: str | Path, *, setup: Setup | None = None, autostart: bool = False,
+                 tray: Any = None, pin: str | None = None, clock: Callable[[], float] = _now,
+                 hints: bool = False, camera_name: str = "") -> None:
+        self.db_path = Path(db_path)
+        self.setup = setup or Setup()
+        check_setup(self.setup.ruleset, self.setup.joker, self.setup.names)
+        self.autostart = autostart
+        self.tray = tray
+        self.pin = pin if pin is not None else f"{secrets.randbelow(10000):04d}"
+        self.clock = clock
+        self.hints = hints
+        self.camera_name = camera_name
+        self.session: GameSession | None = None
+        self.screen = "setup"
+        self.selected: str | None = None
+        self.menu_open = False
+        self.menu_index = 0
+        self.warnings: dict[str, str] = {}
+        self.message = ""
+        self.note = ""
+        self.pending: Any = None
+        self.camera_status = "starting"
+        self.camera_seq = 0
+        self.camera_jpeg: bytes | None = None
+        self.seq = 0
+        self.verdicts = 0
+        self.slot_mm: list[tuple[float, float] | None] = [None] * 5
+        self.slot_script: list[int] = list(range(5))
+        self.latencies_ms: list[float] = []
+        self._stamps: dict[int, float] = {}
+        self._listeners: list[Callable[[int, dict[str, Any]], None]] = []
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self._store: Any = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self.snapshot: dict[str, Any] = {}
+        self.finished = threading.Event()
+
+    # -- lifetime -------------------------------------------------------------
+
+    def start(self) -> TableApp:
+        """Start the worker (opens the store, resumes or starts a game); return self.
+
+        Raises
+        ------
+        DicetableError
+            If the store cannot be opened (the worker's error, re-raised here).
+        """
+        self._thread = threading.Thread(target=self._run, name="dicetable-app", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def close(self) -> None:
+        """Stop the worker and close the store; safe to call twice."""
+        if self._thread is not None and self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+        self._thread = None
+
+    def __enter__(self) -> TableApp:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        try:
+            self._store = open_store(self.db_path)
+        except BaseException as exc:  # reported to start()
+            self._error = exc
+            self._ready.set()
+            return
+        try:
+            if self._store.note:
+                self.note = f"The game store was damaged: {self._store.note}."
+            self.session = GameSession.resume(self._store)
+            if self.session is not None:
+                self._resumed()
+            elif self.autostart:
+                self._start_game()
+            self._publish()
+        except BaseException as exc:
+            self._error = exc
+            self._store.close()
+            self._ready.set()
+            return
+        self._ready.set()
+        try:
+            while True:
+                item = self._queue.get()
+                if item is None:
+                    break
+                fn, args, fut = item
+                if not fut.set_running_or_notify_cancel():
+                    continue
+                try:
+                    result = fn(*args)
+                except BaseException as exc:
+                    fut.set_exception(exc)
+                else:
+                    fut.set_result(result)
+                self._publish()
+        finally:
+            self._store.close()
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Run ``fn(*args)`` on the worker; return its future (the snapshot is published after it)."""
+        fut: Future[Any] = Future()
+        self._queue.put((fn, args, fut))
+        return fut
+
+    def subscribe(self, listener: Callable[[int, dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``listener(seq, snapshot)`` after every change (on the worker thread); return an unsubscriber."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    # -- what inputs call -------------------------------------------------------
+
+    def press(self, command: Command | str, origin: str = "table") -> Future[Any]:
+        """A button, key or tap: submit `command` (a :class:`Command` or its name)."""
+        return self.submit(self._press, Command(command), origin)
+
+    def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
+        """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
+        return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono)
+
+    def apply_setup(self, data: dict[str, Any], origin: str = "table") -> Future[Any]:
+        """The page's setup form: ``{"ruleset", "joker", "names", "start": bool}``."""
+        return self.submit(self._apply_setup, dict(data))
+
+    def camera_update(self, jpeg: bytes | None = None, status: str | None = None,
+                      warning: tuple[str, str | None] | None = None) -> Future[Any]:
+        """A new camera view (JPEG), camera status, or camera warning ``(kind, text or None to clear)``."""
+        return self.submit(self._camera_update, jpeg, status, warning)
+
+    def rendered(self, seq: int) -> None:
+        """The local page drew snapshot `seq` (measures settled -> shown)."""
+        t = self._stamps.pop(int(seq), None)
+        if t is not None:
+            self.latencies_ms.append((time.monotonic() - t) * 1000.0)
+
+    # -- worker side --------------------------------------------------------------
+
+    @property
+    def state(self) -> Any:
+        """The game state (None on the setup screen before any game)."""
+        return None if self.session is None else self.session.state
+
+    def _handle(self, command: Any) -> bool:
+        assert self.session is not None
+        try:
+            self.session.handle(command)
+        except (GameError, RulesError) as exc:
+            self.message = str(exc)
+            return False
+        return True
+
+    def _resumed(self) -> None:
+        st = self.session.state
+        self.setup = Setup(st.ruleset or "yahtzee", st.joker, list(st.players))
+        self.screen = "end" if st.finished else "game"
+        self._reselect()
+        if not st.finished:
+            self.message = f"Resumed the unfinished game of {', '.join(st.players)}."
+
+    def _start_game(self) -> None:
+        s = self.setup
+        check_setup(s.ruleset, s.joker, s.names)
+        cmd = StartGame(at=self.clock(), ruleset=s.ruleset, players=tuple(s.names), joker=s.joker)
+        self.session = GameSession.start(self._store, cmd)
+        self.screen = "game"
+        self.selected = None
+        self.warnings.clear()
+        self.pending = None
+        self.message = f"New game: {find_ruleset(s.ruleset).title}. {s.names[0]} to roll."
+        self.finished.clear()
+
+    def _reselect(self) -> None:
+        st = self.state
+        if st is None or st.mode is not GameMode.SCORECARD:
+            self.selected = None
+            return
+        options = options_of(st)
+        if self.selected not in options:
+            self.selected = best_of(options, find_ruleset(st.ruleset).boxes)
+
+    def _press(self, c: Command, origin: str) -> None:
+        self.message = ""
+        if c is Command.MENU:
+            self.menu_open = not self.menu_open
+            self.menu_index = 0
+            return
+        if self.menu_open:
+            self._menu(c)
+        elif self.screen == "setup":
+            self._setup_press(c)
+        elif self.screen == "end":
+            if c is Command.ROLL:
+                self.screen = "setup"
+                self.session = None
+        else:
+            self._game_press(c, origin)
+
+    def _menu(self, c: Command) -> None:
+        if c is Command.PREV:
+            self.menu_index = (self.menu_index - 1) % len(MENU_ITEMS)
+        elif c is Command.NEXT:
+            self.menu_index = (self.menu_index + 1) % len(MENU_ITEMS)
+        elif c in (Command.ROLL, Command.SCORE):
+            item = MENU_ITEMS[self.menu_index][0]
+            self.menu_open = False
+            if item == "hints":
+                self.hints = not self.hints
+            elif item in ("new", "setup"):
+                st = self.state
+                if st is not None and not st.finished:
+                    self._handle(EndGame(at=self.clock(), by="menu"))
+                self.session = None
+                self.screen = "setup"
+                self.setup.field = 0
+
+    def _setup_press(self, c: Command) -> None:
+        s = self.setup
+        if c is Command.PREV:
+            s.field = (s.field - 1) % len(Setup.FIELDS)
+        elif c is Command.NEXT:
+            s.field = (s.field + 1) % len(Setup.FIELDS)
+        elif c in (Command.ROLL, Command.SCORE):
+            name = Setup.FIELDS[s.field]
+            if name == "ruleset":
+                s.ruleset = RULESET_IDS[(RULESET_IDS.index(s.ruleset) + 1) % len(RULESET_IDS)]
+            elif name == "joker":
+                s.joker = JOKER_VARIANTS[(JOKER_VARIANTS.index(s.joker) + 1) % len(JOKER_VARIANTS)]
+            elif name == "players":
+                n = len(s.names) % 8 + 1
+                s.names = (s.names + [f"Player {k + 1}" for k in range(len(s.names), n)])[:n]
+                s.names = _unique(s.names)
+            else:
+                self._start_game()
+
+    def _apply_setup(self, data: dict[str, Any]) -> None:
+        s = self.setup
+        ruleset = str(data.get("ruleset", s.ruleset))
+        joker = str(data.get("joker", s.joker))
+        names = [str(n).strip() for n in data.get("names", s.names)]
+        try:
+            check_setup(ruleset, joker, names)
+        except UsageError as exc:
+            self.message = str(exc)
+            return
+        s.ruleset, s.joker, s.names = ruleset, joker, names
+        if data.get("start"):
+            if self.screen != "setup":
+                self.message = "A game is running: open the MENU to start a new one."
+                return
+            self._start_game()
+
+    def _game_press(self, c: Command, origin: str) -> None:
+        st = self.state
+        if st is None or st.turn is None:
+            return
+        turn = st.turn
+        now = self.clock()
+        if c in HOLD_COMMANDS:
+            die = HOLD_COMMANDS.index(c)
+            if turn.roll == 0:
+                self.message = "Roll the dice first; then HOLD the dice you keep."
+            elif turn.roll >= 3:
+                self.message = ADVICE["no-rolls"]
+            else:
+                self._handle(SetHold(at=now, die=die, held=not turn.holds[die]))
+        elif c is Command.ROLL:
+            if self.pending is not None:
+                event, self.pending = self.pending, None
+                self.warnings.pop("unmoved", None)
+                self._read(event, None, accept_unmoved=True)
+            elif self.tray is not None:
+                self._throw()
+            else:
+                self.message = "Roll the dice in the tray: the camera reads them when they stop."
+        elif c in (Command.PREV, Command.NEXT):
+            options = list(options_of(st))
+            if not options:
+                self.message = "Roll the dice first; then choose a box."
+                return
+            k = options.index(self.selected) if self.selected in options else 0
+            k = (k + (1 if c is Command.NEXT else -1)) % len(options)
+            self.selected = options[k]
+        elif c is Command.SCORE:
+            if turn.roll == 0 or self.selected is None:
+                self.message = "Roll the dice first; then choose a box and press SCORE."
+                return
+            box = self.selected
+            if self._handle(ScoreBox(at=now, box=box)):
+                self._after_score()
+        elif c is Command.UNDO:
+            if self._handle(Undo(at=now, by=origin)):
+                self.warnings.clear()
+                self.pending = None
+                if self.screen == "end" and not self.state.finished:
+                    self.screen = "game"
+                self._reselect()
+
+    def _after_score(self) -> None:
+        self.selected = None
+        self.warnings.clear()
+        self.pending = None
+        self.slot_mm = [None] * 5
+        st = self.state
+        if st.finished:
+            self.screen = "end"
+            names = [st.players[i] for i in st.winners()]
+            self.message = f"{' and '.join(names)} won!"
+        else:
+            self.message = f"{st.players[st.turn.player]} to roll."
+
+    def _throw(self) -> None:
+        st = self.state
+        turn = st.turn
+        if turn.roll >= 3:
+            self.message = ADVICE["no-rolls"]
+            return
+        if turn.roll and all(turn.holds):
+            self.message = "All five dice are held: release one, or choose a box and SCORE."
+            return
+        if self.tray.busy:
+            return
+        keep = [self.slot_script[i] for i in range(5) if turn.roll and turn.holds[i]]
+        self.tray.throw(keep)
+
+    def _roll_event(self, event: Any, mono: float) -> None:
+        kind = str(getattr(event.kind, "value", event.kind))
+        st = self.state
+        in_game = self.screen == "game" and st is not None and st.turn is not None
+        if kind == "moving":
+            self.camera_status = "moving"
+            for k in ("leaning", "unreadable", "count", "unmoved", "moved"):
+                self.warnings.pop(k, None)
+            self.pending = None
+        elif kind == "disturbed":
+            if in_game and st.turn.roll >= 3:
+                self.warnings["moved"] = ADVICE["moved"] + " " + ADVICE["no-rolls"]
+        elif kind == "camera-moved":
+            text = "; ".join(event.problems)
+            if "calibrat" in text:
+                self.warnings["recalibrate"] = ADVICE["recalibrate"]
+        elif kind == "unreadable":
+            self.camera_status = "unreadable"
+            text = " ".join(event.problems).lower()
+            if "leaning" in text:
+                self.warnings["leaning"] = ADVICE["leaning"]
+            if "calibrat" in text:
+                self.warnings["recalibrate"] = ADVICE["recalibrate"]
+            if "expected" in text and "found" in text:
+                self.warnings["count"] = ADVICE["count"]
+            if any(v is None for v in event.values) or not self.warnings:
+                self.warnings["unreadable"] = ADVICE["unreadable"]
+        elif kind == "settled":
+            self.camera_status = "settled"
+            self.warnings.pop("recalibrate", None)
+            if in_game:
+                self._read(event, mono)
+        if kind in ("settled", "unreadable"):
+            self.verdicts += 1
+
+    def _read(self, event: Any, mono: float | None, accept_unmoved: bool = False) -> None:
+        st = self.state
+        turn = st.turn
+        values = tuple(event.values)
+        if len(values) != 5 or any(v is None for v in values):
+            self.warnings["count"] = ADVICE["count"]
+            return
+        if turn.roll >= 3:
+            if sorted(values) != sorted(turn.dice):
+                self.warnings["no-rolls"] = ADVICE["no-rolls"]
+            return
+        flags = {str(getattr(f.kind, "value", f.kind)) for f in event.flags}
+        if "unmoved" in flags and not accept_unmoved:
+            moved = [d for d in event.dice if not d.held]
+            if turn.roll and sorted(values) == sorted(turn.dice) and all(
+                    any(math.dist(d.centre_mm, p) < 3.0 for p in self.slot_mm if p) for d in moved):
+                return  # nothing moved: a nudge, not a roll
+            self.pending = event
+            self.warnings["unmoved"] = ADVICE["unmoved"]
+            return
+        slots = assign_slots(turn.dice if turn.roll else (), turn.holds if turn.roll else (False,) * 5,
+                             self.slot_mm, [(d.value, d.held, d.centre_mm) for d in event.dice])
+        ordered = tuple(values[j] for j in slots)
+        if self._handle(ReadDice(at=self.clock(), values=ordered, source=DiceSource.CAMERA)):
+            self.slot_mm = [event.dice[j].centre_mm for j in slots]
+            if self.tray is not None:
+                self.slot_script = [self.tray.nearest_die(p) for p in self.slot_mm]
+            if self.state.turn.flagged:
+                self.warnings["held-changed"] = ADVICE["held-changed"]
+            else:
+                self.warnings.pop("held-changed", None)
+            self.selected = None
+            self._reselect()
+            if mono is not None:
+                self._stamps[self.seq + 1] = mono
+
+    def _camera_update(self, jpeg: bytes | None, status: str | None,
+                       warning: tuple[str, str | None] | None) -> None:
+        if jpeg is not None:
+            self.camera_jpeg = jpeg
+            self.camera_seq += 1
+        if status is not None:
+            self.camera_status = status
+        if warning is not None:
+            kind, text = warning
+            if text is None:
+                self.warnings.pop(kind, None)
+            else:
+                self.warnings[kind] = text
+
+    # -- snapshot -------------------------------------------------------------------
+
+    def _publish(self) -> None:
+        self.seq += 1
+        snap = self.build_snapshot()
+        self.snapshot = snap
+        for listener in tuple(self._listeners):
+            try:
+                listener(self.seq, snap)
+            except Exception:
+                log.exception("display listener failed")
+        if self.screen == "end":
+            self.finished.set()
+
+    def build_snapshot(self) -> dict[str, Any]:
+        """The page's snapshot (worker thread; the PIN is added for local pages by the display)."""
+        st = self.state
+        game = None
+        if st is not None and st.mode is GameMode.SCORECARD:
+            game = game_json(st, self.selected)
+            if self.hints and st.turn is not None and st.turn.roll:
+                game["hints"] = hints_for(st)
+        return {
+            "seq": self.seq, "screen": self.screen, "setup": self.setup.to_json(), "game": game,
+            "warnings": [{"kind": k, "text": t} for k, t in self.warnings.items()],
+            "message": self.message, "note": self.note, "pending": self.pending is not None,
+            "camera": {"seq": self.camera_seq, "status": self.camera_status, "name": self.camera_name,
+                       "has_view": self.camera_jpeg is not None},
+            "menu": {"open": self.menu_open, "index": self.menu_index,
+                     "items": [{"id": i, "title": t} for i, t in MENU_ITEMS]},
+            "hints_on": self.hints, "synthetic": self.tray is not None,
+            "keymap": {k: v.value for k, v in KEYMAP.items()},
+        }
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for n in names:
+        base, k = n, 2
+        while n.casefold() in (o.casefold() for o in out):
+            n, k = f"{base} {k}", k + 1
+        out.append(n)
+    return out
+
+
+def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
+    """Check the rules and player names of a new game.
+
+    Raises
+    ------
+    UsageError
+        If the ruleset or joker is unknown, or the names are not 1-8 different names of 1-40 characters.
+    """
+    if ruleset not in RULESET_IDS:
+        raise UsageError(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESET_IDS)}")
+    if joker not in JOKER_VARIANTS:
+        raise UsageError(f"unknown joker variant {joker!r}; choose one of: {', '.join(JOKER_VARIANTS)}")
+    if not 1 <= len(names) <= 8:
+        raise UsageError(f"{len(names)} players given; give 1 to 8 names, e.g. --players \"Ann,Bo\"")
+    seen: set[str] = set()
+    for n in names:
+        if not n or n != n.strip() or len(n) > 40:
+            raise UsageError(f"player name {n!r} cannot be used; give 1-40 characters")
+        if n.casefold() in seen:
+            raise UsageError(f"two players are called {n!r}; give each player a different name")
+        seen.add(n.casefold())
+
+
+def assign_slots(prev: Sequence[int], holds: Sequence[bool], slot_mm: Sequence[tuple[float, float] | None],
+                 read: Sequence[tuple[int, bool, tuple[float, float]]]) -> list[int]:
+    """Which read die goes in each of the game's five die slots.
+
+    Held slots keep their die: each takes, in order of preference, a read die in
+    the hold area showing its value, one showing its value anywhere, one in the
+    hold area, then any, nearest its last position first.  The other slots take
+    the remaining dice in reading order.
+
+    Parameters
+    ----------
+    prev : sequence of int
+        The slots' values before this roll (empty on a first roll).
+    holds : sequence of bool, length 5
+        Held slots.
+    slot_mm : sequence of (x, y) or None
+        Where each slot's die lay at the last read, in tray mm.
+    read : sequence of (value, in_hold_area, (x, y) mm)
+        The dice read, in reading order.
+
+    Returns
+    -------
+    list of int, length len(read)
+        ``slots[i]`` is the index into `read` of slot ``i``'s die.
+    """
+    n = len(read)
+    free = list(range(n))
+    slots: list[int | None] = [None] * n
+    if prev:
+        for i in range(min(n, len(prev))):
+            if not holds[i]:
+                continue
+            def rank(j: int) -> tuple[int, float]:
+                value, held, xy = read[j]
+                same = value == prev[i]
+                pref = 0 if (same and held) else 1 if same else 2 if held else 3
+                dist = math.dist(xy, slot_mm[i]) if i < len(slot_mm) and slot_mm[i] else 0.0
+                return pref, dist
+            j = min(free, key=rank)
+            slots[i] = j
+            free.remove(j)
+    for i in range(n):
+        if slots[i] is None:
+            slots[i] = free.pop(0)
+    return [int(s) for s in slots]  # type: ignore[arg-type]
+
+
+def hints_for(state: Any) -> dict[str, Any] | None:
+    """Strategy advice for the current turn (suggested holds and box, cost of each option), or None."""
+    try:
+        from table.strategy.advice import advise_boxes, advise_holds
+        from table.strategy.tables import load_table  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        turn = state.turn
+        table = load_table(state.ruleset, state.joker)
+        card = state.cards[turn.player]
+        boxes = advise_boxes(table, card, turn.dice, turn.roll)
+        out: dict[str, Any] = {"boxes": [{"box": b.box, "cost": round(float(b.cost), 1)}
+                                         for b in boxes]} if boxes else {}
+        if turn.roll < 3:
+            holds = advise_holds(table, card, turn.dice, turn.roll)
+            out["holds"] = list(holds[0].holds) if holds else []
+        return out
+    except Exception:  # advice is optional; never break the display
+        log.debug("no hints", exc_info=True)
+        return None

@@ -1,0 +1,158 @@
+"""``dicetable play``: the table itself: camera -> reading -> game -> store -> display and buttons."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from table.commands._live import add_profile_options, add_reader_option
+from table.display.snapshot import Setup
+from table.errors import UsageError
+from table.rules import JOKER_VARIANTS, RULESET_IDS
+from table.store import default_db_path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``play`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "play", help="run the table: camera, game, display page and buttons",
+        description="Run the dice table: watch the tray with the camera, put each settled roll into the game, "
+                    "keep the game in the store (an unfinished game is resumed after a restart), serve the "
+                    "display page (open the printed address; the Pi's kiosk does) and read the buttons.")
+    p.add_argument("--camera", required=True, metavar="SOURCE",
+                   help="picamera2, opencv:0, opencv:FILE_OR_URL, images:DIR_OR_GLOB[@FPS] or synthetic[:SEED] "
+                        "(synthetic: ROLL throws the dice)")
+    p.add_argument("--rules", default=None, metavar="ID",
+                   help=f"ruleset of a new game: {', '.join(RULESET_IDS)}; with --players the game starts at "
+                        "once, else the setup screen asks")
+    p.add_argument("--joker", default="forced", choices=JOKER_VARIANTS, help="Yahtzee joker variant (default forced)")
+    p.add_argument("--players", default=None, metavar="NAMES", help='player names, comma-separated: "Ann,Bo"')
+    add_profile_options(p)
+    add_reader_option(p)
+    add_server_options(p)
+    p.add_argument("--db", type=Path, default=None, metavar="PATH",
+                   help="game store (default: $DICETABLE_DB or the user data folder)")
+    p.add_argument("--pins", type=Path, default=None, metavar="FILE",
+                   help="GPIO pin map (default firmware_config/pins.toml)")
+    p.add_argument("--no-buttons", action="store_true", help="no GPIO buttons (keyboard and page only)")
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
+    p.set_defaults(func=run)
+
+
+def add_server_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--listen``, ``--port`` and ``--pin``."""
+    p.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                   help="address to serve the page on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN "
+                        "watch, and control with the PIN)")
+    p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000; 0: any free port)")
+    p.add_argument("--pin", default=None, metavar="DIGITS",
+                   help="the table's PIN for commands from other devices (default: random, shown on the screen)")
+
+
+def parse_names(text: str | None) -> list[str]:
+    """Split ``"Ann,Bo"`` into names; an empty text gives ``["Player 1", "Player 2"]``."""
+    if not text:
+        return ["Player 1", "Player 2"]
+    return [n.strip() for n in text.split(",")]
+
+
+def check_server_args(args: argparse.Namespace) -> None:
+    """Check ``--port`` and ``--pin``.
+
+    Raises
+    ------
+    UsageError
+        If the port is not 0-65535 or the PIN is not 4-8 digits.
+    """
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0-65535, got {args.port}")
+    if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 8):
+        raise UsageError(f"--pin must be 4 to 8 digits, got {args.pin!r}")
+
+
+def make_watch(args: argparse.Namespace) -> Any:
+    """``make_watcher(source) -> (watcher, see)`` from the profile and ``--reader``."""
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table._livetray import make_live_reader as make_reader
+
+    profile = load_profile(args.profile, args.profiles_dir)
+
+    def make(source: Any) -> Any:
+        reader, see = make_reader(args.reader, source, profile.geometry)
+        return make_watcher(profile, reader), see
+    return profile, make
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the table until Ctrl-C (or --duration); exit status 0."""
+    check_server_args(args)
+    from table.app import TableApp
+    from table._camera import CameraLoop
+    from table.display.server import DisplayServer
+    from table.store import DB_ENV
+    from vision.sources import open_source, parse_spec
+
+    parse_spec(args.camera)
+    names = parse_names(args.players)
+    setup = Setup(args.rules or "yahtzee", args.joker, names)
+    profile, make = make_watch(args)
+    tray = None
+    camera_spec = args.camera
+    if parse_spec(args.camera)[0] == "synthetic":
+        from table._livetray import LiveTray
+
+        seed = int(parse_spec(args.camera)[1] or 0)
+        tray = LiveTray(seed=seed)
+    db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
+    app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
+                   pin=args.pin, camera_name=camera_spec).start()
+    panel = None
+    try:
+        server = DisplayServer(app, host=args.listen, port=args.port).start()
+        print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
+        if app.note:
+            print(f"dicetable: {app.note}", file=sys.stderr)
+        opener = (lambda: tray) if tray is not None else (
+            lambda: open_source(camera_spec, **profile.camera.source_options()))
+        camera = CameraLoop(app, opener, make).start()
+        if not args.no_buttons:
+            panel = _buttons(app, args.pins)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *a: stop.set())
+        t0 = time.monotonic()
+        try:
+            while not stop.wait(0.2):
+                if args.duration is not None and time.monotonic() - t0 >= args.duration:
+                    break
+        except KeyboardInterrupt:
+            pass
+        camera.close()
+        server.close()
+    finally:
+        if panel is not None:
+            panel.close()
+        app.close()
+    return 0
+
+
+def _buttons(app: Any, pins: Path | None) -> Any:
+    """The GPIO buttons, or None (with a line saying why) where there are none."""
+    from table.errors import DicetableError
+    from table.inputs import ButtonPanel, load_pin_map
+
+    pin_map = load_pin_map(pins)
+    try:
+        panel = ButtonPanel(pin_map, on_command=lambda c: app.press(c, "button"),
+                            on_short_undo=lambda: None)
+    except DicetableError as exc:
+        print(f"dicetable: no GPIO buttons ({exc}); use the keyboard or the page", file=sys.stderr)
+        return None
+    app.subscribe(lambda seq, snap: panel.set_holds((snap.get("game") or {}).get("holds") or ()))
+    return panel

@@ -1,0 +1,253 @@
+"""The display's web app: the page, its static files, state pushed over a WebSocket.
+
+Routes
+------
+``GET /``                     the page (``static/index.html``)
+``GET /static/...``           its CSS, JS and fonts (all local; no CDN)
+``GET /health``               ``{"ok": true, "seq": N}`` (the kiosk waits for it)
+``GET /api/state``            the current snapshot (JSON)
+``GET /camera.jpg``           the small camera view with the reading drawn on it
+``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
+``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "pin": ...}``,
+                              ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
+
+Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
+send commands; any other client is read-only unless its message carries the
+table's PIN (shown on the table's screen).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from table.display.export import scorecards_csv, scorecards_png
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+
+#: Addresses treated as the table itself.
+LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
+
+
+class Hub:
+    """Pushes the app's latest snapshot to every connected page (coalescing bursts)."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.clients: set[asyncio.Event] = set()
+
+    def notify(self, seq: int, snap: dict[str, Any]) -> None:
+        """Called by the app (worker thread) after each change."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        for ev in tuple(self.clients):
+            loop.call_soon_threadsafe(ev.set)
+
+
+def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> Any:
+    """Build the FastAPI app for a running :class:`~table.app.TableApp`.
+
+    Parameters
+    ----------
+    table : TableApp
+        The running table (started).
+    local_hosts : set of str, optional
+        Client addresses that count as the table itself (may send commands without the PIN).
+
+    Returns
+    -------
+    fastapi.FastAPI
+    """
+    from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+    from fastapi.responses import FileResponse, JSONResponse, Response
+    from fastapi.staticfiles import StaticFiles
+
+    from table.inputs.commands import Command
+
+    hub = Hub()
+    table.subscribe(hub.notify)
+    app = FastAPI(title="dicetable", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.hub = hub
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    local = frozenset(local_hosts)
+
+    def is_local(host: str | None) -> bool:
+        return host in local
+
+    def view(snap: dict[str, Any], here: bool, unlocked: bool) -> str:
+        out = dict(snap)
+        out["local"] = here
+        out["can_command"] = here or unlocked
+        if here:
+            out["pin"] = table.pin
+        return json.dumps(out, separators=(",", ":"))
+
+    @app.get("/")
+    def index() -> Any:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    @app.get("/health")
+    def health() -> Any:
+        return {"ok": True, "seq": table.seq, "screen": table.screen}
+
+    @app.get("/api/state")
+    def state() -> Any:
+        return JSONResponse(table.snapshot)
+
+    @app.get("/camera.jpg")
+    def camera() -> Any:
+        data = table.camera_jpeg
+        if not data:
+            return Response(status_code=404, content=b"no camera view yet")
+        return Response(content=data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    @app.get("/export/scorecards.csv")
+    def export_csv() -> Any:
+        st = table.state
+        if st is None:
+            return Response(status_code=404, content=b"no game yet")
+        return Response(content=scorecards_csv(st), media_type="text/csv",
+                        headers={"Content-Disposition": 'attachment; filename="scorecards.csv"'})
+
+    @app.get("/export/scorecards.png")
+    def export_png() -> Any:
+        st = table.state
+        if st is None:
+            return Response(status_code=404, content=b"no game yet")
+        return Response(content=scorecards_png(st), media_type="image/png",
+                        headers={"Content-Disposition": 'inline; filename="scorecards.png"'})
+
+    @app.websocket("/ws")
+    async def ws(socket: WebSocket) -> None:
+        hub.loop = asyncio.get_running_loop()
+        await socket.accept()
+        host = socket.client.host if socket.client else None
+        here = is_local(host)
+        unlocked = False
+        dirty = asyncio.Event()
+        hub.clients.add(dirty)
+        dirty.set()
+
+        async def sender() -> None:
+            sent = -1
+            while True:
+                await dirty.wait()
+                dirty.clear()
+                snap = table.snapshot
+                if snap.get("seq", 0) != sent:
+                    sent = snap.get("seq", 0)
+                    await socket.send_text(view(snap, here, unlocked))
+
+        task = asyncio.create_task(sender())
+        try:
+            while True:
+                msg = json.loads(await socket.receive_text())
+                kind = msg.get("type")
+                if kind == "rendered":
+                    if here:
+                        table.rendered(int(msg.get("seq", -1)))
+                    continue
+                if kind == "unlock":
+                    unlocked = here or str(msg.get("pin", "")) == table.pin
+                    await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked}))
+                    dirty.set()
+                    continue
+                allowed = here or unlocked or str(msg.get("pin", "")) == table.pin
+                if not allowed:
+                    await socket.send_text(json.dumps({
+                        "type": "refused",
+                        "message": "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
+                    continue
+                if kind == "command":
+                    try:
+                        command = Command(str(msg.get("command")))
+                    except ValueError:
+                        await socket.send_text(json.dumps({"type": "refused", "message":
+                                                           f"unknown command {msg.get('command')!r}"}))
+                        continue
+                    table.press(command, "table" if here else f"phone {host}")
+                elif kind == "setup":
+                    table.apply_setup(msg)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        except json.JSONDecodeError:
+            await socket.close(code=1003)
+        finally:
+            task.cancel()
+            hub.clients.discard(dirty)
+
+    return app
+
+
+class DisplayServer:
+    """uvicorn serving :func:`create_app` in a thread.
+
+    Parameters
+    ----------
+    table : TableApp
+    host : str, optional
+        Address to listen on (``127.0.0.1``; ``0.0.0.0`` lets phones on the LAN watch).
+    port : int, optional
+        TCP port (0: any free port; :attr:`port` tells which).
+    local_hosts : set of str, optional
+        See :func:`create_app`.
+    """
+
+    def __init__(self, table: Any, *, host: str = "127.0.0.1", port: int = 8000,
+                 local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        self.app = create_app(table, local_hosts=local_hosts)
+        self.host = host
+        self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            self._sock.bind((host, port))
+        except OSError as exc:
+            self._sock.close()
+            raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); give another --port, "
+                          "or stop the program using it") from None
+        self.port = self._sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", ws="websockets")
+        self.server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
+                                        name="dicetable-display", daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The page's address (``http://127.0.0.1:PORT/`` when listening on every address)."""
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> DisplayServer:
+        """Serve in a thread; return once it accepts connections."""
+        import time
+
+        self._thread.start()
+        for _ in range(500):
+            if self.server.started:
+                break
+            time.sleep(0.01)
+        return self
+
+    def close(self) -> None:
+        """Stop serving."""
+        self.server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self._sock.close()
+
+    def __enter__(self) -> DisplayServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,225 @@
+// dicetable page: draws the snapshots the table pushes over the WebSocket; sends commands.
+// No game logic here: every number comes from the server.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  let ws = null, snap = null, pin = "", cameraSeq = -1;
+  const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function send(msg) {
+    if (ws && ws.readyState === 1) { if (pin) msg.pin = pin; ws.send(JSON.stringify(msg)); }
+  }
+  function command(name) { send({ type: "command", command: name }); }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    ws = new WebSocket(proto + "//" + location.host + "/ws");
+    ws.onopen = () => { $("conn").hidden = true; };
+    ws.onclose = () => { $("conn").hidden = false; $("conn").textContent = "Lost the table; reconnecting..."; setTimeout(connect, 1000); };
+    ws.onmessage = (m) => {
+      const data = JSON.parse(m.data);
+      if (data.type === "refused") { $("message").textContent = data.message; return; }
+      if (data.type === "unlock") { if (!data.ok) { pin = ""; $("message").textContent = "Wrong PIN."; } return; }
+      snap = data;
+      render(data);
+      const seq = data.seq;
+      requestAnimationFrame(() => send({ type: "rendered", seq: seq }));
+    };
+  }
+
+  function die(value, extra) {
+    const d = el("div", "die" + (extra || ""));
+    const on = PIPS[value] || [];
+    for (let k = 0; k < 9; k++) d.appendChild(el("div", "pip" + (on.includes(k) ? " on" : "")));
+    d.setAttribute("data-value", value);
+    return d;
+  }
+
+  function render(s) {
+    document.body.classList.toggle("readonly", !s.can_command);
+    for (const name of ["setup", "game", "end"]) $(name).hidden = s.screen !== name;
+    if (s.screen === "setup") renderSetup(s.setup);
+    if (s.game && s.screen !== "setup") { renderGame(s, s.game); renderEnd(s.game); }
+    renderMenu(s.menu);
+    let msg = s.message || "";
+    if (s.note) msg = s.note + " " + msg;
+    if (s.local && s.pin) msg += (msg ? "  " : "") + "PIN for phones: " + s.pin;
+    $("message").textContent = msg;
+    $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
+    renderPin(s);
+  }
+
+  function renderPin(s) {
+    const box = $("pinbox");
+    if (s.can_command) { box.textContent = ""; return; }
+    if (box.querySelector("input")) return;
+    box.textContent = "Watching. ";
+    const input = el("input"); input.type = "password"; input.inputMode = "numeric"; input.placeholder = "PIN";
+    const ok = el("button", "", "Control");
+    ok.onclick = () => { pin = input.value.trim(); send({ type: "unlock", pin: pin }); };
+    box.append(input, ok);
+  }
+
+  function renderGame(s, g) {
+    const cur = g.current === null ? null : g.players[g.current];
+    $("player-name").textContent = cur ? cur.name : (g.winners.length ? "Game over" : "");
+    $("turn-info").textContent = "Round " + g.round + " of " + g.rounds + " · " + g.title;
+    $("roll-info").textContent = g.roll ? "Roll " + g.roll + " of " + g.max_rolls : "Roll the dice";
+    const hints = g.hints || null;
+    const dice = $("dice"); dice.textContent = "";
+    if (!g.dice.length) dice.appendChild(el("div", "empty", s.camera.status === "moving" ? "Dice rolling..." : "Throw all five dice"));
+    g.dice.forEach((d, i) => {
+      const w = el("div", "die-wrap");
+      let cls = d.held ? " held" : "";
+      if (d.flagged) cls += " flagged";
+      if (hints && hints.holds && hints.holds[i]) cls += " hint";
+      w.appendChild(die(d.value, cls));
+      w.appendChild(el("div", "die-label" + (d.held ? " held" : ""), d.held ? "HELD " + (i + 1) : "HOLD " + (i + 1)));
+      w.onclick = () => command("hold_" + (i + 1));
+      w.setAttribute("data-die", i);
+      dice.appendChild(w);
+    });
+    const warn = $("warnings"); warn.textContent = "";
+    for (const w of s.warnings) { const e = el("div", "warning", w.text); e.setAttribute("data-kind", w.kind); warn.appendChild(e); }
+    const opts = $("options"); opts.textContent = "";
+    const costs = {};
+    if (hints && hints.boxes) for (const b of hints.boxes) costs[b.box] = b.cost;
+    const n = g.options.length;
+    opts.style.gridTemplateColumns = "repeat(" + (n > 8 ? 3 : 2) + ", 1fr)";
+    g.options.forEach((o, k) => {
+      let cls = "opt" + (o.best ? " best" : "") + (o.selected ? " selected" : "") + (o.points === 0 ? " zero" : "");
+      if (hints && hints.boxes && hints.boxes.length && hints.boxes[0].box === o.box) cls += " hint";
+      const e = el("div", cls);
+      e.setAttribute("data-box", o.box);
+      e.appendChild(el("span", "name", o.name));
+      const p = el("span", "pts", String(o.points));
+      if (o.box in costs && costs[o.box] > 0) p.appendChild(el("span", "cost", "−" + costs[o.box]));
+      e.appendChild(p);
+      e.onclick = () => selectBox(g, k);
+      opts.appendChild(e);
+    });
+    const players = $("players"); players.textContent = "";
+    for (const p of g.players) {
+      const e = el("div", "pl" + (p.current ? " current" : ""));
+      const r1 = el("div", "row1"); r1.append(el("span", "pname", p.name), el("span", "total", String(p.total)));
+      e.appendChild(r1);
+      if (p.upper_target) {
+        const u = el("div", "upper");
+        u.appendChild(el("span", "", "Upper " + p.upper_sum + "/" + p.upper_target));
+        const bo = el("div", "bar-out"), bi = el("div", "bar-in" + (p.upper_bonus ? " done" : ""));
+        bi.style.width = Math.min(100, 100 * p.upper_sum / p.upper_target) + "%";
+        bo.appendChild(bi); u.appendChild(bo);
+        if (p.upper_bonus) u.appendChild(el("span", "", "+" + p.upper_bonus));
+        e.appendChild(u);
+      }
+      players.appendChild(e);
+    }
+    fillCard($("card"), g);
+    const cam = $("camera");
+    if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
+  }
+
+  function selectBox(g, k) {
+    // A tap on a box: step the selection there with PREV/NEXT, as the buttons would.
+    const from = g.options.findIndex((o) => o.selected);
+    if (from === k) { command("score"); return; }
+    const steps = ((k - from) % g.options.length + g.options.length) % g.options.length;
+    for (let i = 0; i < steps; i++) command("next");
+  }
+
+  function fillCard(t, g) {
+    t.textContent = "";
+    const head = el("tr"); head.appendChild(el("th", "", ""));
+    for (const p of g.players) head.appendChild(el("th", p.current ? "cur" : "", p.name));
+    t.appendChild(head);
+    for (const b of g.boxes) {
+      const r = el("tr"); r.appendChild(el("td", "", b.name));
+      for (const p of g.players) { const v = p.boxes[b.id]; r.appendChild(el("td", "", v === null || v === undefined ? "" : String(v))); }
+      t.appendChild(r);
+    }
+    const extra = [];
+    if (g.players.length && g.players[0].upper_target) {
+      extra.push(["Upper bonus", (p) => p.upper_sum + "/" + p.upper_target + (p.upper_bonus ? " +" + p.upper_bonus : "")]);
+    }
+    if (g.players.length && g.players[0].yahtzee_bonus !== null) extra.push(["Yahtzee bonus", (p) => String(p.yahtzee_bonus)]);
+    extra.push(["Total", (p) => String(p.total)]);
+    extra.forEach(([name, f], k) => {
+      const r = el("tr", k === extra.length - 1 ? "sum" : ""); r.appendChild(el("td", "", name));
+      for (const p of g.players) r.appendChild(el("td", "", f(p)));
+      t.appendChild(r);
+    });
+  }
+
+  function renderEnd(g) {
+    const names = g.winners;
+    $("winners").textContent = names.length ? (names.length > 1 ? "Winners: " : "Winner: ") + names.join(" and ") +
+      " with " + Math.max(...g.players.map((p) => p.total)) + " points" : "Game over";
+    fillCard($("end-card"), g);
+  }
+
+  let setupDrawn = "";
+  function renderSetup(st) {
+    const key = JSON.stringify(st);
+    if (key === setupDrawn) return;
+    setupDrawn = key;
+    for (const f of document.querySelectorAll(".field")) f.classList.toggle("focus", f.dataset.field === st.field);
+    const rs = $("rulesets"); rs.textContent = "";
+    for (const r of st.rulesets) {
+      const b = el("button", r.id === st.ruleset ? "on" : "", r.title); b.type = "button";
+      b.onclick = () => send({ type: "setup", ruleset: r.id }); rs.appendChild(b);
+    }
+    $("joker-field").style.visibility = st.has_joker ? "visible" : "hidden";
+    const js = $("jokers"); js.textContent = "";
+    for (const j of st.jokers) {
+      const b = el("button", j.id === st.joker ? "on" : "", j.title); b.type = "button";
+      b.onclick = () => send({ type: "setup", joker: j.id }); js.appendChild(b);
+    }
+    const names = $("names");
+    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.k : null;
+    names.textContent = "";
+    st.names.forEach((n, k) => {
+      const i = el("input"); i.value = n; i.maxLength = 40; i.dataset.k = k;
+      i.onchange = () => { const all = [...names.querySelectorAll("input")].map((x) => x.value.trim()); send({ type: "setup", names: all }); };
+      names.appendChild(i);
+      if (String(k) === focused) i.focus();
+    });
+    $("add-player").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Player " + (st.names.length + 1)]) }); };
+    $("remove-player").onclick = () => { if (st.names.length > 1) send({ type: "setup", names: st.names.slice(0, -1) }); };
+    $("start").onclick = () => send({ type: "setup", start: true });
+  }
+
+  function renderMenu(m) {
+    $("menu").hidden = !m.open;
+    const ol = $("menu-items"); ol.textContent = "";
+    m.items.forEach((it, k) => { const li = el("li", k === m.index ? "on" : "", it.title); ol.appendChild(li); });
+  }
+
+  // Buttons on the page: the same commands as the table's buttons.
+  for (const b of document.querySelectorAll(".keys button")) {
+    if (b.dataset.cmd === "undo") continue;
+    b.onclick = () => command(b.dataset.cmd);
+  }
+  // UNDO needs a long press on the page too.
+  let undoTimer = null;
+  const undo = $("undo-btn");
+  const undoDown = () => { undoTimer = setTimeout(() => { undoTimer = null; command("undo"); }, 800); };
+  const undoUp = () => { if (undoTimer) { clearTimeout(undoTimer); undoTimer = null; $("message").textContent = "Hold UNDO to undo."; } };
+  undo.addEventListener("pointerdown", undoDown);
+  undo.addEventListener("pointerup", undoUp);
+  undo.addEventListener("pointerleave", undoUp);
+
+  document.addEventListener("keydown", (ev) => {
+    if (!snap || ev.target.tagName === "INPUT") return;
+    const cmd = snap.keymap[ev.key] || snap.keymap[ev.key.toLowerCase()];
+    if (!cmd) return;
+    ev.preventDefault();
+    command(cmd);
+  });
+  connect();
+})();
