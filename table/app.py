@@ -126,6 +126,7 @@ class TableApp:
         self.camera_jpeg: bytes | None = None
         self.seq = 0
         self.verdicts = 0
+        self._verdicts_at_throw = -1
         self.slot_mm: list[tuple[float, float] | None] = [None] * 5
         self.slot_script: list[int] = list(range(5))
         self.latencies_ms: list[float] = []
@@ -202,10 +203,11 @@ class TableApp:
                 try:
                     result = fn(*args)
                 except BaseException as exc:
+                    self._publish()
                     fut.set_exception(exc)
                 else:
+                    self._publish()  # listeners (page, LEDs) are told before the caller hears back
                     fut.set_result(result)
-                self._publish()
         finally:
             self._store.close()
 
@@ -429,10 +431,12 @@ class TableApp:
         if turn.roll and all(turn.holds):
             self.message = "All five dice are held: release one, or choose a box and SCORE."
             return
-        if self.tray.busy:
-            return
+        if self.tray.busy and self.verdicts == self._verdicts_at_throw:
+            self.message = "The dice are still rolling."
+            return  # the last throw has not been read yet
         keep = [self.slot_script[i] for i in range(5) if turn.roll and turn.holds[i]]
         self.tray.throw(keep)
+        self._verdicts_at_throw = self.verdicts
 
     def _roll_event(self, event: Any, mono: float) -> None:
         kind = str(getattr(event.kind, "value", event.kind))

@@ -24,7 +24,12 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
 from table.display.export import scorecards_csv, scorecards_png
+from table.inputs.commands import Command
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +69,6 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     -------
     fastapi.FastAPI
     """
-    from fastapi import FastAPI, WebSocket, WebSocketDisconnect
-    from fastapi.responses import FileResponse, JSONResponse, Response
-    from fastapi.staticfiles import StaticFiles
-
-    from table.inputs.commands import Command
-
     hub = Hub()
     table.subscribe(hub.notify)
     app = FastAPI(title="dicetable", docs_url=None, redoc_url=None, openapi_url=None)
@@ -217,7 +216,12 @@ class DisplayServer:
             raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); give another --port, "
                           "or stop the program using it") from None
         self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", ws="websockets")
+        try:  # uvicorn >= 0.35 deprecates its legacy websockets protocol in favour of this one
+            import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
+            ws = "websockets-sansio"
+        except ImportError:
+            ws = "websockets"
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", ws=ws)
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
                                         name="dicetable-display", daemon=True)

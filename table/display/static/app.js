@@ -29,6 +29,7 @@
       snap = data;
       render(data);
       const seq = data.seq;
+      document.body.dataset.seq = seq;
       requestAnimationFrame(() => send({ type: "rendered", seq: seq }));
     };
   }
@@ -105,6 +106,7 @@
       opts.appendChild(e);
     });
     const players = $("players"); players.textContent = "";
+    players.classList.toggle("many", g.players.length > 3);
     for (const p of g.players) {
       const e = el("div", "pl" + (p.current ? " current" : ""));
       const r1 = el("div", "row1"); r1.append(el("span", "pname", p.name), el("span", "total", String(p.total)));

@@ -1,0 +1,267 @@
+"""The page in real headless Chromium (Debian's, driven by Playwright): a whole game, screenshots, latency.
+
+A two-player Yacht game is played with mock GPIO buttons (gpiozero's MockFactory)
+on the synthetic camera (a tray thrown on ROLL, read by the roll watcher); the
+test checks the dice, the options, the scores and the winners on the page.
+Screenshots of every screen at 800x480 and 1920x1080 go to $DICETABLE_ARTIFACTS
+(default: a temporary folder); no screen may overflow at either size.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+pw = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install '.[test]'")
+pytest.importorskip("fastapi", reason="fastapi is not installed: pip install '.[test]'")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium", allow_module_level=True)
+
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+from calibration.procedure import make_watcher  # noqa: E402
+from calibration.profile import load_profile  # noqa: E402
+from table._camera import CameraLoop  # noqa: E402
+from table._livetray import LiveTray, make_live_reader  # noqa: E402
+from table.app import ADVICE, TableApp  # noqa: E402
+from table.demo_served import rss_mb  # noqa: E402
+from table.display.server import DisplayServer  # noqa: E402
+from table.display.snapshot import Setup  # noqa: E402
+from table.inputs import ButtonPanel, load_pin_map  # noqa: E402
+from table.player import choose_box, choose_holds  # noqa: E402
+from table.rules import find_ruleset, score_options, winners  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+SIZES = {"small": (800, 480), "large": (1920, 1080)}
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get("DICETABLE_ARTIFACTS") or Path(tempfile.gettempdir()) / "dicetable-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Rig:
+    """The table app on the synthetic camera, its page open at both sizes, buttons on mock pins."""
+
+    def __init__(self, tmp: Path, *, autostart: bool) -> None:
+        profile = load_profile("default")
+        self.tray = LiveTray(seed=5)
+
+        def make(source):
+            read, see = make_live_reader("truth", source, profile.geometry)
+            return make_watcher(profile, read), see
+        self.app = TableApp(tmp / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]),
+                            autostart=autostart, tray=self.tray, pin="4321").start()
+        self.server = DisplayServer(self.app, port=0).start()
+        self.camera = CameraLoop(self.app, lambda: self.tray, make, speed=0).start()
+        self.pins = MockFactory()
+        self.clock = [1000.0]
+        self.pin_map = load_pin_map()
+        self.panel = ButtonPanel(self.pin_map, on_command=self._command, pin_factory=self.pins,
+                                 clock=lambda: self.clock[0])
+        self.app.subscribe(lambda seq, snap: self.panel.set_holds((snap.get("game") or {}).get("holds") or ()))
+        self.futures = []
+
+    def _command(self, c):
+        self.futures.append(self.app.press(c, "button"))
+
+    def press(self, name: str, hold_s: float = 0.1) -> None:
+        """Press and release a button on its mock pin; wait until the app has handled it."""
+        from table.inputs import Command
+
+        pin = self.pins.pin(self.pin_map.buttons[Command(name)])
+        self.clock[0] += 1.0
+        pin.drive_low()
+        self.clock[0] += hold_s
+        pin.drive_high()
+        while self.futures:
+            self.futures.pop().result(timeout=10)
+
+    def close(self) -> None:
+        self.panel.close()
+        self.camera.close()
+        self.server.close()
+        self.app.close()
+
+
+def wait_for(cond, timeout=20.0, what: object = "condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with pw.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_pages(browser, url):
+    pages = {}
+    for name, (w, h) in SIZES.items():
+        page = browser.new_page(viewport={"width": w, "height": h})
+        page.goto(url)
+        pages[name] = page
+    return pages
+
+
+def seq_shown(page) -> int:
+    return int(page.evaluate("document.body.dataset.seq || -1"))
+
+
+def settle_pages(pages, app):
+    """Wait until every page drew the app's latest snapshot."""
+    for page in pages.values():
+        page.wait_for_function(f"Number(document.body.dataset.seq || -1) >= {app.seq}", timeout=10000)
+
+
+OVERFLOW_JS = """() => {
+  const bad = [];
+  const W = innerWidth, H = innerHeight;
+  for (const e of document.querySelectorAll('.screen:not([hidden]) *, .bar *, .menu:not([hidden]) *')) {
+    if (!e.offsetParent && getComputedStyle(e).position !== 'fixed') continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right > W + 1 || r.bottom > H + 1 || r.left < -1 || r.top < -1) bad.push(e.className + ' ' + e.tagName + ' ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+  }
+  for (const e of document.querySelectorAll('.options, .left, .right, .screen, .players, .setup-grid, .end-body, .field')) {
+    if (!e.offsetParent) continue;
+    if (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2) bad.push('clipped ' + e.className + ' ' + e.scrollHeight + '>' + e.clientHeight);
+  }
+  return bad;
+}"""
+
+
+def shoot(pages, name):
+    for size, page in pages.items():
+        page.screenshot(path=str(artifacts() / f"{name}-{size}.png"))
+        bad = page.evaluate(OVERFLOW_JS)
+        assert bad == [], f"{name} at {size}: overflow {bad[:5]}"
+
+
+def page_dice(page):
+    return [int(v) for v in page.eval_on_selector_all("#dice .die", "els => els.map(e => e.dataset.value)")]
+
+
+def page_options(page):
+    return page.eval_on_selector_all(
+        "#options .opt", "els => els.map(e => [e.dataset.box, Number(e.querySelector('.pts').firstChild.textContent),"
+        " e.classList.contains('best'), e.classList.contains('selected')])")
+
+
+def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
+    rig = Rig(tmp_path, autostart=False)
+    try:
+        pages = open_pages(browser, rig.server.url)
+        settle_pages(pages, rig.app)
+        shoot(pages, "01-setup")
+        # Setup with the buttons: rules field -> ROLL cycles ruleset; NEXT x3 to Start.
+        assert pages["small"].locator("#rulesets .on").inner_text() == find_ruleset("yacht").title
+        for _ in range(3):
+            rig.press("next")
+        rig.press("roll")
+        wait_for(lambda: rig.app.screen == "game", what="game screen")
+        settle_pages(pages, rig.app)
+        shoot(pages, "02-game-before-roll")
+        rs = find_ruleset("yacht")
+        rss = []
+        turn_no = 0
+        while rig.app.state.turn is not None:
+            st = rig.app.state
+            player = st.turn.player
+            card = st.cards[player]
+            for roll in range(1, 4):
+                before = rig.app.verdicts
+                rig.press("roll")
+                wait_for(lambda: rig.app.verdicts > before and rig.app.state.turn.roll == roll,
+                         what=lambda: f"roll {roll} (app: {rig.app.message!r}, {rig.app.warnings}, "
+                                             f"{rig.app.camera_status}, verdicts {rig.app.verdicts} from {before})")
+                settle_pages(pages, rig.app)
+                st = rig.app.state
+                dice = st.turn.dice
+                page = pages["small"]
+                assert page_dice(page) == list(dice)
+                opts = score_options(rs, dice, card, roll=roll)
+                shown = page_options(page)
+                assert [(b, p) for b, p, _, _ in shown] == list(opts.items())
+                best = max(opts, key=lambda b: (opts[b], -rs.boxes.index(b)))
+                assert [b for b, _, is_best, _ in shown if is_best] == [best]
+                assert [b for b, _, _, sel in shown if sel] == [best]
+                if turn_no == 1 and roll == 1:
+                    shoot(pages, "03-game-rolled")
+                if roll == 3 or turn_no % 3 == 0:
+                    break
+                holds = choose_holds(rs, dice, card, roll=roll)
+                if all(holds):
+                    break
+                for i, h in enumerate(holds):
+                    if h != st.turn.holds[i]:
+                        rig.press(f"hold_{i + 1}")
+                assert rig.app.state.turn.holds == tuple(holds)
+                assert [rig.pins.pin(rig.pin_map.leds[i]).state for i in range(5)] == list(holds)
+                settle_pages(pages, rig.app)
+                held = pages["small"].eval_on_selector_all("#dice .die", "els => els.map(e => e.classList.contains('held'))")
+                assert held == list(holds)
+                if turn_no == 1:
+                    shoot(pages, "04-game-held")
+            st = rig.app.state
+            box = choose_box(rs, st.turn.dice, card, roll=st.turn.roll)
+            while rig.app.selected != box:
+                rig.press("next")
+            points = score_options(rs, st.turn.dice, card, roll=st.turn.roll)[box]
+            rig.press("score")
+            settle_pages(pages, rig.app)
+            assert rig.app.state.cards[player].boxes[box] == points
+            if turn_no == 2:
+                rig.app.camera_update(warning=("leaning", ADVICE["leaning"])).result()
+                rig.app.camera_update(warning=("held-changed", ADVICE["held-changed"])).result()
+                settle_pages(pages, rig.app)
+                texts = pages["small"].locator(".warning").all_inner_texts()
+                assert ADVICE["leaning"] in texts
+                shoot(pages, "05-game-warnings")
+                rig.app.camera_update(warning=("leaning", None)).result()
+                rig.app.camera_update(warning=("held-changed", None)).result()
+            if turn_no == 3:
+                rig.press("menu")
+                settle_pages(pages, rig.app)
+                assert pages["small"].locator("#menu").is_visible()
+                shoot(pages, "06-menu")
+                rig.press("menu")
+            rss.append(rss_mb())
+            turn_no += 1
+        settle_pages(pages, rig.app)
+        st = rig.app.state
+        totals = st.totals()
+        names = [st.players[i] for i in winners(totals)]
+        head = pages["small"].locator("#winners").inner_text()
+        assert all(n in head for n in names) and str(max(totals)) in head
+        total_row = pages["large"].eval_on_selector_all("#end-card tr.sum td", "els => els.map(e => e.textContent)")
+        assert total_row == ["Total", *map(str, totals)]
+        shoot(pages, "07-end")
+        png = pages["small"].request.get(rig.server.url + "export/scorecards.png")
+        assert png.ok and png.body()[:8] == b"\x89PNG\r\n\x1a\n"
+        csv = pages["small"].request.get(rig.server.url + "export/scorecards.csv")
+        assert csv.ok and csv.text().splitlines()[-1] == "total," + ",".join(map(str, totals))
+        lat = rig.app.latencies_ms
+        assert len(lat) >= turn_no
+        with capsys.disabled():
+            print(f"\n[browser] {turn_no} turns; settled roll -> page drawn: median {statistics.median(lat):.1f} ms, "
+                  f"95th pct {sorted(lat)[int(0.95 * (len(lat) - 1))]:.1f} ms over {len(lat)} rolls; "
+                  f"backend RSS during the game max {max(rss):.0f} MB; screenshots in {artifacts()}")
+    finally:
+        rig.close()
