@@ -56,7 +56,7 @@ log = logging.getLogger(__name__)
 
 #: Menu items, in order.
 MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
-              ("new", "New game (end this one)"), ("setup", "Set up players and rules"))
+              ("new", "New game: end this one, set up players and rules"))
 
 #: Camera warnings and what to do about them (kind -> text).
 ADVICE = {
@@ -319,7 +319,7 @@ class TableApp:
             self.menu_open = False
             if item == "hints":
                 self.hints = not self.hints
-            elif item in ("new", "setup"):
+            elif item == "new":
                 st = self.state
                 if st is not None and not st.finished:
                     self._handle(EndGame(at=self.clock(), by="menu"))

@@ -50,7 +50,6 @@
     renderMenu(s.menu);
     let msg = s.message || "";
     if (s.note) msg = s.note + " " + msg;
-    if (s.local && s.pin) msg += (msg ? "  " : "") + "PIN for phones: " + s.pin;
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
@@ -58,6 +57,7 @@
 
   function renderPin(s) {
     const box = $("pinbox");
+    if (s.local && s.pin) { box.textContent = "PIN " + s.pin; return; }
     if (s.can_command) { box.textContent = ""; return; }
     if (box.querySelector("input")) return;
     box.textContent = "Watching. ";
