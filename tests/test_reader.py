@@ -85,8 +85,9 @@ def test_second_look_views_that_disagree_are_averaged():
 
     reading = read_image(IMAGE, detector=det, face_reader=Disagree())
     assert reading.values == (None,)
-    assert reading.dice[0].reason == "low confidence"
-    assert reading.dice[0].confidence == pytest.approx((0.7 + 0.05) / 2, abs=1e-6)
+    averaged = (0.7 + 0.05) / 2  # the IMAGE has no pips, so a value above the threshold is not corroborated
+    assert reading.dice[0].reason == ("low confidence" if averaged < VALUE_THRESHOLD else "pip count disagrees")
+    assert reading.dice[0].confidence == pytest.approx(averaged, abs=1e-6)
 
 
 def test_pip_contrast_view_turns_coloured_pips_dark_on_light():
@@ -238,3 +239,32 @@ def test_unsure_value_needs_the_pip_count_to_agree(drawn, expected):
     assert reading.values == expected
     if expected == (None,):
         assert reading.dice[0].reason == "pip count disagrees"
+
+
+@pytest.mark.parametrize("value", [1, 2, 3, 4, 5, 6])
+@pytest.mark.parametrize("colours", [((225, 230, 235), (20, 20, 20)), ((180, 60, 30), (40, 40, 200))])
+def test_pips_match_takes_the_drawn_value_only(value, colours):
+    from vision._reader_pips import pips_match
+    from vision.face import crop_die
+    from vision.reader import FACE_CROP_MARGIN, pip_contrast_view
+
+    image = _draw_die(np.full((200, 200, 3), 70, np.uint8), (70, 70, 60, 60), value, *colours)
+    view = pip_contrast_view(crop_die(image, (70, 70, 60, 60), margin=FACE_CROP_MARGIN))
+    assert [v for v in range(1, 7) if pips_match(view, v, FACE_CROP_MARGIN)] == [value]
+
+
+def test_pips_match_ignores_pips_on_a_side_face():
+    from vision._reader_pips import pips_match
+    from vision.face import crop_die
+    from vision.reader import FACE_CROP_MARGIN, pip_contrast_view
+
+    image = np.full((200, 200, 3), 70, np.uint8)
+    cv2.rectangle(image, (70, 70), (139, 139), (225, 230, 235), -1)  # top face 60 px + a 10 px side strip
+    _draw_die(image, (70, 70, 60, 60), 4)
+    for y in (80, 100, 120):
+        cv2.circle(image, (135, y), 3, (20, 20, 20), -1, cv2.LINE_AA)  # side-face pips
+    view = pip_contrast_view(crop_die(image, (70, 70, 70, 70), margin=FACE_CROP_MARGIN))
+    assert pips_match(view, 4, FACE_CROP_MARGIN)
+    assert not pips_match(view, 5, FACE_CROP_MARGIN)
+    with pytest.raises(ValueError, match="1..6"):
+        pips_match(view, 7, FACE_CROP_MARGIN)

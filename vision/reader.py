@@ -15,7 +15,7 @@ with ``dicetable eval``; see the constants):
   :data:`DROP_MAX_DETECTOR_SCORE`: a phantom from a pip-like spot or a tray edge;
 * a value when the face reader's best class is 1-6 with probability >=
   :data:`VALUE_THRESHOLD` and, when that probability is under
-  :data:`CORROBORATE_BELOW`, a classical pip count agrees;
+  :data:`CORROBORATE_BELOW`, a classical pip-layout check agrees;
 * otherwise unknown, with a reason (``"low confidence"``, ``"not a readable
   face"``, ``"pip count disagrees"``, ``"leaning"``).
 
@@ -47,17 +47,20 @@ __all__ = [
 ]
 
 #: Least face-reader probability of the best face value (1-6) to give a value
-#: (and under :data:`CORROBORATE_BELOW` the pip count must agree too).
-#: Measured on dev with face reader v1 (dev crop top-1 0.79), crop margin 0.085
-#: and the second look (``python benchmarks/tune_reader.py``), per-die accuracy /
-#: silent-error rate for (threshold, corroborate below):
-#: (0.60, none) 76.9 % / 1.7 %; (0.40, none) 84.2 % / 4.1 %; (0.40, 0.60) 80.6 % / 2.1 %;
-#: (0.40, 0.70) 79.0 % / 1.7 %; (0.40, 0.80) 77.6 % / 1.5 %; (0.30, 0.70) 79.8 % / 1.8 %;
-#: (0.50, 0.70) 76.6 % / 1.3 %. Re-tune when the face reader is retrained.
-VALUE_THRESHOLD: float = 0.40
+#: (and under :data:`CORROBORATE_BELOW` the pip layout must agree too).
+#: Measured on dev with face reader v2, crop margin 0.085, the second look and
+#: the pip-layout check (:func:`vision._reader_pips.pips_match`;
+#: ``python benchmarks/tune_reader.py``), per-die accuracy / silent-error rate
+#: for (threshold, corroborate below) (the sweep ran with an earlier, slightly looser
+#: layout check; ``dicetable eval`` of the chosen point is exact): (0.25, 0.70) 81.5 % / 1.5 %;
+#: (0.30, 0.60) 82.6 % / 1.9 %; (0.30, 0.70) 81.0 % / 1.3 % (chosen: margin on
+#: silent errors); (0.30, 0.80) 79.6 % / 1.0 %; (0.40, 0.70) 80.3 % / 1.3 %.
+#: With the older blob count instead of the layout check (0.40, 0.70) gave
+#: 79.1 % / 1.4 %. Re-tune when the face reader is retrained.
+VALUE_THRESHOLD: float = 0.30
 
-#: A value whose probability is under this is given only when a classical pip
-#: count (:func:`vision._reader_pips.count_pips` on the pip-contrast view)
+#: A value whose probability is under this is given only when the classical pip
+#: layout check (:func:`vision._reader_pips.pips_match` on the pip-contrast view)
 #: agrees; otherwise the die is unknown ("pip count disagrees").
 CORROBORATE_BELOW: float = 0.70
 
@@ -267,9 +270,9 @@ def _dice_word(n: int) -> str:
 
 
 def _pips_agree(crop: np.ndarray, value: int) -> bool:
-    from vision._reader_pips import count_pips
+    from vision._reader_pips import pips_match
 
-    return count_pips(pip_contrast_view(crop), FACE_CROP_MARGIN) == value
+    return pips_match(pip_contrast_view(crop), value, FACE_CROP_MARGIN)
 
 
 def _is_blurred(crops: list[np.ndarray]) -> bool:
