@@ -49,12 +49,11 @@ __all__ = [
 #: Least face-reader probability of the best face value (1-6) to give a value
 #: (and under :data:`CORROBORATE_BELOW` the pip layout must agree too).
 #: Measured on dev with face reader v2, crop margin 0.085, the second look and
-#: the pip-layout check (:func:`vision._reader_pips.pips_match`;
-#: ``python benchmarks/tune_reader.py``), per-die accuracy / silent-error rate
-#: for (threshold, corroborate below) (the sweep ran with an earlier, slightly looser
-#: layout check; ``dicetable eval`` of the chosen point is exact): (0.25, 0.70) 81.5 % / 1.5 %;
-#: (0.30, 0.60) 82.6 % / 1.9 %; (0.30, 0.70) 81.0 % / 1.3 % (chosen: margin on
-#: silent errors); (0.30, 0.80) 79.6 % / 1.0 %; (0.40, 0.70) 80.3 % / 1.3 %.
+#: the pip-layout check (:func:`vision._reader_pips.pips_match`, three
+#: binarisations; ``python benchmarks/tune_reader.py``), per-die accuracy /
+#: silent-error rate for (threshold, corroborate below): (0.20, 0.70) 84.6 % / 1.5 %;
+#: (0.25, 0.80) 83.4 % / 1.2 %; (0.30, 0.60) 84.4 % / 2.0 %; (0.30, 0.70)
+#: 84.1 % / 1.4 % (chosen); (0.30, 0.80) 83.0 % / 1.2 %; (0.40, 0.70) 82.4 % / 1.4 %.
 #: With the older blob count instead of the layout check (0.40, 0.70) gave
 #: 79.1 % / 1.4 %. Re-tune when the face reader is retrained.
 VALUE_THRESHOLD: float = 0.30
