@@ -134,13 +134,14 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         dirty.set()
 
         async def sender() -> None:
-            sent = -1
+            sent: tuple[int, bool] = (-1, False)
             while True:
                 await dirty.wait()
                 dirty.clear()
                 snap = table.snapshot
-                if snap.get("seq", 0) != sent:
-                    sent = snap.get("seq", 0)
+                key = (snap.get("seq", 0), unlocked)
+                if key != sent:
+                    sent = key
                     await socket.send_text(view(snap, here, unlocked))
 
         task = asyncio.create_task(sender())

@@ -1,0 +1,279 @@
+"""The display app without a browser: snapshots, WebSocket commands and the PIN, exports, camera -> game.
+
+Roll events are built as the roll watcher makes them (vision.watch.RollEvent), so
+the app's path from a settled reading to the game is tested here too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="fastapi is not installed: pip install .")
+pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test]'")
+from starlette.testclient import TestClient  # noqa: E402
+
+from table.app import ADVICE, TableApp, assign_slots  # noqa: E402
+from table.display.export import scorecards_png  # noqa: E402
+from table.display.server import STATIC, create_app  # noqa: E402
+from table.display.snapshot import Setup  # noqa: E402
+from table.inputs import Command  # noqa: E402
+from table.rules import score_options  # noqa: E402
+from vision.watch import EventKind, Flag, FlagKind, RollEvent, TrayDie  # noqa: E402
+
+HOLD_X = 180.0  # tray mm of the hold area in these events
+
+
+def settled(values, held=(), flags=(), kind=EventKind.SETTLED, problems=()):
+    """A watcher event: dice in the roll area at x = 30, 60, ...; held ones in the hold area."""
+    dice = []
+    for i, v in enumerate(values):
+        xy = (HOLD_X, 20.0 + 20 * i) if i in held else (30.0 + 30 * i, 100.0)
+        dice.append(TrayDie(v, xy, (0, 0, 10, 10), 0.99, held=i in held))
+    return RollEvent(kind, 0, 0.0, dice=tuple(dice), flags=tuple(flags), problems=tuple(problems))
+
+
+@pytest.fixture
+def app(tmp_path):
+    a = TableApp(tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                 pin="2468", clock=lambda: 1_700_000_000.0).start()
+    yield a
+    a.close()
+
+
+def press(app, *commands):
+    for c in commands:
+        app.press(c).result(timeout=5)
+
+
+def test_display_settled_roll_goes_into_the_game_with_options_and_best(app):
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    snap = app.snapshot
+    g = snap["game"]
+    assert g["roll"] == 1 and [d["value"] for d in g["dice"]] == [3, 3, 3, 5, 5]
+    opts = score_options("yacht", (3, 3, 3, 5, 5), app.state.cards[0], roll=1)
+    assert [(o["box"], o["points"]) for o in g["options"]] == list(opts.items())
+    best = [o["box"] for o in g["options"] if o["best"]]
+    assert best == ["choice"] and g["selected"] == "choice"  # 19 points, first in card order on a tie
+    assert snap["screen"] == "game" and g["players"][0]["current"]
+
+
+def test_display_holds_keep_their_slots_when_read_again(app):
+    app.roll_event(settled((6, 2, 6, 1, 4))).result(timeout=5)
+    press(app, Command.HOLD_1, Command.HOLD_3)
+    assert app.state.turn.holds == (True, False, True, False, False)
+    # The watcher reads the held sixes in the hold area, first in its order, then the new dice.
+    ev = settled((6, 6, 5, 5, 2), held=(0, 1))
+    app.roll_event(ev).result(timeout=5)
+    assert app.state.turn.roll == 2 and app.state.turn.dice == (6, 5, 6, 5, 2)
+    assert app.state.turn.flagged == ()
+
+
+def test_display_held_die_changed_is_flagged_and_warned(app):
+    app.roll_event(settled((6, 2, 3, 1, 4))).result(timeout=5)
+    press(app, Command.HOLD_1)
+    app.roll_event(settled((5, 2, 2, 2, 2), held=(0,))).result(timeout=5)
+    assert app.state.turn.flagged == (0,)
+    assert {"kind": "held-changed", "text": ADVICE["held-changed"]} in app.snapshot["warnings"]
+    assert app.snapshot["game"]["dice"][0]["flagged"] is True
+
+
+def test_display_unmoved_die_waits_for_confirm(app):
+    app.roll_event(settled((6, 2, 3, 1, 4))).result(timeout=5)
+    flag = Flag(FlagKind.UNMOVED, 1, "die did not move")
+    app.roll_event(settled((1, 2, 5, 5, 4), flags=(flag,))).result(timeout=5)
+    assert app.state.turn.roll == 1 and app.snapshot["pending"]
+    assert any(w["kind"] == "unmoved" for w in app.snapshot["warnings"])
+    press(app, Command.ROLL)  # CONFIRM
+    assert app.state.turn.roll == 2 and sorted(app.state.turn.dice) == [1, 2, 4, 5, 5]
+    assert not app.snapshot["pending"] and not any(w["kind"] == "unmoved" for w in app.snapshot["warnings"])
+
+
+@pytest.mark.parametrize("problem, kind", [
+    ("the die at (182, 63) mm is leaning on the wall or another die; lay it flat or re-roll", "leaning"),
+    ("the tray walls do not line up with the calibration (alignment 0.50): the camera was moved; run "
+     "'dicetable calibrate' again", "recalibrate"),
+    ("found 4 dice, expected 5; make sure every die is in the tray", "count"),
+])
+def test_display_unreadable_rolls_warn_what_to_do(app, problem, kind):
+    app.roll_event(settled((6, 2, 3, 1, 4), kind=EventKind.UNREADABLE, problems=(problem,))).result(timeout=5)
+    assert app.state.turn.roll == 0
+    assert {"kind": kind, "text": ADVICE[kind]} in app.snapshot["warnings"]
+    app.roll_event(RollEvent(EventKind.MOVING, 1, 0.1)).result(timeout=5)  # a re-roll clears dice warnings
+    assert kind == "recalibrate" or not app.snapshot["warnings"]
+
+
+def test_display_disturbed_after_third_roll_warns_reading_stands(app):
+    for vals in ((1, 2, 3, 4, 6), (1, 2, 3, 4, 6), (1, 2, 3, 4, 5)):
+        app.roll_event(settled(vals)).result(timeout=5)
+    assert app.state.turn.roll == 3
+    app.roll_event(RollEvent(EventKind.DISTURBED, 2, 0.2)).result(timeout=5)
+    assert any(w["kind"] == "moved" for w in app.snapshot["warnings"])
+    app.roll_event(settled((6, 6, 6, 6, 6))).result(timeout=5)
+    assert app.state.turn.dice == (1, 2, 3, 4, 5)  # no fourth roll
+
+
+def test_display_prev_next_score_undo(app):
+    app.roll_event(settled((2, 2, 2, 2, 5))).result(timeout=5)
+    first = app.selected
+    press(app, Command.NEXT)
+    assert app.selected != first
+    press(app, Command.PREV)
+    assert app.selected == first
+    press(app, Command.SCORE)
+    assert app.state.cards[0].boxes == {first: score_options("yacht", (2, 2, 2, 2, 5), app.state.cards[0].__class__.empty(), roll=1)[first]}
+    assert app.state.turn.player == 1
+    press(app, Command.UNDO)
+    assert app.state.turn.player == 0 and app.state.cards[0].boxes == {}
+
+
+def test_display_refused_commands_say_why(app):
+    press(app, Command.SCORE)
+    assert "Roll the dice first" in app.snapshot["message"]
+    press(app, Command.HOLD_2)
+    assert "Roll the dice first" in app.snapshot["message"]
+    press(app, Command.ROLL)  # no synthetic tray: the camera reads the dice
+    assert "camera reads them" in app.snapshot["message"]
+
+
+def test_display_menu_new_game_goes_to_setup_and_setup_buttons(app):
+    press(app, Command.MENU)
+    assert app.snapshot["menu"]["open"]
+    press(app, Command.NEXT, Command.NEXT, Command.ROLL)
+    assert app.screen == "setup" and app.state is None
+    press(app, Command.ROLL)          # ruleset: yacht -> chaser
+    press(app, Command.NEXT, Command.NEXT, Command.ROLL)  # players: 2 -> 3
+    assert app.setup.ruleset == "chaser" and app.setup.names == ["Ann", "Bo", "Player 3"]
+    press(app, Command.NEXT, Command.ROLL)
+    assert app.screen == "game" and app.state.ruleset == "chaser" and len(app.state.players) == 3
+
+
+def test_display_resumes_an_unfinished_game_after_restart(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    with TableApp(db, setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True) as a:
+        a.roll_event(settled((4, 4, 4, 1, 2))).result(timeout=5)
+        press(a, Command.SCORE)
+        before = a.state
+    with TableApp(db, setup=Setup("yahtzee", "forced", ["X"]), autostart=True) as b:
+        assert b.state == before and b.screen == "game"
+        assert "Resumed" in b.snapshot["message"]
+
+
+def test_display_damaged_store_is_set_aside_and_said(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    db.write_bytes(b"not a database" * 200)
+    with TableApp(db, autostart=True) as a:
+        assert "damaged" in a.snapshot["note"] and "corrupt-" in a.snapshot["note"]
+
+
+def test_display_assign_slots_prefers_hold_area_then_value_then_position():
+    read = [(6, True, (180, 20)), (5, False, (30, 100)), (6, False, (60, 100)), (2, True, (180, 40)),
+            (3, False, (90, 100))]
+    # Slots 0 (a 6) and 3 (a 2) are held; both lie in the hold area.
+    slots = assign_slots((6, 1, 1, 2, 1), (True, False, False, True, False), [None] * 5, read)
+    assert slots[0] == 0 and slots[3] == 3 and sorted(slots) == [0, 1, 2, 3, 4]
+    assert assign_slots((), (False,) * 5, [None] * 5, read) == [0, 1, 2, 3, 4]
+
+
+# -- the web app ----------------------------------------------------------------------
+
+
+def receive_state(ws):
+    while True:
+        msg = json.loads(ws.receive_text())
+        if "seq" in msg:
+            return msg
+
+
+def test_display_local_client_commands_without_pin_and_sees_it(app):
+    client = TestClient(create_app(app), client=("127.0.0.1", 50000))
+    with client.websocket_connect("/ws") as ws:
+        snap = receive_state(ws)
+        assert snap["local"] and snap["can_command"] and snap["pin"] == "2468"
+        app.roll_event(settled((1, 1, 1, 1, 1))).result(timeout=5)
+        ws.send_text(json.dumps({"type": "command", "command": "hold_2"}))
+        for _ in range(20):
+            snap = receive_state(ws)
+            if snap["game"]["holds"][1]:
+                break
+        assert app.state.turn.holds == (False, True, False, False, False)
+
+
+def test_display_remote_client_is_read_only_without_the_pin(app):
+    client = TestClient(create_app(app), client=("192.168.1.20", 50000))
+    with client.websocket_connect("/ws") as ws:
+        snap = receive_state(ws)
+        assert not snap["local"] and not snap["can_command"] and "pin" not in snap
+        ws.send_text(json.dumps({"type": "command", "command": "menu"}))
+        refused = json.loads(ws.receive_text())
+        assert refused["type"] == "refused" and "PIN" in refused["message"]
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "1111"}))
+        assert json.loads(ws.receive_text())["type"] == "refused"
+        ws.send_text(json.dumps({"type": "setup", "names": ["Eve"], "pin": "0000"}))
+        assert json.loads(ws.receive_text())["type"] == "refused"
+        assert not app.menu_open and app.setup.names == ["Ann", "Bo"]
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
+        for _ in range(20):
+            if receive_state(ws)["menu"]["open"]:
+                break
+        assert app.menu_open
+        ws.send_text(json.dumps({"type": "unlock", "pin": "2468"}))
+        assert json.loads(ws.receive_text()) == {"type": "unlock", "ok": True}
+        assert receive_state(ws)["can_command"]
+
+
+def test_display_names_typed_on_a_phone_with_the_pin(tmp_path):
+    a = TableApp(tmp_path / "g.sqlite3", pin="2468").start()
+    try:
+        client = TestClient(create_app(a), client=("192.168.1.21", 50000))
+        with client.websocket_connect("/ws") as ws:
+            receive_state(ws)
+            ws.send_text(json.dumps({"type": "setup", "names": ["Zoë", "Yann"], "ruleset": "yatzy",
+                                     "start": True, "pin": "2468"}))
+            for _ in range(20):
+                if receive_state(ws)["screen"] == "game":
+                    break
+        assert a.state.players == ("Zoë", "Yann") and a.state.ruleset == "yatzy"
+    finally:
+        a.close()
+
+
+def test_display_bad_setup_says_why(app):
+    app.apply_setup({"names": ["Ann", "ann"]}).result(timeout=5)
+    assert "two players are called 'ann'" in app.snapshot["message"]
+
+
+def test_display_http_routes_and_exports(app):
+    client = TestClient(create_app(app))
+    assert client.get("/health").json()["ok"] is True
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert client.get("/camera.jpg").status_code == 404
+    app.camera_update(jpeg=b"\xff\xd8fake").result(timeout=5)
+    assert client.get("/camera.jpg").content == b"\xff\xd8fake"
+    app.roll_event(settled((5, 5, 5, 5, 5))).result(timeout=5)
+    press(app, Command.SCORE)
+    csv = client.get("/export/scorecards.csv")
+    assert csv.status_code == 200 and csv.text.splitlines()[0] == "box,Ann,Bo"
+    assert "yacht,50," in csv.text and csv.text.splitlines()[-1] == "total,50,0"
+    png = client.get("/export/scorecards.png")
+    assert png.content[:8] == b"\x89PNG\r\n\x1a\n"
+    assert client.get("/api/state").json()["game"]["players"][0]["total"] == 50
+
+
+def test_display_static_files_load_nothing_from_outside():
+    for f in Path(STATIC).iterdir():
+        text = f.read_text()
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, f.name
+
+
+def test_display_scorecards_png_has_a_row_per_box(app):
+    import cv2
+    import numpy as np
+
+    img = cv2.imdecode(np.frombuffer(scorecards_png(app.state), np.uint8), cv2.IMREAD_COLOR)
+    assert img.shape[0] >= 60 + 34 * (12 + 3) and img.shape[1] >= 200 + 2 * 120

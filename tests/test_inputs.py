@@ -1,0 +1,176 @@
+"""Buttons through gpiozero's MockFactory: press, long press, chatter (fake clock), LEDs; keys; pin maps."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("gpiozero", reason="gpiozero is not installed: pip install .")
+from gpiozero.pins.mock import MockFactory  # noqa: E402
+
+from table.errors import UsageError  # noqa: E402
+from table.inputs import (  # noqa: E402
+    ButtonPanel,
+    Command,
+    PinConflictError,
+    PinMap,
+    command_for_key,
+    load_pin_map,
+    parse_command,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, s: float) -> None:
+        self.t += s
+
+
+@pytest.fixture
+def pins():
+    factory = MockFactory()
+    yield factory
+    factory.reset()
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def make_panel(pins, clock, seen, **kw):
+    return ButtonPanel(load_pin_map(), on_command=seen.append, pin_factory=pins, clock=clock, **kw)
+
+
+def tap(pins, clock, gpio, hold_s=0.1):
+    pins.pin(gpio).drive_low()
+    clock.advance(hold_s)
+    pins.pin(gpio).drive_high()
+    clock.advance(0.2)
+
+
+def test_inputs_roll_button_sends_roll(pins, clock):
+    seen = []
+    with make_panel(pins, clock, seen):
+        pins.pin(17).drive_low()   # pressed: pulled up, switch to ground
+        assert seen == [Command.ROLL]  # sent on the press, not the release
+        clock.advance(0.1)
+        pins.pin(17).drive_high()
+    assert seen == [Command.ROLL]
+
+
+def test_inputs_every_button_sends_its_command(pins, clock):
+    seen = []
+    pin_map = load_pin_map()
+    with make_panel(pins, clock, seen):
+        for command, gpio in pin_map.buttons.items():
+            tap(pins, clock, gpio, hold_s=1.0 if command is Command.UNDO else 0.1)
+    assert seen == list(pin_map.buttons)
+
+
+def test_inputs_chatter_within_debounce_is_one_press(pins, clock):
+    seen = []
+    with make_panel(pins, clock, seen):
+        pin = pins.pin(27)  # PREV
+        for _ in range(6):  # contact bounce: 1 ms edges for 12 ms
+            pin.drive_low()
+            clock.advance(0.001)
+            pin.drive_high()
+            clock.advance(0.001)
+        pin.drive_low()
+        clock.advance(0.2)
+        pin.drive_high()   # the real release
+        clock.advance(0.004)
+        pin.drive_low()    # release bounce
+        clock.advance(0.002)
+        pin.drive_high()
+    assert seen == [Command.PREV]
+
+
+def test_inputs_presses_apart_beyond_debounce_all_count(pins, clock):
+    seen = []
+    with make_panel(pins, clock, seen):
+        for _ in range(3):
+            tap(pins, clock, 22, hold_s=0.05)  # NEXT, 50 ms presses 200 ms apart
+    assert seen == [Command.NEXT] * 3
+
+
+def test_inputs_undo_needs_a_long_press(pins, clock):
+    seen, short = [], []
+    with make_panel(pins, clock, seen, on_short_undo=lambda: short.append(1)) as panel:
+        tap(pins, clock, 24, hold_s=0.3)
+        assert seen == [] and short == [1]
+        tap(pins, clock, 24, hold_s=panel.pin_map.long_press_s + 0.01)
+    assert seen == [Command.UNDO] and short == [1]
+
+
+def test_inputs_hold_leds_follow_holds(pins, clock):
+    with make_panel(pins, clock, []) as panel:
+        panel.set_holds((True, False, True, False, False))
+        assert [pins.pin(g).state for g in (12, 16, 20, 21, 18)] == [True, False, True, False, False]
+        panel.set_holds(())
+        assert not any(pins.pin(g).state for g in (12, 16, 20, 21, 18))
+
+
+def test_inputs_a_failing_command_does_not_stop_the_panel(pins, clock):
+    seen = []
+
+    def flaky(c):
+        seen.append(c)
+        if len(seen) == 1:
+            raise RuntimeError("refused")
+    with ButtonPanel(load_pin_map(), on_command=flaky, pin_factory=pins, clock=clock):
+        tap(pins, clock, 17)
+        tap(pins, clock, 17)
+    assert seen == [Command.ROLL, Command.ROLL]
+
+
+def test_inputs_panel_close_releases_pins_and_repr(pins, clock):
+    panel = make_panel(pins, clock, [])
+    assert repr(panel) == "<ButtonPanel 11 buttons, 5 LEDs>"
+    panel.close()
+    panel.close()
+    assert repr(panel) == "<ButtonPanel closed>" and panel.closed
+    again = make_panel(pins, clock, [])  # the pins are free again
+    again.close()
+
+
+def test_inputs_pin_map_rejects_a_pin_used_twice():
+    with pytest.raises(PinConflictError, match="GPIO17 is set for both 'roll' and 'hold_3'"):
+        PinMap({Command.ROLL: 17, Command.HOLD_3: 17})
+    with pytest.raises(PinConflictError, match="give a BCM GPIO number 0-27"):
+        PinMap({Command.ROLL: 40})
+
+
+def test_inputs_pin_map_file_errors(tmp_path):
+    with pytest.raises(UsageError, match="does not exist"):
+        load_pin_map(tmp_path / "nope.toml")
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[buttons]\nfire = 4\n")
+    with pytest.raises(UsageError, match="unknown button 'fire'"):
+        load_pin_map(bad)
+    bad.write_text("[buttons\n")
+    with pytest.raises(UsageError, match="not valid TOML"):
+        load_pin_map(bad)
+    ok = tmp_path / "ok.toml"
+    ok.write_text("[buttons]\nroll = 4\n[leds]\nhold_2 = 7\n[timing]\nlong_press_s = 1.5\n")
+    assert load_pin_map(ok) == PinMap({Command.ROLL: 4}, {1: 7}, long_press_s=1.5)
+
+
+@pytest.mark.parametrize("key, command", [("1", Command.HOLD_1), ("5", Command.HOLD_5), (" ", Command.ROLL),
+                                          ("Enter", Command.ROLL), ("ArrowLeft", Command.PREV),
+                                          ("ArrowRight", Command.NEXT), ("S", Command.SCORE),
+                                          ("u", Command.UNDO), ("Escape", Command.MENU), ("x", None),
+                                          ("F1", None)])
+def test_inputs_keys(key, command):
+    assert command_for_key(key) is command
+
+
+def test_inputs_parse_command():
+    assert parse_command(" HOLD_3 ") is Command.HOLD_3
+    with pytest.raises(UsageError, match="unknown command 'fly'; use one of: hold_1"):
+        parse_command("fly")
