@@ -125,7 +125,8 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_buttons:
             panel = _buttons(app, args.pins)
         stop = threading.Event()
-        signal.signal(signal.SIGTERM, lambda *a: stop.set())
+        if threading.current_thread() is threading.main_thread():  # systemd stops us with SIGTERM
+            signal.signal(signal.SIGTERM, lambda *a: stop.set())
         t0 = time.monotonic()
         try:
             while not stop.wait(0.2):
