@@ -265,3 +265,24 @@ def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
                   f"backend RSS during the game max {max(rss):.0f} MB; screenshots in {artifacts()}")
     finally:
         rig.close()
+
+
+def test_browser_eight_players_yahtzee_fit_both_sizes(browser, tmp_path):
+    """The largest table: eight players with long names, Yahtzee's 13 boxes; nothing overflows."""
+    from table.inputs import Command
+    from vision.watch import EventKind, RollEvent, TrayDie
+
+    names = [f"Player number {k} long" for k in range(1, 9)]
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yahtzee", "forced", names), autostart=True).start()
+    server = DisplayServer(app, port=0).start()
+    try:
+        dice = tuple(TrayDie(v, (30.0 * k + 30, 100.0), (0, 0, 10, 10), 0.99) for k, v in enumerate((2, 3, 4, 5, 6)))
+        app.roll_event(RollEvent(EventKind.SETTLED, 0, 0.0, dice=dice)).result(timeout=5)
+        app.press(Command.HOLD_1).result(timeout=5)
+        pages = open_pages(browser, server.url)
+        settle_pages(pages, app)
+        assert len(page_options(pages["small"])) == 13
+        shoot(pages, "08-game-8-players")
+    finally:
+        server.close()
+        app.close()

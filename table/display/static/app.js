@@ -92,7 +92,8 @@
     const costs = {};
     if (hints && hints.boxes) for (const b of hints.boxes) costs[b.box] = b.cost;
     const n = g.options.length;
-    opts.style.gridTemplateColumns = "repeat(" + (n > 8 ? 3 : 2) + ", 1fr)";
+    opts.style.gridTemplateColumns = "repeat(" + (n > 8 ? 3 : 2) + ", minmax(0, 1fr))";
+    opts.classList.toggle("dense", n > 8);
     g.options.forEach((o, k) => {
       let cls = "opt" + (o.best ? " best" : "") + (o.selected ? " selected" : "") + (o.points === 0 ? " zero" : "");
       if (hints && hints.boxes && hints.boxes.length && hints.boxes[0].box === o.box) cls += " hint";
@@ -123,6 +124,7 @@
       players.appendChild(e);
     }
     fillCard($("card"), g);
+    $("card").classList.toggle("many", g.players.length > 4);  // too many columns: the strip shows them
     const cam = $("camera");
     if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
   }
