@@ -1,4 +1,4 @@
-"""Sweep the reader's value threshold and pip-count corroboration: accuracy vs silent errors.
+"""Sweep the reader's value threshold and pip-layout corroboration: accuracy vs silent errors.
 
 Usage: python benchmarks/tune_reader.py [DATASET_DIR] [--face-model ONNX] [--no-tta]
        [--thresholds T ...] [--corroborate C ...] [--all-sources]
