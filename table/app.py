@@ -639,23 +639,48 @@ def assign_slots(prev: Sequence[int], holds: Sequence[bool], slot_mm: Sequence[t
 
 
 def hints_for(state: Any) -> dict[str, Any] | None:
-    """Strategy advice for the current turn (suggested holds and box, cost of each option), or None."""
-    try:
-        from table.strategy.advice import advise_boxes, advise_holds
-        from table.strategy.tables import load_table  # type: ignore[attr-defined]
-    except ImportError:
+    """Strategy advice for the current turn, or None where there is none (no table, no roll).
+
+    Returns
+    -------
+    dict or None
+        ``{"box": best box, "costs": {box: expected points lost vs the best box},
+        "holds": five bools to hold (roll 1-2), "keep": faces kept, "hold_cost":
+        expected points the current holds lose vs the advised ones}``.
+    """
+    turn = state.turn
+    if turn is None or not turn.roll or state.mode is not GameMode.SCORECARD:
         return None
+    key = (state.ruleset, state.joker, state.cards[turn.player], turn.dice, turn.roll, turn.holds)
+    if key in _HINTS:
+        return _HINTS[key]
     try:
-        turn = state.turn
-        table = load_table(state.ruleset, state.joker)
+        from table.strategy import advise_boxes, advise_holds, get_table
+
+        rs = find_ruleset(state.ruleset)
+        table = get_table(rs, state.joker if rs.has_yahtzee_bonus else None, build=False)
         card = state.cards[turn.player]
         boxes = advise_boxes(table, card, turn.dice, turn.roll)
-        out: dict[str, Any] = {"boxes": [{"box": b.box, "cost": round(float(b.cost), 1)}
-                                         for b in boxes]} if boxes else {}
+        best = boxes[0]
+        out: dict[str, Any] = {"box": best.box,
+                               "costs": {b.box: round(best.expected - b.expected, 1) for b in boxes}}
         if turn.roll < 3:
             holds = advise_holds(table, card, turn.dice, turn.roll)
-            out["holds"] = list(holds[0].holds) if holds else []
-        return out
-    except Exception:  # advice is optional; never break the display
+            top = holds[0]
+            out["holds"] = list(top.hold)
+            out["keep"] = list(top.keep)
+            out["stop"] = top.stop
+            mine = tuple(sorted(d for d, h in zip(turn.dice, turn.holds) if h))
+            same = [h for h in holds if h.keep == mine]
+            if same:
+                out["hold_cost"] = round(top.expected - same[0].expected, 1)
+    except Exception:  # advice is optional (no table for this variant): never break the display
         log.debug("no hints", exc_info=True)
-        return None
+        out = None  # type: ignore[assignment]
+    if len(_HINTS) > 64:
+        _HINTS.clear()
+    _HINTS[key] = out
+    return out
+
+
+_HINTS: dict[Any, Any] = {}

@@ -283,6 +283,14 @@ def test_browser_eight_players_yahtzee_fit_both_sizes(browser, tmp_path):
         settle_pages(pages, app)
         assert len(page_options(pages["small"])) == 13
         shoot(pages, "08-game-8-players")
+        for c in (Command.MENU, Command.NEXT, Command.ROLL):  # menu: hints on
+            app.press(c).result(timeout=5)
+        assert app.hints
+        settle_pages(pages, app)
+        page = pages["small"]
+        assert page.locator("#hint").inner_text().startswith("Hint: ")
+        assert page.locator(".opt.hint").count() == 1 and page.locator(".opt .cost").count() >= 10
+        shoot(pages, "09-game-hints")
     finally:
         server.close()
         app.close()

@@ -40,6 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="game store (default: $DICETABLE_DB or the user data folder)")
     p.add_argument("--pins", type=Path, default=None, metavar="FILE",
                    help="GPIO pin map (default firmware_config/pins.toml)")
+    p.add_argument("--hints", action="store_true",
+                   help="show strategy hints (suggested holds glow, best box outlined, cost of each box); "
+                        "the MENU turns them on and off too")
     p.add_argument("--no-buttons", action="store_true", help="no GPIO buttons (keyboard and page only)")
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
     p.set_defaults(func=run)
@@ -112,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         tray = LiveTray(seed=seed)
     db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
     app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
-                   pin=args.pin, camera_name=camera_spec).start()
+                   pin=args.pin, camera_name=camera_spec, hints=args.hints).start()
     panel = None
     try:
         server = DisplayServer(app, host=args.listen, port=args.port).start()

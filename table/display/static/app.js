@@ -79,7 +79,7 @@
       const w = el("div", "die-wrap");
       let cls = d.held ? " held" : "";
       if (d.flagged) cls += " flagged";
-      if (hints && hints.holds && hints.holds[i]) cls += " hint";
+      if (hints && hints.holds && !hints.stop && hints.holds[i]) cls += " hint";
       w.appendChild(die(d.value, cls));
       w.appendChild(el("div", "die-label" + (d.held ? " held" : ""), d.held ? "HELD " + (i + 1) : "HOLD " + (i + 1)));
       w.onclick = () => command("hold_" + (i + 1));
@@ -89,19 +89,30 @@
     const warn = $("warnings"); warn.textContent = "";
     for (const w of s.warnings) { const e = el("div", "warning", w.text); e.setAttribute("data-kind", w.kind); warn.appendChild(e); }
     const opts = $("options"); opts.textContent = "";
-    const costs = {};
-    if (hints && hints.boxes) for (const b of hints.boxes) costs[b.box] = b.cost;
+    const costs = (hints && hints.costs) || {};
+    const hint = $("hint");
+    hint.hidden = !hints;
+    if (hints) {
+      const names = {};
+      for (const o of g.options) names[o.box] = o.name;
+      if (hints.holds && !hints.stop) {
+        hint.textContent = "Hint: keep " + (hints.keep.length ? hints.keep.join(" ") : "nothing") + " and roll again" +
+          (hints.hold_cost > 0 ? " (your holds lose " + hints.hold_cost + ")" : "");
+      } else {
+        hint.textContent = "Hint: score " + (names[hints.box] || hints.box) + " now";
+      }
+    }
     const n = g.options.length;
     opts.style.gridTemplateColumns = "repeat(" + (n > 8 ? 3 : 2) + ", minmax(0, 1fr))";
     opts.classList.toggle("dense", n > 8);
     g.options.forEach((o, k) => {
       let cls = "opt" + (o.best ? " best" : "") + (o.selected ? " selected" : "") + (o.points === 0 ? " zero" : "");
-      if (hints && hints.boxes && hints.boxes.length && hints.boxes[0].box === o.box) cls += " hint";
+      if (hints && hints.box === o.box) cls += " hint";
       const e = el("div", cls);
       e.setAttribute("data-box", o.box);
       e.appendChild(el("span", "name", o.name));
       const p = el("span", "pts", String(o.points));
-      if (o.box in costs && costs[o.box] > 0) p.appendChild(el("span", "cost", "−" + costs[o.box]));
+      if (costs[o.box] > 0) p.appendChild(el("span", "cost", "−" + costs[o.box]));
       e.appendChild(p);
       e.onclick = () => selectBox(g, k);
       opts.appendChild(e);
