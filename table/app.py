@@ -241,6 +241,10 @@ class TableApp:
         """A new camera view (JPEG), camera status, or camera warning ``(kind, text or None to clear)``."""
         return self.submit(self._camera_update, jpeg, status, warning)
 
+    def say(self, text: str) -> Future[Any]:
+        """Show `text` in the page's message line (e.g. "hold UNDO to undo" after a short press)."""
+        return self.submit(setattr, self, "message", str(text))
+
     def rendered(self, seq: int) -> None:
         """The local page drew snapshot `seq` (measures settled -> shown)."""
         t = self._stamps.pop(int(seq), None)

@@ -277,3 +277,8 @@ def test_display_scorecards_png_has_a_row_per_box(app):
 
     img = cv2.imdecode(np.frombuffer(scorecards_png(app.state), np.uint8), cv2.IMREAD_COLOR)
     assert img.shape[0] >= 60 + 34 * (12 + 3) and img.shape[1] >= 200 + 2 * 120
+
+
+def test_display_say_shows_a_message(app):
+    app.say("Hold UNDO down for a second to undo.").result(timeout=5)
+    assert app.snapshot["message"] == "Hold UNDO down for a second to undo."

@@ -154,7 +154,7 @@ def _buttons(app: Any, pins: Path | None) -> Any:
     pin_map = load_pin_map(pins)
     try:
         panel = ButtonPanel(pin_map, on_command=lambda c: app.press(c, "button"),
-                            on_short_undo=lambda: None)
+                            on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."))
     except DicetableError as exc:
         print(f"dicetable: no GPIO buttons ({exc}); use the keyboard or the page", file=sys.stderr)
         return None
