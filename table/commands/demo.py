@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     if not args.headless:
         from table.demo_served import serve_demo
+        from table.errors import UsageError
+
+        if not 1 <= args.max_reads <= 10:
+            raise UsageError(f"max_reads must be 1 to 10, got {args.max_reads!r}")
 
         serve_demo(rules=args.rules, players=args.players, seed=args.seed, bots=bots, speed=args.speed,
                    port=args.port, linger_s=args.linger)
