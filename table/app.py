@@ -28,14 +28,13 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from table.display.snapshot import Setup, best_of, game_json, options_of
-from table.errors import DicetableError, UsageError
+from table.errors import UsageError
 from table.game import (
     DiceSource,
     EndGame,
@@ -48,6 +47,7 @@ from table.game import (
     Undo,
 )
 from table.game.session import GameSession
+from table.app_support import _unique, assign_slots, check_setup, hints_for
 from table.inputs.commands import HOLD_COMMANDS, KEYMAP, Command
 from table.rules import JOKER_VARIANTS, RULESET_IDS, RulesError, find_ruleset
 from table.store import open_store
@@ -560,131 +560,3 @@ class TableApp:
             "hints_on": self.hints, "synthetic": self.tray is not None,
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }
-
-
-def _unique(names: Sequence[str]) -> list[str]:
-    out: list[str] = []
-    for n in names:
-        base, k = n, 2
-        while n.casefold() in (o.casefold() for o in out):
-            n, k = f"{base} {k}", k + 1
-        out.append(n)
-    return out
-
-
-def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
-    """Check the rules and player names of a new game.
-
-    Raises
-    ------
-    UsageError
-        If the ruleset or joker is unknown, or the names are not 1-8 different names of 1-40 characters.
-    """
-    if ruleset not in RULESET_IDS:
-        raise UsageError(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESET_IDS)}")
-    if joker not in JOKER_VARIANTS:
-        raise UsageError(f"unknown joker variant {joker!r}; choose one of: {', '.join(JOKER_VARIANTS)}")
-    if not 1 <= len(names) <= 8:
-        raise UsageError(f"{len(names)} players given; give 1 to 8 names, e.g. --players \"Ann,Bo\"")
-    seen: set[str] = set()
-    for n in names:
-        if not n or n != n.strip() or len(n) > 40:
-            raise UsageError(f"player name {n!r} cannot be used; give 1-40 characters")
-        if n.casefold() in seen:
-            raise UsageError(f"two players are called {n!r}; give each player a different name")
-        seen.add(n.casefold())
-
-
-def assign_slots(prev: Sequence[int], holds: Sequence[bool], slot_mm: Sequence[tuple[float, float] | None],
-                 read: Sequence[tuple[int, bool, tuple[float, float]]]) -> list[int]:
-    """Which read die goes in each of the game's five die slots.
-
-    Held slots keep their die: each takes, in order of preference, a read die in
-    the hold area showing its value, one showing its value anywhere, one in the
-    hold area, then any, nearest its last position first.  The other slots take
-    the remaining dice in reading order.
-
-    Parameters
-    ----------
-    prev : sequence of int
-        The slots' values before this roll (empty on a first roll).
-    holds : sequence of bool, length 5
-        Held slots.
-    slot_mm : sequence of (x, y) or None
-        Where each slot's die lay at the last read, in tray mm.
-    read : sequence of (value, in_hold_area, (x, y) mm)
-        The dice read, in reading order.
-
-    Returns
-    -------
-    list of int, length len(read)
-        ``slots[i]`` is the index into `read` of slot ``i``'s die.
-    """
-    n = len(read)
-    free = list(range(n))
-    slots: list[int | None] = [None] * n
-    if prev:
-        for i in range(min(n, len(prev))):
-            if not holds[i]:
-                continue
-            def rank(j: int) -> tuple[int, float]:
-                value, held, xy = read[j]
-                same = value == prev[i]
-                pref = 0 if (same and held) else 1 if same else 2 if held else 3
-                dist = math.dist(xy, slot_mm[i]) if i < len(slot_mm) and slot_mm[i] else 0.0
-                return pref, dist
-            j = min(free, key=rank)
-            slots[i] = j
-            free.remove(j)
-    for i in range(n):
-        if slots[i] is None:
-            slots[i] = free.pop(0)
-    return [int(s) for s in slots]  # type: ignore[arg-type]
-
-
-def hints_for(state: Any) -> dict[str, Any] | None:
-    """Strategy advice for the current turn, or None where there is none (no table, no roll).
-
-    Returns
-    -------
-    dict or None
-        ``{"box": best box, "costs": {box: expected points lost vs the best box},
-        "holds": five bools to hold (roll 1-2), "keep": faces kept, "hold_cost":
-        expected points the current holds lose vs the advised ones}``.
-    """
-    turn = state.turn
-    if turn is None or not turn.roll or state.mode is not GameMode.SCORECARD:
-        return None
-    key = (state.ruleset, state.joker, state.cards[turn.player], turn.dice, turn.roll, turn.holds)
-    if key in _HINTS:
-        return _HINTS[key]
-    try:
-        from table.strategy import advise_boxes, advise_holds, get_table
-
-        rs = find_ruleset(state.ruleset)
-        table = get_table(rs, state.joker if rs.has_yahtzee_bonus else None, build=False)
-        card = state.cards[turn.player]
-        boxes = advise_boxes(table, card, turn.dice, turn.roll)
-        best = boxes[0]
-        out: dict[str, Any] = {"box": best.box,
-                               "costs": {b.box: round(best.expected - b.expected, 1) for b in boxes}}
-        if turn.roll < 3:
-            holds = advise_holds(table, card, turn.dice, turn.roll)
-            top = holds[0]
-            out["holds"] = list(top.hold)
-            out["keep"] = list(top.keep)
-            out["stop"] = top.stop
-            mine = tuple(sorted(d for d, h in zip(turn.dice, turn.holds) if h))
-            same = [h for h in holds if h.keep == mine]
-            if same:
-                out["hold_cost"] = round(top.expected - same[0].expected, 1)
-    except Exception:  # advice is optional (no table for this variant): never break the display
-        log.debug("no hints", exc_info=True)
-        out = None  # type: ignore[assignment]
-    if len(_HINTS) > 64:
-        _HINTS.clear()
-    _HINTS[key] = out
-    return out
-
-
-_HINTS: dict[Any, Any] = {}
