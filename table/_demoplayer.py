@@ -36,6 +36,7 @@ class DemoPlayer:
         self.delay_s = float(delay_s)
         self.bots = list(bots)
         self._stop = threading.Event()
+        self._failed_throws: dict[tuple[int, int, int], int] = {}
         self._thread = threading.Thread(target=self._run, name="dicetable-demo-player", daemon=True)
         self.presses = 0
 
@@ -58,6 +59,14 @@ class DemoPlayer:
         deadline = time.monotonic() + 30
         while not self._stop.is_set() and time.monotonic() < deadline and self.app.verdicts == verdicts:
             self._stop.wait(0.02)
+
+    #: Unreadable throws of one roll after which the player lets go of every hold and throws
+    #: all five dice, as a person would when the camera keeps failing on the same lie.
+    GIVE_UP_HOLDS_AFTER = 3
+
+    def _failures(self, st: Any) -> int:
+        """How many throws of the current player's current roll came back unreadable so far."""
+        return self._failed_throws.get((len(st.history), st.turn.player, st.turn.roll), 0)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -82,11 +91,18 @@ class DemoPlayer:
                 want = tuple(bot.choose_hold(card, turn.dice, turn.roll) if bot else
                              choose_holds(rs, turn.dice, card, roll=turn.roll, joker=st.joker))
                 if not all(want):
+                    if self._failures(st) >= self.GIVE_UP_HOLDS_AFTER:
+                        want = (False,) * 5
                     diff = [i for i in range(5) if want[i] != turn.holds[i]]
                     if diff:
                         self._press(HOLD_COMMANDS[diff[0]])
                         continue
+                    key = (len(st.history), turn.player, turn.roll)
                     self._throw()
+                    after = self.app.state
+                    if after is not None and after.turn is not None and len(after.history) == key[0] \
+                            and after.turn.roll == key[2]:
+                        self._failed_throws[key] = self._failed_throws.get(key, 0) + 1
                     continue
             box = bot.choose_box(card, turn.dice, turn.roll) if bot else \
                 choose_box(rs, turn.dice, card, roll=turn.roll, joker=st.joker)
