@@ -45,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "calibrate", help="print tray markers, calibrate the camera on the empty tray, check a roll",
         description="Three steps. 1: 'dicetable calibrate --markers sheet.pdf' writes the four corner markers "
-                    "to print (at 100%%) and stick on the tray corners. 2: with the tray EMPTY, "
+                    "to print (at 100% scale) and stick on the tray corners. 2: with the tray EMPTY, "
                     "'dicetable calibrate --camera SOURCE --name NAME' locks the camera, finds the markers (or "
                     "takes --corners), keeps an empty-tray image and saves calibration/profiles/NAME.toml. "
                     "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``export`` subcommand to ``subparsers``."""
     parser = subparsers.add_parser(
         "export", help="write a stored game as JSON (replay format) or CSV scorecards",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (see 'dicetable games')")
     parser.add_argument("--format", default="json", metavar="FORMAT",
                         help="json (default) or csv")

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``games`` subcommand to ``subparsers``."""
     parser = subparsers.add_parser(
         "games", help="list the stored games (id, ruleset, players, state, started, winner)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
     add_db_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list of {id, mode, ruleset, players, status, "
