@@ -39,6 +39,7 @@ class DemoPlayer:
         self._failed_throws: dict[tuple[int, int, int], int] = {}
         self._thread = threading.Thread(target=self._run, name="dicetable-demo-player", daemon=True)
         self.presses = 0
+        self.unread = 0
 
     def start(self) -> DemoPlayer:
         self._thread.start()
@@ -55,10 +56,15 @@ class DemoPlayer:
     def _throw(self) -> None:
         """Press ROLL and wait until the camera gave its verdict on the throw (read or unreadable)."""
         verdicts = self.app.verdicts
+        before = self.app.state.events
         self._press(Command.ROLL)
         deadline = time.monotonic() + 30
         while not self._stop.is_set() and time.monotonic() < deadline and self.app.verdicts == verdicts:
             self._stop.wait(0.02)
+        st = self.app.state
+        # The throw was not read (a die leaning, say): count it; a static cause (two held dice
+        # touching in the hold area) would repeat forever, so after two the player re-rolls all.
+        self.unread = self.unread + 1 if st is not None and st.events == before else 0
 
     #: Unreadable throws of one roll after which the player lets go of every hold and throws
     #: all five dice, as a person would when the camera keeps failing on the same lie.
@@ -90,6 +96,8 @@ class DemoPlayer:
             if turn.roll < 3:
                 want = tuple(bot.choose_hold(card, turn.dice, turn.roll) if bot else
                              choose_holds(rs, turn.dice, card, roll=turn.roll, joker=st.joker))
+                if self.unread >= 2:
+                    want = (False,) * 5
                 if not all(want):
                     if self._failures(st) >= self.GIVE_UP_HOLDS_AFTER:
                         want = (False,) * 5

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -42,10 +43,25 @@ class _GrowingSource(SyntheticSource):
     would (the constructor plans with ``default_rng(seed)`` too); a test checks it.
     """
 
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._square_holds()
+
     def set_script(self, script: Sequence[ScriptedRoll]) -> None:
         self._script = tuple(script)
         self._states, self._plans = synthetic._plan(self._script, np.random.default_rng(self._seed), _IDLE_FRAMES)
         self._static_key = None
+        self._square_holds()
+
+    def _square_holds(self) -> None:
+        """Lay held dice square in the hold area, as a player lines them up.
+
+        A held die keeps the angle it landed at; at some angles the watcher's shape
+        check takes a die in the hold area's first or last slot for a leaning one,
+        and the demo would re-throw forever (the held die never moves).
+        """
+        self._states = [replace(st, dice=tuple(replace(d, angle=0.0) if d.held else d for d in st.dice))
+                        if any(d.held for d in st.dice) else st for st in self._states]
 
 
 class LiveTray(FrameSource):
