@@ -36,7 +36,6 @@ class DemoPlayer:
         self.delay_s = float(delay_s)
         self.bots = list(bots)
         self._stop = threading.Event()
-        self._failed_throws: dict[tuple[int, int, int], int] = {}
         self._thread = threading.Thread(target=self._run, name="dicetable-demo-player", daemon=True)
         self.presses = 0
         self.unread = 0
@@ -66,14 +65,6 @@ class DemoPlayer:
         # touching in the hold area) would repeat forever, so after two the player re-rolls all.
         self.unread = self.unread + 1 if st is not None and st.events == before else 0
 
-    #: Unreadable throws of one roll after which the player lets go of every hold and throws
-    #: all five dice, as a person would when the camera keeps failing on the same lie.
-    GIVE_UP_HOLDS_AFTER = 3
-
-    def _failures(self, st: Any) -> int:
-        """How many throws of the current player's current roll came back unreadable so far."""
-        return self._failed_throws.get((len(st.history), st.turn.player, st.turn.roll), 0)
-
     def _run(self) -> None:
         while not self._stop.is_set():
             st = self.app.state
@@ -99,18 +90,11 @@ class DemoPlayer:
                 if self.unread >= 2:
                     want = (False,) * 5
                 if not all(want):
-                    if self._failures(st) >= self.GIVE_UP_HOLDS_AFTER:
-                        want = (False,) * 5
                     diff = [i for i in range(5) if want[i] != turn.holds[i]]
                     if diff:
                         self._press(HOLD_COMMANDS[diff[0]])
                         continue
-                    key = (len(st.history), turn.player, turn.roll)
                     self._throw()
-                    after = self.app.state
-                    if after is not None and after.turn is not None and len(after.history) == key[0] \
-                            and after.turn.roll == key[2]:
-                        self._failed_throws[key] = self._failed_throws.get(key, 0) + 1
                     continue
             box = bot.choose_box(card, turn.dice, turn.roll) if bot else \
                 choose_box(rs, turn.dice, card, roll=turn.roll, joker=st.joker)
