@@ -27,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--headless", action="store_true",
                         help="terminal output only: rendered trays read one by one, no page, no camera stream")
-    parser.add_argument("--speed", type=float, default=2.0, metavar="X",
-                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 2)")
+    parser.add_argument("--speed", type=float, default=6.0, metavar="X",
+                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 6, so the whole demo ends within a minute)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port of the page (default 8000, or any free one when taken; 0: any free port)")
     parser.add_argument("--linger", type=float, default=5.0, metavar="S",
