@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from table.commands._live import make_reader
 from vision.sources.base import FrameSource
 from vision.sources import synthetic
 from vision.sources.synthetic import ScriptedRoll, SyntheticSource
@@ -84,6 +85,9 @@ class LiveTray(FrameSource):
     >>> len(tray.truth_dice())
     5
     """
+
+    carries_truth = True
+
 
     kind = "synthetic-live"
 
@@ -188,16 +192,5 @@ class LiveTray(FrameSource):
             return image, self._index / self._fps, src.truth(k)
 
 
-def make_live_reader(kind: str, source: FrameSource, geometry: Any) -> tuple[Any, Any]:
-    """The reader for `source` and a per-frame hook, as :func:`table.commands._live.make_reader`.
-
-    ``kind="truth"`` also works with a :class:`LiveTray` (its frames carry the truth).
-    """
-    if kind == "truth" and isinstance(source, LiveTray):
-        from vision.sources.synthetic import TruthReader
-
-        reader = TruthReader(geometry)
-        return reader, reader.see
-    from table.commands._live import make_reader
-
-    return make_reader(kind, source, geometry)
+#: Kept under its old name for callers of the live tray; the reader choice lives in one place.
+make_live_reader = make_reader

@@ -63,7 +63,7 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
     from table._demoplayer import DemoPlayer
     from table._livetray import LiveTray
     from table.app import TableApp
-    from table._livetray import make_live_reader as make_reader
+    from table.commands._live import make_reader
     from table.display.server import DisplayServer
 
     rs = find_ruleset(rules)

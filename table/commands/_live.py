@@ -37,12 +37,13 @@ def make_reader(kind: str, source: FrameSource, geometry: Any
     Raises
     ------
     ValueError
-        If 'truth' is asked for with a source that is not synthetic.
+        If 'truth' is asked for with a source whose frames carry no truth
+        (only the synthetic sources do).
     """
     if kind == "truth":
-        from vision.sources.synthetic import SyntheticSource, TruthReader
+        from vision.sources.synthetic import TruthReader
 
-        if not isinstance(source, SyntheticSource):
+        if not source.carries_truth:
             raise ValueError("--reader truth works only with --camera synthetic[:SEED]; use --reader model")
         reader = TruthReader(geometry)
         return reader, reader.see

@@ -83,7 +83,7 @@ def make_watch(args: argparse.Namespace) -> Any:
     """``make_watcher(source) -> (watcher, see)`` from the profile and ``--reader``."""
     from calibration.procedure import make_watcher
     from calibration.profile import load_profile
-    from table._livetray import make_live_reader as make_reader
+    from table.commands._live import make_reader
 
     profile = load_profile(args.profile, args.profiles_dir)
 

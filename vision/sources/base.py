@@ -95,6 +95,11 @@ class FrameSource(abc.ABC):
     ((480, 640, 3), 0)
     """
 
+    #: True when each frame carries the scripted truth (synthetic sources), so the
+    #: ``TruthReader`` can stand in for the pip reader to test the watcher alone.
+    carries_truth: bool = False
+
+
     #: Short name used in reprs and messages.
     kind: str = "source"
 

@@ -332,6 +332,9 @@ class SyntheticSource(FrameSource):
         If the script is empty or its dice do not fit.
     """
 
+    carries_truth = True
+
+
     kind = "synthetic"
 
     def __init__(self, *, seed: int = 0, script: Sequence[ScriptedRoll] | None = None,
