@@ -16,6 +16,7 @@ from table.game.errors import EventError, IllegalCommandError, InvalidCommandErr
 from table.game.events import (
     BoxScored,
     DiceRead,
+    DiceSource,
     DieCorrected,
     EndReason,
     Event,
@@ -130,8 +131,8 @@ def _check_names(players: tuple[str, ...], least: int) -> None:
 def _start(e: GameStarted) -> GameState:
     if e.mode is GameMode.FREE_ROLL:
         _check_names(e.players, 0)
-        if e.ruleset or e.timer_s is not None:
-            raise InvalidCommandError("free-roll mode has no ruleset and no turn timer")
+        if e.ruleset or e.timer_s is not None or any(e.bots):
+            raise InvalidCommandError("free-roll mode has no ruleset, no turn timer and no bots")
         return GameState(mode=e.mode, ruleset="", joker=e.joker, players=e.players,
                          first_player=0, timer_s=None, cards=(), turn=Turn(player=0),
                          started_at=e.at, last_at=e.at, events=1)
@@ -150,8 +151,15 @@ def _start(e: GameStarted) -> GameState:
             f"turn timer {e.timer_s!r} s is not offered; choose one of "
             f"{', '.join(map(str, TIMER_CHOICES))} s, or no timer"
         )
+    if e.bots and (len(e.bots) != len(e.players) or not all(
+            b == "" or (b.isidentifier() and b.islower()) for b in e.bots)):
+        raise InvalidCommandError(
+            f"bots {list(e.bots)} do not fit {len(e.players)} player(s); give one entry per seat, "
+            "'' for a person or a bot level such as 'optimal'"
+        )
     return GameState(mode=e.mode, ruleset=rs.id, joker=e.joker, players=e.players,
                      first_player=e.first_player, timer_s=e.timer_s,
+                     bots=tuple(e.bots) if any(e.bots) else (),
                      cards=tuple(Card.empty() for _ in e.players),
                      turn=Turn(player=e.first_player, started_at=e.at),
                      started_at=e.at, last_at=e.at, events=1)
@@ -164,6 +172,12 @@ def _turn(state: GameState) -> Turn:
 
 def _dice_read(state: GameState, e: DiceRead) -> GameState:
     turn = _turn(state)
+    if e.source is DiceSource.VIRTUAL and not state.bot_level(turn.player):
+        who = state.players[turn.player] if state.players else "this table"
+        raise IllegalCommandError(
+            f"virtual dice are rolled only for a bot's turn, and {who} is a person; "
+            "roll the real dice in the tray (the camera reads them) or type them in"
+        )
     if state.mode is GameMode.FREE_ROLL:
         values = tuple(e.values)
         if not 1 <= len(values) <= MAX_FREE_DICE or any(

@@ -45,7 +45,8 @@ class StartGame:
 
     ``at`` is the time in seconds since the Unix epoch; ``timer_s`` one of
     30, 45, 60, 90, 600 or None.  For free-roll mode give ``mode="free_roll"``
-    and ``ruleset=""``.
+    and ``ruleset=""``.  ``bots`` gives per seat ``""`` (a person) or a bot
+    level (see :class:`~table.game.events.GameStarted`).
     """
 
     at: float
@@ -55,6 +56,7 @@ class StartGame:
     first_player: int = 0
     timer_s: int | None = None
     mode: GameMode = GameMode.SCORECARD
+    bots: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +185,8 @@ def _scored(state: GameState, turn: Turn, at: float, box: str, cause: ScoreCause
 def _events_for(state: GameState | None, c: Command) -> tuple[Event, ...]:
     if isinstance(c, StartGame):
         return (GameStarted(at=c.at, ruleset=c.ruleset, joker=c.joker, players=tuple(c.players),
-                            first_player=c.first_player, timer_s=c.timer_s, mode=c.mode),)
+                            first_player=c.first_player, timer_s=c.timer_s, mode=c.mode,
+                            bots=tuple(c.bots)),)
     if isinstance(c, Undo):
         _running(state)
         return (Undone(at=c.at, by=c.by),)

@@ -40,6 +40,8 @@ class DiceSource(StrEnum):
     """Read by the camera (vision)."""
     TYPED = "typed"
     """Typed in by hand (keyboard, touch screen, command line)."""
+    VIRTUAL = "virtual"
+    """Rolled on screen by the app (a random source) for a bot's turn; never camera-read."""
 
 
 class EndReason(StrEnum):
@@ -82,6 +84,9 @@ class GameStarted:
         Turn timer in seconds (30, 45, 60, 90 or 600), or None for no timer.
     mode : GameMode
         Scorecard game or free rolling.
+    bots : tuple of str
+        Computer players: one entry per seat, ``""`` for a person or the bot's
+        level (``easy``, ``medium``, ``optimal``); empty when every seat is a person.
     """
 
     kind: ClassVar[str] = "game_started"
@@ -92,6 +97,7 @@ class GameStarted:
     first_player: int = 0
     timer_s: int | None = None
     mode: GameMode = GameMode.SCORECARD
+    bots: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +114,7 @@ class DiceRead:
     roll : int
         Roll number in the turn, 1..3 (always 1 in free-roll mode).
     source : DiceSource
-        Camera or typed.
+        Camera, typed, or virtual (rolled on screen; only for a bot's turn).
     """
 
     kind: ClassVar[str] = "dice_read"
@@ -286,6 +292,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     out: dict[str, Any] = {"type": event.kind}
     for f in fields(event):  # type: ignore[arg-type]
         value = getattr(event, f.name)
+        if f.name == "bots" and not value:
+            continue  # games without bots keep the text form they always had
         out[f.name] = list(value) if isinstance(value, tuple) else value
     return out
 

@@ -120,6 +120,9 @@ class GameState:
         Time of the first and of the latest event, seconds since the Unix epoch.
     events : int
         How many events have been applied (the next event's sequence number).
+    bots : tuple of str
+        Per seat, ``""`` for a person or the level of a computer player; empty
+        when every seat is a person (see :meth:`bot_level`).
     previous : GameState or None
         The state before the last undoable action (None when nothing can be
         undone): reads, hold changes and corrections of the current turn, and
@@ -140,7 +143,14 @@ class GameState:
     started_at: float = 0.0
     last_at: float = 0.0
     events: int = 0
+    bots: tuple[str, ...] = ()
     previous: GameState | None = field(default=None, repr=False)
+
+    def bot_level(self, player: int | None) -> str:
+        """The bot level of seat ``player`` (``""`` for a person, or when ``player`` is None)."""
+        if player is None or player >= len(self.bots):
+            return ""
+        return self.bots[player]
 
     @property
     def finished(self) -> bool:
