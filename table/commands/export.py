@@ -4,6 +4,12 @@ JSON is the whole-game format of the spec's vectors (``dicetable replay`` of
 an export reproduces its totals); CSV is the scorecards: one row per box, one
 column per player, then the bonuses and totals.  Output goes to stdout, or to
 ``--output FILE``.
+
+With ``--analysis`` the export is the game's analysis instead: every hold and
+box decision priced against optimal play (expected final score of the choice
+made and of the best one, and the loss in points), then each player's total
+loss.  ``--format text`` (the default with ``--analysis``) prints it as a
+table; ``json`` and ``csv`` give it for programs.
 """
 
 from __future__ import annotations
@@ -11,12 +17,15 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from table.commands.games import add_db_option, open_for_reading
 from table.errors import UsageError
 from table.game.export import game_to_csv, game_to_json
 
 FORMATS = ("json", "csv")
+#: Formats of ``--analysis``.
+ANALYSIS_FORMATS = ("text", "json", "csv")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,8 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "export", help="write a stored game as JSON (replay format) or CSV scorecards",
         description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (see 'dicetable games')")
-    parser.add_argument("--format", default="json", metavar="FORMAT",
-                        help="json (default) or csv")
+    parser.add_argument("--format", default=None, metavar="FORMAT",
+                        help="json (default) or csv; with --analysis: text (default), json or csv")
+    parser.add_argument("--analysis", action="store_true",
+                        help="write each decision's expected-score loss against optimal play and "
+                             "each player's total, instead of the game")
     parser.add_argument("--output", "-o", metavar="FILE", default=None,
                         help="write here instead of to stdout")
     add_db_option(parser)
@@ -46,14 +58,20 @@ def parse_game_id(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Export the game; return 0."""
-    fmt = str(args.format).lower()
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {args.format!r}; choose json or csv")
+    """Export the game (or its analysis); return 0."""
+    analysis = bool(getattr(args, "analysis", False))
+    allowed = ANALYSIS_FORMATS if analysis else FORMATS
+    fmt = str(args.format or allowed[0]).lower()
+    if fmt not in allowed:
+        raise UsageError(f"unknown format {args.format!r}{' for --analysis' if analysis else ''}; "
+                         f"choose {' or '.join(allowed)}")
     game_id = parse_game_id(args.game_id)
     with open_for_reading(args) as store:
         state = store.load(game_id)
-    if fmt == "json":
+        events = store.events(game_id) if analysis else ()
+    if analysis:
+        text = analysis_text(events, fmt)
+    elif fmt == "json":
         text = json.dumps(game_to_json(state, f"game-{game_id}"), indent=1) + "\n"
     else:
         text = game_to_csv(state)
@@ -62,3 +80,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(text, end="")
     return 0
+
+
+def analysis_text(events: tuple[Any, ...], fmt: str) -> str:
+    """The analysis of a game log as ``text``, ``json`` or ``csv``.
+
+    Raises
+    ------
+    ValueError
+        If the game is a free-roll session.
+    FileNotFoundError
+        If no value table of the game's ruleset and variant exists (run ``dicetable strategy``).
+    """
+    from table.strategy.analysis import analyse_events
+
+    a = analyse_events(events)
+    if fmt == "json":
+        return json.dumps(a.to_json(), indent=1) + "\n"
+    if fmt == "csv":
+        return a.to_csv()
+    rows = [("turn", "player", "roll", "dice", "choice", "best choice", "loss")]
+    for d in a.decisions:
+        rows.append((str(d.turn), d.name, str(d.roll), " ".join(map(str, d.dice)), a.describe(d),
+                     "" if d.optimal else a.describe(d, "best"), "" if d.optimal else f"{d.loss:.2f}"))
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.append("")
+    state = "finished" if a.finished else "not finished"
+    lines.append(f"{a.ruleset} ({a.variant}), {state}: expected points lost against optimal play")
+    for p in a.players:
+        lines.append(f"  {p.name}: {p.loss:.2f} points lost over {p.decisions} decisions "
+                     f"({p.optimal} optimal); score {p.score}")
+    return "\n".join(lines) + "\n"
