@@ -3,7 +3,9 @@
 It only sends :class:`table.inputs.Command` values to the app (the same path as
 the GPIO buttons), at a watchable pace: ROLL to throw, HOLD 1-5 to keep dice,
 NEXT to walk to the box it wants, SCORE to write it.  Holds and boxes come from
-:mod:`table.player` or a strategy bot (:mod:`table.strategy.bots`).
+:mod:`table.player` or a strategy bot (:mod:`table.strategy.bots`); what to do
+next is :func:`table._botdriver.next_step`, the same decision path as the bot
+seats of ``dicetable play``.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from table._botdriver import BuiltinBot, next_step
 from table.inputs.commands import HOLD_COMMANDS, Command
-from table.player import choose_box, choose_holds
-from table.rules import find_ruleset
 
 
 class DemoPlayer:
@@ -39,6 +40,7 @@ class DemoPlayer:
         self._thread = threading.Thread(target=self._run, name="dicetable-demo-player", daemon=True)
         self.presses = 0
         self.unread = 0
+        self._builtin: dict[tuple[str, str], BuiltinBot] = {}
 
     def start(self) -> DemoPlayer:
         self._thread.start()
@@ -78,27 +80,20 @@ class DemoPlayer:
             if self.app.pending is not None:
                 self._press(Command.ROLL)   # a die did not move: use the reading anyway
                 continue
-            rs = find_ruleset(st.ruleset)
-            card = st.cards[turn.player]
             bot = self.bots[turn.player] if turn.player < len(self.bots) else None
-            if turn.roll == 0:
+            if bot is None:
+                bot = self._builtin.get((st.ruleset, st.joker))
+                if bot is None:
+                    bot = self._builtin[(st.ruleset, st.joker)] = BuiltinBot(st.ruleset, st.joker)
+            step = next_step(st, bot, self.app.selected, release=self.unread >= 2)
+            if step is None:
+                continue
+            if step.action == "throw":
                 self._throw()
-                continue
-            if turn.roll < 3:
-                want = tuple(bot.choose_hold(card, turn.dice, turn.roll) if bot else
-                             choose_holds(rs, turn.dice, card, roll=turn.roll, joker=st.joker))
-                if self.unread >= 2:
-                    want = (False,) * 5
-                if not all(want):
-                    diff = [i for i in range(5) if want[i] != turn.holds[i]]
-                    if diff:
-                        self._press(HOLD_COMMANDS[diff[0]])
-                        continue
-                    self._throw()
-                    continue
-            box = bot.choose_box(card, turn.dice, turn.roll) if bot else \
-                choose_box(rs, turn.dice, card, roll=turn.roll, joker=st.joker)
-            if self.app.selected != box:
+            elif step.action == "hold":
+                diff = [i for i in range(5) if step.holds[i] != turn.holds[i]]
+                self._press(HOLD_COMMANDS[diff[0]])
+            elif step.action == "select":
                 self._press(Command.NEXT)
-                continue
-            self._press(Command.SCORE)
+            else:
+                self._press(Command.SCORE)

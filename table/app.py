@@ -18,6 +18,12 @@ How a turn goes at the table:
   press on UNDO takes back the last action; MENU opens the menu.
 * With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
   that are not held.
+* A seat given as ``NAME:LEVEL`` is a bot (:mod:`table._botdriver`): it sets its
+  holds and scores its box by itself; a person throws its dice on the tray, or
+  the app rolls them on screen (``bot_dice="virtual"``).
+* When the game ends, its analysis (each decision's loss against optimal play,
+  :mod:`table.strategy.analysis`) is computed in a background thread and added
+  to the end screen.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ from table.game import (
     Undo,
 )
 from table.game.session import GameSession
-from table.app_support import _unique, assign_slots, check_setup, hints_for
+from table._botdriver import BotSeats, bot_text
+from table.app_support import _unique, analysis_json, assign_slots, check_setup, hints_for, split_seats
 from table.inputs.commands import HOLD_COMMANDS, KEYMAP, Command
 from table.rules import JOKER_VARIANTS, RULESET_IDS, RulesError, find_ruleset
 from table.store import open_store
@@ -93,6 +100,16 @@ class TableApp:
         The table's PIN (commands from a non-local client need it); random 4 digits by default.
     clock : callable, optional
         Wall-clock time in seconds since the Unix epoch (event times).
+    hints : bool, optional
+        Show strategy hints.
+    camera_name : str, optional
+        The camera's name for the page.
+    bot_dice : {"tray", "virtual"}, optional
+        Who rolls a bot's dice: a person on the tray (default), or the app on screen.
+    bot_delay_s : float, optional
+        Seconds between a bot's steps.
+    bot_seed : int, optional
+        Seed of the virtual dice.
 
     Raises
     ------
@@ -102,7 +119,8 @@ class TableApp:
 
     def __init__(self, db_path: str | Path, *, setup: Setup | None = None, autostart: bool = False,
                  tray: Any = None, pin: str | None = None, clock: Callable[[], float] = _now,
-                 hints: bool = False, camera_name: str = "") -> None:
+                 hints: bool = False, camera_name: str = "", bot_dice: str = "tray", bot_delay_s: float = 0.8,
+                 bot_seed: int | None = None) -> None:
         self.db_path = Path(db_path)
         self.setup = setup or Setup()
         check_setup(self.setup.ruleset, self.setup.joker, self.setup.names)
@@ -139,6 +157,10 @@ class TableApp:
         self._error: BaseException | None = None
         self.snapshot: dict[str, Any] = {}
         self.finished = threading.Event()
+        self.bots = BotSeats(self, dice=bot_dice, delay_s=bot_delay_s, seed=bot_seed)
+        self.analysis: Any = None
+        self.analysis_status = ""
+        self._analysis_key: Any = None
 
     # -- lifetime -------------------------------------------------------------
 
@@ -159,6 +181,7 @@ class TableApp:
 
     def close(self) -> None:
         """Stop the worker and close the store; safe to call twice."""
+        self.bots.close()
         if self._thread is not None and self._thread.is_alive():
             self._queue.put(None)
             self._thread.join(timeout=10)
@@ -271,8 +294,11 @@ class TableApp:
 
     def _resumed(self) -> None:
         st = self.session.state
-        self.setup = Setup(st.ruleset or "yahtzee", st.joker, list(st.players))
+        seats = [n + (f":{st.bot_level(i)}" if st.bot_level(i) else "") for i, n in enumerate(st.players)]
+        self.setup = Setup(st.ruleset or "yahtzee", st.joker, seats)
         self.screen = "end" if st.finished else "game"
+        if st.finished:
+            self._analyse()
         self._reselect()
         if not st.finished:
             self.message = f"Resumed the unfinished game of {', '.join(st.players)}."
@@ -280,13 +306,16 @@ class TableApp:
     def _start_game(self) -> None:
         s = self.setup
         check_setup(s.ruleset, s.joker, s.names)
-        cmd = StartGame(at=self.clock(), ruleset=s.ruleset, players=tuple(s.names), joker=s.joker)
+        names, bots = split_seats(s.names)
+        cmd = StartGame(at=self.clock(), ruleset=s.ruleset, players=tuple(names), joker=s.joker,
+                        bots=tuple(bots) if any(bots) else ())
         self.session = GameSession.start(self._store, cmd)
         self.screen = "game"
         self.selected = None
         self.warnings.clear()
         self.pending = None
-        self.message = f"New game: {find_ruleset(s.ruleset).title}. {s.names[0]} to roll."
+        self.analysis, self.analysis_status, self._analysis_key = None, "", None
+        self.message = f"New game: {find_ruleset(s.ruleset).title}. {names[0]} to roll."
         self.finished.clear()
 
     def _reselect(self) -> None:
@@ -375,6 +404,12 @@ class TableApp:
             return
         turn = st.turn
         now = self.clock()
+        level = st.bot_level(turn.player)
+        if level and c is not Command.UNDO and not (c is Command.ROLL and self.bots.dice == "tray"):
+            who = f"{st.players[turn.player]} ({level} bot)"
+            self.message = (f"{who} rolls on screen; wait for your turn." if self.bots.dice == "virtual" else
+                            f"{who} chooses its holds and box; throw its dice in the tray.")
+            return
         if c in HOLD_COMMANDS:
             die = HOLD_COMMANDS.index(c)
             if turn.roll == 0:
@@ -413,6 +448,7 @@ class TableApp:
                 self.pending = None
                 if self.screen == "end" and not self.state.finished:
                     self.screen = "game"
+                    self.analysis, self.analysis_status, self._analysis_key = None, "", None
                 self._reselect()
 
     def _after_score(self) -> None:
@@ -425,6 +461,7 @@ class TableApp:
             self.screen = "end"
             names = [st.players[i] for i in st.winners()]
             self.message = f"{' and '.join(names)} won!"
+            self._analyse()
         else:
             self.message = f"{st.players[st.turn.player]} to roll."
 
@@ -448,6 +485,10 @@ class TableApp:
         kind = str(getattr(event.kind, "value", event.kind))
         st = self.state
         in_game = self.screen == "game" and st is not None and st.turn is not None
+        if in_game and self.bots.virtual_turn():
+            if kind == "settled":
+                self.verdicts += 1
+            return  # a bot rolls on screen: the tray is not read
         if kind == "moving":
             self.camera_status = "moving"
             for k in ("leaning", "unreadable", "count", "unmoved", "moved"):
@@ -542,15 +583,68 @@ class TableApp:
                 log.exception("display listener failed")
         if self.screen == "end":
             self.finished.set()
+        self.bots.kick()
+
+    # -- analysis -----------------------------------------------------------------------
+
+    def _analyse(self) -> None:
+        """Start the finished game's analysis in a background thread (worker thread; once per game)."""
+        session = self.session
+        if session is None:
+            return
+        key = (session.game_id, session.state.events)
+        if key == self._analysis_key:
+            return
+        self._analysis_key = key
+        self.analysis, self.analysis_status = None, "computing"
+        events = self._store.events(session.game_id)
+
+        def work() -> None:
+            from table.strategy.analysis import analyse_events
+
+            try:
+                result, status = analyse_events(events), "ready"
+            except Exception as exc:  # no table for this variant, say: the end screen says so
+                log.info("no analysis of game %s: %s", key[0], exc)
+                result, status = None, "unavailable"
+
+            def done() -> None:
+                if self._analysis_key == key:
+                    self.analysis, self.analysis_status = result, status
+            self.submit(done)
+        threading.Thread(target=work, name="dicetable-analysis", daemon=True).start()
+
+    def analysis_now(self, timeout: float = 30.0) -> Any:
+        """The current game's analysis (waits for it, or computes it for an unfinished game); None if none.
+
+        Any thread but the worker.  Raises what :func:`table.strategy.analysis.analyse_events` raises.
+        """
+        from table.strategy.analysis import analyse_events
+
+        if self.analysis is not None and self.screen == "end":
+            return self.analysis
+        events = self.submit(lambda: () if self.session is None else self._store.events(self.session.game_id)
+                             ).result(timeout=timeout)
+        return analyse_events(events) if events else None
 
     def build_snapshot(self) -> dict[str, Any]:
         """The page's snapshot (worker thread; the PIN is added for local pages by the display)."""
         st = self.state
         game = None
+        bot = None
         if st is not None and st.mode is GameMode.SCORECARD:
             game = game_json(st, self.selected)
             if self.hints and st.turn is not None and st.turn.roll:
                 game["hints"] = hints_for(st)
+            level = st.bot_level(st.current_player)
+            if level:
+                bot = {"name": st.players[st.turn.player], "level": level, "dice": self.bots.dice,
+                       "text": bot_text(st, self.bots.dice)}
+        analysis = None
+        if self.screen == "end" and self.analysis_status:
+            analysis = {"status": self.analysis_status}
+            if self.analysis is not None:
+                analysis.update(analysis_json(self.analysis))
         return {
             "seq": self.seq, "screen": self.screen, "setup": self.setup.to_json(), "game": game,
             "warnings": [{"kind": k, "text": t} for k, t in self.warnings.items()],
@@ -559,6 +653,6 @@ class TableApp:
                        "has_view": self.camera_jpeg is not None},
             "menu": {"open": self.menu_open, "index": self.menu_index,
                      "items": [{"id": i, "title": t} for i, t in MENU_ITEMS]},
-            "hints_on": self.hints, "synthetic": self.tray is not None,
+            "hints_on": self.hints, "synthetic": self.tray is not None, "bot": bot, "analysis": analysis,
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }

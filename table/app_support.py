@@ -24,14 +24,37 @@ def _unique(names: Sequence[str]) -> list[str]:
     return out
 
 
-def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
-    """Check the rules and player names of a new game.
+def split_seats(entries: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Names and bot levels of the setup's seats: ``["Ann", "HAL:optimal"]`` -> ``(["Ann", "HAL"], ["", "optimal"])``.
 
     Raises
     ------
     UsageError
-        If the ruleset or joker is unknown, or the names are not 1-8 different names of 1-40 characters.
+        If an entry names an unknown bot level.
     """
+    from table._botdriver import split_seat
+
+    names, bots = [], []
+    for entry in entries:
+        try:
+            name, level = split_seat(entry)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        names.append(name)
+        bots.append(level)
+    return names, bots
+
+
+def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
+    """Check the rules and player names of a new game (``NAME:LEVEL`` seats a bot).
+
+    Raises
+    ------
+    UsageError
+        If the ruleset, joker or a bot level is unknown, or the names are not 1-8 different names
+        of 1-40 characters.
+    """
+    names, _ = split_seats(names)
     if ruleset not in RULESET_IDS:
         raise UsageError(f"unknown ruleset {ruleset!r}; choose one of: {', '.join(RULESET_IDS)}")
     if joker not in JOKER_VARIANTS:
@@ -140,3 +163,27 @@ def hints_for(state: Any) -> dict[str, Any] | None:
 
 
 _HINTS: dict[Any, Any] = {}
+
+
+def analysis_json(analysis: Any, worst: int = 5) -> dict[str, Any]:
+    """The end screen's analysis: each player's loss and the biggest mistakes.
+
+    Parameters
+    ----------
+    analysis : table.strategy.analysis.GameAnalysis
+    worst : int, optional
+        How many of the costliest decisions to list.
+
+    Returns
+    -------
+    dict
+        ``{"players": [{"name", "loss", "decisions", "optimal", "score"}], "worst": [{"name", "turn",
+        "roll", "dice", "kind", "choice", "best", "loss"}]}``; losses in expected points, 1 decimal.
+    """
+    return {
+        "players": [{"name": p.name, "loss": round(p.loss, 1), "decisions": p.decisions, "optimal": p.optimal,
+                     "score": p.score} for p in analysis.players],
+        "worst": [{"name": d.name, "turn": d.turn, "roll": d.roll, "dice": list(d.dice), "kind": d.kind.value,
+                   "choice": analysis.describe(d), "best": analysis.describe(d, "best"), "loss": round(d.loss, 1)}
+                  for d in analysis.worst(worst)],
+    }

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from table._botdriver import BOT_DICE
 from table.commands._live import add_profile_options, add_reader_option
 from table.display.snapshot import Setup
 from table.errors import UsageError
@@ -32,7 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=f"ruleset of a new game: {', '.join(RULESET_IDS)}; with --players the game starts at "
                         "once, else the setup screen asks")
     p.add_argument("--joker", default="forced", choices=JOKER_VARIANTS, help="Yahtzee joker variant (default forced)")
-    p.add_argument("--players", default=None, metavar="NAMES", help='player names, comma-separated: "Ann,Bo"')
+    p.add_argument("--players", default=None, metavar="NAMES",
+                   help='player names, comma-separated: "Ann,Bo"; NAME:LEVEL seats a bot of LEVEL easy (best '
+                        'box now), medium (one throw of look-ahead) or optimal, e.g. "Ann,HAL:optimal"')
+    p.add_argument("--bot-dice", default="tray", choices=BOT_DICE,
+                   help="who rolls a bot's dice: tray (default; a person throws them for it in the tray, the "
+                        "bot sets its holds and scores its box) or virtual (the app rolls them on screen)")
+    p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
+                   help="seconds between a bot's steps, so the table can follow (default 0.8)")
+    p.add_argument("--bot-seed", type=int, default=None, metavar="N",
+                   help="seed of the virtual dice (default: random)")
     add_profile_options(p)
     add_reader_option(p)
     add_server_options(p)
@@ -96,6 +106,8 @@ def make_watch(args: argparse.Namespace) -> Any:
 def run(args: argparse.Namespace) -> int:
     """Run the table until Ctrl-C (or --duration); exit status 0."""
     check_server_args(args)
+    if not 0 <= args.bot_delay <= 60:
+        raise UsageError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay}")
     from table.app import TableApp
     from table._camera import CameraLoop
     from table.display.server import DisplayServer
@@ -115,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
         tray = LiveTray(seed=seed)
     db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
     app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
-                   pin=args.pin, camera_name=camera_spec, hints=args.hints).start()
+                   pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
+                   bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
     panel = None
     try:
         server = DisplayServer(app, host=args.listen, port=args.port).start()

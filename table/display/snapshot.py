@@ -33,6 +33,7 @@ class Setup:
 
     ruleset: str = "yahtzee"
     joker: str = "forced"
+    #: Seats: a name, or ``NAME:LEVEL`` for a bot (``easy``, ``medium``, ``optimal``).
     names: list[str] = field(default_factory=lambda: ["Player 1", "Player 2"])
     field: int = 0
 
@@ -80,7 +81,7 @@ def game_json(state: GameState, selected: str | None) -> dict[str, Any]:
     dict
         ``{"ruleset", "title", "boxes": [{"id", "name", "upper"}], "players": [{"name",
         "boxes": {id: points or None}, "upper_sum", "upper_bonus", "upper_target",
-        "yahtzee_bonus", "total", "current"}], "current", "round", "rounds", "roll",
+        "yahtzee_bonus", "total", "current", "bot": level or None}], "current", "round", "rounds", "roll",
         "max_rolls", "dice": [{"value", "held", "flagged"}], "options": [{"box", "name",
         "points", "best", "selected"}], "can_undo", "winners", "ended"}``.
     """
@@ -97,7 +98,7 @@ def game_json(state: GameState, selected: str | None) -> dict[str, Any]:
             "upper_bonus": bonuses[i], "upper_target": rs.upper_bonus_threshold,
             "upper_bonus_points": rs.upper_bonus_points,
             "yahtzee_bonus": yahtzee_bonus_points(rs, card) if rs.has_yahtzee_bonus else None,
-            "total": totals[i], "current": i == current,
+            "total": totals[i], "current": i == current, "bot": state.bot_level(i) or None,
         })
     options = options_of(state)
     best = best_of(options, rs.boxes)
