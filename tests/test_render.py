@@ -231,3 +231,76 @@ def test_nudge_moves_dice_a_little_without_overlap():
         for j in range(i + 1, 5):
             area, _ = cv2.intersectConvexConvex(np.float32(tray.dice[i].outline), np.float32(tray.dice[j].outline))
             assert area < 0.5
+
+
+# ----------------------------------------------------------------- render_randomised (issue 7 item 1)
+
+from vision.render import CONDITIONS, Conditions, Unreadable, render_randomised  # noqa: E402
+
+
+def test_render_tray_dice_are_readable_and_unconditioned():
+    tray = render_tray([1, 2, 3], seed=4)
+    assert tray.condition == "" and all(d.unreadable is None for d in tray.dice)
+
+
+@pytest.mark.parametrize("condition", CONDITIONS)
+def test_randomised_condition_is_deterministic_with_truth_inside_the_image(condition):
+    a = render_randomised([2, 3, 4, 5, 6], seed=3, condition=condition)
+    b = render_randomised([2, 3, 4, 5, 6], seed=3, condition=condition)
+    assert np.array_equal(a.image, b.image) and a.dice == b.dice
+    assert a.image.shape == (480, 640, 3) and a.image.dtype == np.uint8 and a.condition == condition
+    for d in a.dice:
+        x, y, w, h = d.box
+        assert 0 <= x and 0 <= y and x + w <= 640 and y + h <= 480 and w > 0 and h > 0
+    readable = [d for d in a.dice if d.unreadable is None]
+    assert len(readable) >= 3
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_leaning_and_border_conditions_label_the_last_die(seed):
+    lean = render_randomised([1, 2, 3, 4, 5], seed=seed, condition="leaning")
+    assert [d.unreadable for d in lean.dice] == [None] * 4 + [Unreadable.LEANING]
+    # A leaning die shows a side face too: its outline covers more than a flat die's.
+    areas = [cv2.contourArea(np.float32(d.outline)) for d in lean.dice]
+    assert areas[-1] > 1.15 * np.median(areas[:4])
+    cut = render_randomised([1, 2, 3, 4, 5], seed=seed, condition="border")
+    last = cut.dice[-1]
+    assert last.unreadable == Unreadable.PARTIAL and last.value == 5
+    x, y, w, h = last.box
+    assert x == 0 or y == 0 or x + w == 640 or y + h == 480
+
+
+def test_randomised_dice_show_their_pips():
+    # The pip counter of this file finds the right count on plain and dark dice.
+    for condition in ("plain", "dark_dice"):
+        tray = render_randomised([1, 2, 3, 4, 5, 6], seed=1, conditions=Conditions(
+            surface="white_card" if condition == "dark_dice" else "tray_round",
+            look="dark" if condition == "dark_dice" else "solid", noise=0.0, blur=0.3))
+        found = [count_pips(tray.image, d) for d in tray.dice if d.colour in DICE_COLOURS]
+        assert found == [d.value for d in tray.dice if d.colour in DICE_COLOURS]
+
+
+def test_perspective_moves_the_boxes_with_the_image():
+    flat = render_randomised([1, 2, 3, 4, 5], seed=2, conditions=Conditions(noise=0.0))
+    tilted = render_randomised([1, 2, 3, 4, 5], seed=2, conditions=Conditions(noise=0.0, tilt_deg=25.0))
+    assert not np.array_equal(flat.image, tilted.image)
+    moved = [abs(a.centre_xy[0] - b.centre_xy[0]) + abs(a.centre_xy[1] - b.centre_xy[1])
+             for a, b in zip(flat.dice, tilted.dice)]
+    assert max(moved) > 10
+    grey = cv2.cvtColor(np.asarray(tilted.image), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    floor = float(np.median(grey))
+    for d in tilted.dice:  # each die's box still holds the die: it differs from the floor
+        if d.unreadable is None:
+            x, y, w, h = d.box
+            assert float(np.abs(grey[y:y + h, x:x + w] - floor).mean()) > 10
+
+
+def test_random_conditions_vary_and_bad_conditions_raise():
+    surfaces = {render_randomised([1, 2], seed=s).style for s in range(6)}
+    assert len(surfaces) >= 3
+    with pytest.raises(ValueError, match="unknown condition 'fog'"):
+        render_randomised([1, 2], condition="fog")
+    with pytest.raises(ValueError, match="tilt_deg must be 0-30"):
+        Conditions(tilt_deg=40.0)
+    with pytest.raises(ValueError, match="unknown surface"):
+        Conditions(surface="carpet")

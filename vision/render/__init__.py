@@ -6,7 +6,9 @@ reader.  numpy and OpenCV only; seeded and deterministic.
 Public names: :func:`render_tray`, :func:`render_die_crop`, :class:`TrayScene`
 (draw the tray once, render many rolls on it), :class:`Placement`, :class:`RenderedTray`,
 :class:`RenderedDie`, :data:`STYLES`, :data:`DICE_COLOURS`, :data:`PIP_LAYOUTS`,
-:data:`MAX_DICE`.
+:data:`MAX_DICE`; domain-randomised renders and named stress conditions with
+unreadable (leaning, cut) dice labelled: :func:`render_randomised`,
+:class:`Conditions`, :data:`CONDITIONS`, :class:`Unreadable`.
 
 Examples
 --------
@@ -19,6 +21,7 @@ Examples
 """
 
 from vision.render._layout import Placement, TrayScene
+from vision.render._randomise import CONDITIONS, LOOKS, SURFACES, Conditions, render_randomised
 from vision.render._tray import render_die_crop, render_tray
 from vision.render._types import (
     DICE_COLOURS,
@@ -27,9 +30,16 @@ from vision.render._types import (
     STYLES,
     RenderedDie,
     RenderedTray,
+    Unreadable,
 )
 
 __all__ = [
+    "CONDITIONS",
+    "Conditions",
+    "LOOKS",
+    "SURFACES",
+    "Unreadable",
+    "render_randomised",
     "DICE_COLOURS",
     "MAX_DICE",
     "PIP_LAYOUTS",

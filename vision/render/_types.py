@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -42,6 +43,15 @@ PIP_LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
 MAX_DICE = 30
 
 
+class Unreadable(StrEnum):
+    """Why a rendered die cannot be read (and must not be given a value)."""
+
+    LEANING = "leaning"
+    """Tilted against a wall or another die: no face points up (re-roll it)."""
+    PARTIAL = "partial"
+    """Cut by the image border: part of its top face is outside the picture."""
+
+
 @dataclass(frozen=True, slots=True)
 class RenderedDie:
     """The truth about one die drawn by the renderer.
@@ -68,6 +78,11 @@ class RenderedDie:
     outline : tuple of (float, float), optional
         Convex outline of the whole visible die, ``(x, y)`` points in image pixels,
         counter-clockwise; two dice touch where their outlines meet.
+    unreadable : Unreadable or None, optional
+        Why no reader should give this die a value (leaning, cut by the border);
+        ``None`` (the default, and always from :func:`render_tray`) for a die
+        lying flat and whole in the picture. Set by
+        :func:`vision.render.render_randomised`.
     """
 
     value: int
@@ -77,6 +92,7 @@ class RenderedDie:
     colour: str
     face_px: float = 0.0
     outline: tuple[tuple[float, float], ...] = ()
+    unreadable: Unreadable | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,12 +109,17 @@ class RenderedTray:
         The tray style used, one of :data:`STYLES`.
     touching : tuple of (int, int), optional
         Index pairs ``(i, j)``, ``i < j``, of dice placed touching each other.
+    condition : str, optional
+        The stress condition of :func:`vision.render.render_randomised` (one of
+        :data:`vision.render.CONDITIONS`, or ``"random"``); empty from
+        :func:`render_tray`.
     """
 
     image: np.ndarray
     dice: tuple[RenderedDie, ...]
     style: str = ""
     touching: tuple[tuple[int, int], ...] = ()
+    condition: str = ""
 
     @property
     def values(self) -> tuple[int, ...]:

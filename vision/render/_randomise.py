@@ -1,0 +1,391 @@
+"""Domain-randomised renders and named stress conditions: :func:`render_randomised`."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.render._die import DieLook, DiePose, die_outline, draw_shadow
+from vision.render._effects import (
+    DARK_DICE,
+    FLAT_SURFACES,
+    MARBLED_DICE,
+    TRANSLUCENT_DICE,
+    Material,
+    add_glare,
+    draw_leaning_die,
+    draw_material_die,
+    flat_surface,
+    leaning_outline,
+    leaning_vertices,
+    tilt_homography,
+)
+from vision.render._layout import Placement, TrayScene, _check_values, _fits, _hull_distance, _overlaps, _rng
+from vision.render._scene import finish
+from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unreadable
+
+#: Named stress conditions of :func:`render_randomised`. Each renders an ordinary
+#: tray scene (mild noise, blur and JPEG) with one thing pushed hard:
+#:
+#: * looks of the dice: ``"plain"`` (nothing pushed), ``"dark_dice"`` (dark bodies,
+#:   light or gold pips), ``"translucent"`` (the floor and the bottom face's pips
+#:   show through), ``"marbled"`` (veined bodies), ``"rounded"`` (big corner radius
+#:   and bevel);
+#: * the surface under them: ``"felt"``, ``"wood"``, ``"paper"``, ``"cardboard"``,
+#:   ``"black_cloth"``, ``"white_card"`` (flat, filling the view) and ``"tray"`` (a
+#:   tray with walls and a rim, one of :data:`vision.render.STYLES`);
+#: * light and camera: ``"glare"`` (a lamp reflection and hot spots on the faces),
+#:   ``"perspective"`` (camera tilted 12-25 degrees), ``"blur"`` (sigma 1.3-2.2 px),
+#:   ``"noise"`` (sigma 9-16 grey levels), ``"jpeg"`` (quality 12-30);
+#: * placement: ``"touching"`` (dice touching each other), ``"leaning"`` (the last
+#:   die leans on another die: labelled unreadable), ``"border"`` (the last die is
+#:   cut by the image border: labelled unreadable).
+CONDITIONS: tuple[str, ...] = (
+    "plain", "dark_dice", "translucent", "marbled", "rounded",
+    "felt", "wood", "paper", "cardboard", "black_cloth", "white_card", "tray",
+    "glare", "perspective", "blur", "noise", "jpeg",
+    "touching", "leaning", "border",
+)
+
+_TRAY_STYLES = ("round", "box", "felt", "wood")
+SURFACES: tuple[str, ...] = tuple(f"tray_{s}" for s in _TRAY_STYLES) + tuple(FLAT_SURFACES)
+LOOKS: tuple[str, ...] = ("solid", "dark", "translucent", "marbled")
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    """Every randomised choice of one render, explicit (see :meth:`sample`).
+
+    Parameters
+    ----------
+    surface : str
+        One of :data:`SURFACES`: ``"tray_<style>"`` draws a tray with walls (a
+        :data:`vision.render.STYLES` style), the others a flat surface filling the view.
+    look : str
+        Die material, one of :data:`LOOKS`.
+    rounded : bool
+        Large corner radius and bevel.
+    glare : float
+        Strength of the glare (0 none, about 1 strong).
+    tilt_deg : float
+        Camera tilt off straight-down, degrees, 0-30.
+    blur : float
+        Gaussian blur sigma, px (at 640x480).
+    noise : float
+        Sensor noise sigma, grey levels.
+    jpeg_quality : int or None
+        JPEG quality 5-100, or None for no JPEG.
+    touching : bool
+        Lay dice touching each other.
+    leaning : bool
+        The last die leans on another die (needs 2+ dice); labelled unreadable.
+    border : bool
+        The last die is cut by the image border; labelled unreadable.
+    """
+
+    surface: str = "tray_round"
+    look: str = "solid"
+    rounded: bool = False
+    glare: float = 0.0
+    tilt_deg: float = 0.0
+    blur: float = 0.5
+    noise: float = 3.0
+    jpeg_quality: int | None = None
+    touching: bool = False
+    leaning: bool = False
+    border: bool = False
+
+    def __post_init__(self) -> None:
+        if self.surface not in SURFACES:
+            raise ValueError(f"unknown surface {self.surface!r}; use one of {', '.join(SURFACES)}")
+        if self.look not in LOOKS:
+            raise ValueError(f"unknown die look {self.look!r}; use one of {', '.join(LOOKS)}")
+        if not 0.0 <= self.tilt_deg <= 30.0:
+            raise ValueError(f"tilt_deg must be 0-30 degrees, got {self.tilt_deg!r}")
+        if not (0.0 <= self.blur <= 10.0 and 0.0 <= self.noise <= 80.0 and 0.0 <= self.glare <= 3.0):
+            raise ValueError(f"blur must be 0-10 px, noise 0-80 grey levels and glare 0-3; got "
+                             f"{self.blur!r}, {self.noise!r}, {self.glare!r}")
+        if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
+            raise ValueError(f"jpeg_quality must be 5-100 or None, got {self.jpeg_quality!r}")
+
+    @classmethod
+    def sample(cls, rng: np.random.Generator, condition: str | None = None) -> "Conditions":
+        """Draw conditions: every factor at random (``condition=None``), or a mild
+        scene with the named condition of :data:`CONDITIONS` pushed hard.
+
+        Raises
+        ------
+        ValueError
+            If `condition` is not None and not one of :data:`CONDITIONS`.
+        """
+        if condition is None:
+            return cls(
+                surface=SURFACES[int(rng.integers(len(SURFACES)))],
+                look=str(rng.choice(LOOKS, p=[0.55, 0.15, 0.15, 0.15])),
+                rounded=bool(rng.random() < 0.25),
+                glare=float(rng.uniform(0.3, 1.0)) if rng.random() < 0.25 else 0.0,
+                tilt_deg=float(rng.uniform(0, 25)) if rng.random() < 0.4 else 0.0,
+                blur=float(rng.uniform(0.3, 2.0)),
+                noise=float(rng.uniform(1.0, 12.0)),
+                jpeg_quality=int(rng.integers(20, 93)) if rng.random() < 0.6 else None,
+                touching=bool(rng.random() < 0.4),
+                leaning=bool(rng.random() < 0.1),
+                border=bool(rng.random() < 0.15),
+            )
+        if condition not in CONDITIONS:
+            raise ValueError(f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)} "
+                             "(or None for every factor at random)")
+        tray = f"tray_{_TRAY_STYLES[int(rng.integers(len(_TRAY_STYLES)))]}"
+        base = cls(surface=tray, blur=float(rng.uniform(0.3, 0.8)), noise=float(rng.uniform(1.5, 4.0)),
+                   jpeg_quality=int(rng.integers(70, 93)) if rng.random() < 0.5 else None)
+        push = {
+            "plain": {},
+            "dark_dice": {"look": "dark"},
+            "translucent": {"look": "translucent"},
+            "marbled": {"look": "marbled"},
+            "rounded": {"rounded": True},
+            "tray": {},
+            "glare": {"glare": float(rng.uniform(0.6, 1.2))},
+            "perspective": {"tilt_deg": float(rng.uniform(12, 25))},
+            "blur": {"blur": float(rng.uniform(1.3, 2.2))},
+            "noise": {"noise": float(rng.uniform(9, 16))},
+            "jpeg": {"jpeg_quality": int(rng.integers(12, 31))},
+            "touching": {"touching": True},
+            "leaning": {"leaning": True},
+            "border": {"border": True},
+        }.get(condition, {"surface": condition})
+        return dataclasses.replace(base, **push)
+
+
+def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator = 0,
+                      condition: str | None = None, conditions: Conditions | None = None,
+                      size: tuple[int, int] = (640, 480)) -> RenderedTray:
+    """Render dice under randomised or named stress conditions, with unreadable dice labelled.
+
+    Parameters
+    ----------
+    values : sequence of int
+        Face values 1-6, 1 to 30 dice. With the leaning or border condition the
+        *last* die is the leaning or cut one (its value is still recorded).
+    seed : int or numpy.random.Generator, optional
+        Seed of every random choice (deterministic for an int).
+    condition : str, optional
+        One of :data:`CONDITIONS`: a mild scene with that condition pushed hard;
+        None: every factor drawn at random (domain randomisation).
+    conditions : Conditions, optional
+        Explicit conditions; overrides `condition`.
+    size : tuple of 2 int, optional
+        ``(width, height)`` in pixels.
+
+    Returns
+    -------
+    RenderedTray
+        ``image`` (height, width, 3) uint8 BGR; ``dice`` in `values` order, each
+        with its box ``(x, y, w, h)`` (clipped to the image) and ``unreadable``
+        set to :attr:`Unreadable.LEANING` or :attr:`Unreadable.PARTIAL` for dice
+        no reader should give a value (a die tilted out of the picture entirely
+        is left out); ``style`` the surface; ``condition`` the condition name
+        (``"random"`` when drawn at random, ``"custom"`` for explicit conditions).
+
+    Raises
+    ------
+    ValueError
+        On bad values, an unknown condition, bad conditions, or dice that do not fit.
+
+    Examples
+    --------
+    >>> tray = render_randomised([3, 1, 6, 6, 2], seed=5, condition="leaning")
+    >>> tray.image.shape, [d.unreadable for d in tray.dice][-1]
+    ((480, 640, 3), <Unreadable.LEANING: 'leaning'>)
+    """
+    vals = _check_values(values)
+    rng = _rng(seed)
+    cond = conditions if conditions is not None else Conditions.sample(rng, condition)
+    name = "custom" if conditions is not None else (condition or "random")
+    special = 1 if (cond.leaning or cond.border) and len(vals) >= 2 else 0
+    flat_vals = vals[: len(vals) - special]
+
+    style = cond.surface[5:] if cond.surface.startswith("tray_") else "paper"
+    scene = TrayScene(seed=rng, size=size, style=style, n_dice=len(vals))
+    w, h = scene.size
+    if not cond.surface.startswith("tray_") and cond.surface != "paper":
+        scene._background = flat_surface(rng, cond.surface, w, h)
+    looks = _looks(rng, len(vals), cond)
+    scene._looks = [(n, lk) for n, lk, _ in looks]
+    light = scene._light
+    placements = scene.layout(flat_vals, seed=rng, touching=cond.touching) if flat_vals else ()
+
+    img = scene._background.copy()
+    hulls = [scene._hull(p) for p in placements]
+    extra: RenderedDie | None = None
+    for p in placements:
+        draw_shadow(img, scene._pose(p), scene._looks[p.slot][1], light, scene._shadow)
+    if special and cond.leaning:
+        extra = _add_leaning(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, rng)
+    for p in placements:
+        draw_material_die(img, scene._pose(p), scene._looks[p.slot][1], light, p.value, looks[p.slot][2], rng,
+                          tint=scene._tints[p.slot])
+    if special and cond.border:
+        extra = _add_partial(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, looks, rng)
+    if cond.glare > 0:
+        spots = [(*scene._pose(p).top[:2], p.face_px) for p in placements]
+        add_glare(img, rng, spots, cond.glare)
+
+    dice = [_truth(scene, p, hull) for p, hull in zip(placements, hulls)]
+    if extra is not None:
+        dice.append(extra)
+    pairs = [(i, j) for i in range(len(placements)) for j in range(i + 1, len(placements))
+             if _hull_distance(hulls[i], hulls[j]) <= 0.5]
+    if cond.tilt_deg > 0:
+        H = tilt_homography(rng, w, h, cond.tilt_deg)
+        img = cv2.warpPerspective(img, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        dice = [_warped(d, H, w, h) for d in dice]
+    scale = min(w / 640, h / 480)
+    image = finish(img, rng, light=scene._lighting, noise=cond.noise, blur=cond.blur * max(scale, 0.5),
+                   jpeg_quality=cond.jpeg_quality)
+    image.setflags(write=False)
+    kept = [d for d in dice if d is not None]
+    return RenderedTray(image=image, dice=tuple(kept), style=cond.surface, touching=tuple(pairs), condition=name)
+
+
+def _looks(rng: np.random.Generator, n: int, cond: Conditions) -> list[tuple[str, DieLook, Material]]:
+    if cond.rounded:
+        corner, bevel = rng.uniform(0.24, 0.33), rng.uniform(0.12, 0.2)
+    else:
+        corner, bevel = rng.uniform(0.12, 0.2), rng.uniform(0.05, 0.1)
+    pip_r = rng.uniform(0.085, 0.1)
+    gloss = rng.uniform(0.05, 0.35)
+    same = rng.random() < 0.5
+    out = []
+    first = None
+    for _ in range(n):
+        if same and first is not None:
+            out.append(first)
+            continue
+        if cond.look == "solid":
+            nm = list(DICE_COLOURS)[int(rng.integers(len(DICE_COLOURS)))]
+            body, pip = DICE_COLOURS[nm]
+            mat = Material()
+        elif cond.look == "dark":
+            nm, body, pip = DARK_DICE[int(rng.integers(len(DARK_DICE)))]
+            mat = Material()
+        elif cond.look == "translucent":
+            nm, body, pip = TRANSLUCENT_DICE[int(rng.integers(len(TRANSLUCENT_DICE)))]
+            mat = Material("translucent", clarity=float(rng.uniform(0.35, 0.6)))
+        else:
+            nm, body, second, pip = MARBLED_DICE[int(rng.integers(len(MARBLED_DICE)))]
+            mat = Material("marbled", second=second)
+        jit = (1 + rng.uniform(-0.06, 0.06, 3))
+        b = tuple(float(x) for x in np.clip(np.asarray(body) * jit, 0, 1))
+        entry = (nm, DieLook(b, tuple(pip), corner=float(corner), bevel=float(bevel), pip_radius=float(pip_r),
+                             gloss=float(gloss)), mat)
+        first = first or entry
+        out.append(entry)
+    return out
+
+
+def _box(outline: np.ndarray, w: int, h: int) -> tuple[int, int, int, int]:
+    x0 = max(int(math.floor(outline[:, 0].min())), 0)
+    y0 = max(int(math.floor(outline[:, 1].min())), 0)
+    x1 = min(int(math.ceil(outline[:, 0].max())), w)
+    y1 = min(int(math.ceil(outline[:, 1].max())), h)
+    return x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)
+
+
+def _truth(scene: TrayScene, p: Placement, hull: np.ndarray, unreadable: Unreadable | None = None) -> RenderedDie:
+    w, h = scene.size
+    tx, ty, _ = scene._pose(p).top
+    return RenderedDie(value=p.value, box=_box(hull, w, h), centre_xy=(float(tx), float(ty)),
+                       angle_deg=float(p.angle_deg % 360.0), colour=scene._looks[p.slot][0],
+                       face_px=float(p.face_px), outline=tuple((float(x), float(y)) for x, y in hull),
+                       unreadable=unreadable)
+
+
+def _visible_fraction(outline: np.ndarray, w: int, h: int) -> float:
+    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    area = float(cv2.contourArea(outline.astype(np.float32)))
+    inter, _ = cv2.intersectConvexConvex(outline.astype(np.float32), frame)
+    return float(inter) / max(area, 1e-6)
+
+
+def _warped(d: RenderedDie, H: np.ndarray, w: int, h: int) -> RenderedDie | None:
+    pts = cv2.perspectiveTransform(np.float64(d.outline).reshape(-1, 1, 2), H).reshape(-1, 2).astype(np.float32)
+    hull = cv2.convexHull(pts).reshape(-1, 2)
+    frac = _visible_fraction(hull, w, h)
+    if frac < 0.05:
+        return None
+    c = cv2.perspectiveTransform(np.float64([[d.centre_xy]]), H).reshape(2)
+    scale = math.sqrt(max(cv2.contourArea(hull), 1e-6) / max(cv2.contourArea(np.float32(d.outline)), 1e-6))
+    unreadable = d.unreadable or (Unreadable.PARTIAL if frac < 0.92 else None)
+    return dataclasses.replace(d, box=_box(hull, w, h), centre_xy=(float(c[0]), float(c[1])),
+                               face_px=d.face_px * scale, outline=tuple((float(x), float(y)) for x, y in hull),
+                               unreadable=unreadable)
+
+
+def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, rng) -> RenderedDie | None:
+    """Lean a die on one of the flat dice (or stand it tilted in a free spot); draw it."""
+    w, h = scene.size
+    look = scene._looks[slot][1]
+    face = scene.die_px * scene._faces[slot]
+    side = face * (1 - scene._k)
+    cam_h = side / scene._k
+    origin = scene._origin
+    placed = [(hl, scene._pose(p).top[:2], p.face_px * 0.75 + 2) for p, hl in zip(placements, hulls)]
+    for tries in range(300):
+        tilt = float(rng.uniform(25, 50))
+        yaw = float(rng.uniform(0, 360))
+        if placements and tries < 200:
+            other = placements[int(rng.integers(len(placements)))]
+            # The die tips towards +x (its own axis at `yaw`): put it beside `other` on the far side.
+            c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
+            # Its top edge rests on the other die's side face: the gap between that
+            # face and the edge it stands on is side * sin(tilt).
+            dist = (other.face_px * (1 - scene._k) + side) * 0.5 + side * math.sin(math.radians(tilt))
+            base = (other.base_xy[0] - c * dist, other.base_xy[1] + s * dist)
+            skip = {placements.index(other)}
+        else:
+            base = (float(rng.uniform(face, w - face)), float(rng.uniform(face, h - face)))
+            skip = set()
+        verts = leaning_vertices(base, side, yaw, tilt)
+        hull = leaning_outline(verts, origin, cam_h)
+        if not _fits(hull, scene._tray, w, h):
+            continue
+        centre = tuple(hull.mean(axis=0))
+        others = [pl for k, pl in enumerate(placed) if k not in skip]
+        if _overlaps(hull, centre, face * 1.2, others):
+            continue
+        draw_leaning_die(img, verts, look, light, value, origin, cam_h, scene._shadow)
+        return RenderedDie(value=value, box=_box(hull, w, h), centre_xy=(float(centre[0]), float(centre[1])),
+                           angle_deg=yaw % 360.0, colour=scene._looks[slot][0], face_px=float(face),
+                           outline=tuple((float(x), float(y)) for x, y in hull), unreadable=Unreadable.LEANING)
+    return None
+
+
+def _add_partial(img, scene: TrayScene, placements, hulls, value, slot, light, looks, rng) -> RenderedDie | None:
+    """Put a die across the image border (20-80 % of it outside); draw it."""
+    w, h = scene.size
+    look = scene._looks[slot][1]
+    face = scene.die_px * scene._faces[slot]
+    placed = [(hl, scene._pose(p).top[:2], p.face_px * 0.75 + 2) for p, hl in zip(placements, hulls)]
+    for _ in range(300):
+        edge = int(rng.integers(4))
+        t = float(rng.uniform(0.2, 0.8))
+        off = float(rng.uniform(-0.3, 0.3)) * face
+        base = ((t * w, off), (w - off, t * h), (t * w, h - off), (off, t * h))[edge]
+        p = Placement(value, base, float(rng.uniform(0, 360)), face, slot)
+        pose = DiePose(p.base_xy, p.angle_deg, p.face_px, scene._k, scene._origin)
+        hull = die_outline(pose, look)
+        frac = _visible_fraction(hull, w, h)
+        if not 0.2 <= frac <= 0.8:
+            continue
+        if _overlaps(hull, pose.top[:2], face * 0.75 + 2, placed):
+            continue
+        draw_shadow(img, pose, look, light, scene._shadow)
+        draw_material_die(img, pose, look, light, value, looks[slot][2], rng, tint=scene._tints[slot])
+        return _truth(scene, p, hull, Unreadable.PARTIAL)
+    return None
