@@ -65,6 +65,9 @@ log = logging.getLogger(__name__)
 MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
               ("new", "New game: end this one, set up players and rules"))
 
+#: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
+END_VIEWS = ("card", "analysis")
+
 #: Camera warnings and what to do about them (kind -> text).
 ADVICE = {
     "leaning": "A die is leaning on the wall or another die: re-roll it.",
@@ -161,6 +164,7 @@ class TableApp:
         self.analysis: Any = None
         self.analysis_status = ""
         self._analysis_key: Any = None
+        self.end_view = END_VIEWS[0]
 
     # -- lifetime -------------------------------------------------------------
 
@@ -341,6 +345,8 @@ class TableApp:
             if c is Command.ROLL:
                 self.screen = "setup"
                 self.session = None
+            elif c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
+                self.end_view = END_VIEWS[(END_VIEWS.index(self.end_view) + 1) % len(END_VIEWS)]
         else:
             self._game_press(c, origin)
 
@@ -461,6 +467,7 @@ class TableApp:
             self.screen = "end"
             names = [st.players[i] for i in st.winners()]
             self.message = f"{' and '.join(names)} won!"
+            self.end_view = END_VIEWS[0]
             self._analyse()
         else:
             self.message = f"{st.players[st.turn.player]} to roll."
@@ -654,5 +661,6 @@ class TableApp:
             "menu": {"open": self.menu_open, "index": self.menu_index,
                      "items": [{"id": i, "title": t} for i, t in MENU_ITEMS]},
             "hints_on": self.hints, "synthetic": self.tray is not None, "bot": bot, "analysis": analysis,
+            "end_view": self.end_view,
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }

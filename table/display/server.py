@@ -8,6 +8,7 @@ Routes
 ``GET /api/state``            the current snapshot (JSON)
 ``GET /camera.jpg``           the small camera view with the reading drawn on it
 ``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
+``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
 ``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "pin": ...}``,
                               ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
 
@@ -121,6 +122,19 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
             return Response(status_code=404, content=b"no game yet")
         return Response(content=scorecards_png(st), media_type="image/png",
                         headers={"Content-Disposition": 'inline; filename="scorecards.png"'})
+
+    @app.get("/export/analysis.csv")
+    def export_analysis() -> Any:
+        if table.state is None:
+            return Response(status_code=404, content=b"no game yet")
+        try:
+            analysis = table.analysis_now()
+        except (OSError, ValueError) as exc:  # no value table for this variant, a free-roll session
+            return Response(status_code=404, content=f"no analysis: {exc}".encode())
+        if analysis is None:
+            return Response(status_code=404, content=b"no game yet")
+        return Response(content=analysis.to_csv().encode("utf-8"), media_type="text/csv",
+                        headers={"Content-Disposition": 'attachment; filename="analysis.csv"'})
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:

@@ -46,7 +46,7 @@
     document.body.classList.toggle("readonly", !s.can_command);
     for (const name of ["setup", "game", "end"]) $(name).hidden = s.screen !== name;
     if (s.screen === "setup") renderSetup(s.setup);
-    if (s.game && s.screen !== "setup") { renderGame(s, s.game); renderEnd(s.game); }
+    if (s.game && s.screen !== "setup") { renderGame(s, s.game); renderEnd(s.game); renderAnalysis(s.analysis); renderEndView(s); }
     renderMenu(s.menu);
     let msg = s.message || "";
     if (s.note) msg = s.note + " " + msg;
@@ -73,6 +73,9 @@
     $("turn-info").textContent = "Round " + g.round + " of " + g.rounds + " · " + g.title;
     $("roll-info").textContent = g.roll ? "Roll " + g.roll + " of " + g.max_rolls : "Roll the dice";
     const hints = g.hints || null;
+    const botline = $("botline");
+    botline.hidden = !s.bot;
+    botline.textContent = s.bot ? s.bot.text : "";
     const dice = $("dice"); dice.textContent = "";
     if (!g.dice.length) dice.appendChild(el("div", "empty", s.camera.status === "moving" ? "Dice rolling..." : "Throw all five dice"));
     g.dice.forEach((d, i) => {
@@ -121,7 +124,9 @@
     players.classList.toggle("many", g.players.length > 3);
     for (const p of g.players) {
       const e = el("div", "pl" + (p.current ? " current" : ""));
-      const r1 = el("div", "row1"); r1.append(el("span", "pname", p.name), el("span", "total", String(p.total)));
+      const pn = el("span", "pname", p.name);
+      if (p.bot) pn.appendChild(el("span", "bot-tag", p.bot));
+      const r1 = el("div", "row1"); r1.append(pn, el("span", "total", String(p.total)));
       e.appendChild(r1);
       if (p.upper_target) {
         const u = el("div", "upper");
@@ -178,6 +183,57 @@
     fillCard($("end-card"), g);
   }
 
+  function renderEndView(s) {
+    // Up to four players the scorecards and the analysis sit side by side; more: one view at a time.
+    const many = s.game.players.length > 4;
+    const end = $("end");
+    end.classList.toggle("many", many);
+    end.dataset.view = s.end_view || "card";
+    $("end-tabs").hidden = !many || !s.analysis;
+    for (const b of $("end-tabs").querySelectorAll("button")) {
+      b.classList.toggle("on", b.dataset.view === end.dataset.view);
+      b.onclick = () => { if (b.dataset.view !== end.dataset.view) command("next"); };
+    }
+  }
+
+  function twoLines(cls, first, second) {
+    const td = el("td", cls);
+    td.append(el("div", "l1", first), el("div", "l2", second));
+    return td;
+  }
+
+  function renderAnalysis(a) {
+    const box = $("analysis");
+    box.hidden = !a;
+    $("export-analysis").hidden = !(a && a.status === "ready");
+    if (!a) return;
+    const status = $("analysis-status");
+    status.textContent = a.status === "computing" ? "Analysing the game..." :
+      a.status === "unavailable" ? "No analysis for these rules: no strategy table (dicetable strategy builds it)." : "";
+    status.hidden = a.status === "ready";
+    const pt = $("analysis-players"); pt.textContent = "";
+    const wt = $("analysis-worst").tBodies[0]; wt.textContent = "";
+    $("worst-title").hidden = !(a.worst && a.worst.length);
+    if (a.status !== "ready") return;
+    pt.classList.toggle("many", a.players.length > 4);
+    for (const p of a.players) {
+      const e = el("div", "an-pl");
+      const opt = el("span", "an-opt", p.optimal + "/" + p.decisions);
+      opt.appendChild(el("span", "word", " optimal"));
+      e.append(el("span", "an-name", p.name), el("span", "an-loss", p.loss.toFixed(1)), opt);
+      e.title = p.optimal + " of " + p.decisions + " decisions optimal";
+      pt.appendChild(e);
+    }
+    for (const d of a.worst) {
+      const r = el("tr");
+      r.append(twoLines("an-who", d.name, "turn " + d.turn + ", roll " + d.roll),
+               el("td", "an-dice", d.dice.join(" ")),
+               twoLines("an-choice", d.choice, "best: " + d.best),
+               el("td", "an-loss", "\u2212" + d.loss.toFixed(1)));
+      wt.appendChild(r);
+    }
+  }
+
   let setupDrawn = "";
   function renderSetup(st) {
     const key = JSON.stringify(st);
@@ -205,6 +261,7 @@
       if (String(k) === focused) i.focus();
     });
     $("add-player").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Player " + (st.names.length + 1)]) }); };
+    $("add-bot").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Bot " + (st.names.length + 1) + ":optimal"]) }); };
     $("remove-player").onclick = () => { if (st.names.length > 1) send({ type: "setup", names: st.names.slice(0, -1) }); };
     $("start").onclick = () => send({ type: "setup", start: true });
   }
