@@ -40,8 +40,8 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #:   ``"black_cloth"``, ``"white_card"`` (flat, filling the view) and ``"tray"`` (a
 #:   tray with walls and a rim, one of :data:`vision.render.STYLES`);
 #: * light and camera: ``"glare"`` (a lamp reflection and hot spots on the faces),
-#:   ``"perspective"`` (camera tilted 12-25 degrees), ``"blur"`` (sigma 1.3-2.2 px),
-#:   ``"noise"`` (sigma 9-16 grey levels), ``"jpeg"`` (quality 12-30);
+#:   ``"perspective"`` (camera tilted 12-25 degrees), ``"blur"`` (sigma 1.5-3 px),
+#:   ``"noise"`` (sigma 10-22 grey levels), ``"jpeg"`` (quality 8-25);
 #: * placement: ``"touching"`` (dice touching each other), ``"leaning"`` (the last
 #:   die leans on another die: labelled unreadable), ``"border"`` (the last die is
 #:   cut by the image border: labelled unreadable).
@@ -152,9 +152,9 @@ class Conditions:
             "tray": {},
             "glare": {"glare": float(rng.uniform(0.6, 1.2))},
             "perspective": {"tilt_deg": float(rng.uniform(12, 25))},
-            "blur": {"blur": float(rng.uniform(1.3, 2.2))},
-            "noise": {"noise": float(rng.uniform(9, 16))},
-            "jpeg": {"jpeg_quality": int(rng.integers(12, 31))},
+            "blur": {"blur": float(rng.uniform(1.5, 3.0))},
+            "noise": {"noise": float(rng.uniform(10, 22))},
+            "jpeg": {"jpeg_quality": int(rng.integers(8, 26))},
             "touching": {"touching": True},
             "leaning": {"leaning": True},
             "border": {"border": True},

@@ -1,0 +1,59 @@
+"""The pip reader on rendered stress sets, one per condition (issue 7, item 5).
+
+Usage: python benchmarks/stress_sets.py [--n 20] [--seed 0] [--conditions plain,glare,...] [--json FILE]
+
+Renders ``--n`` images of five dice per condition of
+:data:`vision.render.CONDITIONS` (plus ``random``: every factor at random) with
+:func:`vision.render.render_randomised`, reads each with
+:func:`vision.reader.read_image` on one OpenCV thread and prints per condition:
+readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
+(leaning / cut by the border) and how many of them were given a misleading
+value, per-die accuracy, silent-error rate (all silent errors over all dice
+drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import cv2
+
+from vision.render import CONDITIONS
+from vision.stress import run_stress
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=int, default=20, help="images per condition (default 20)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of values and renders (default 0)")
+    parser.add_argument("--conditions", default="", help="comma-separated subset (default: all and random)")
+    parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    names = [c for c in args.conditions.split(",") if c] or [*CONDITIONS, "random"]
+    for c in names:
+        if c != "random" and c not in CONDITIONS:
+            parser.error(f"unknown condition {c!r}; use some of {', '.join(CONDITIONS)}, random")
+    print(f"{args.n} images of 5 dice per condition, seed {args.seed}")
+    print(f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
+          f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
+    out = {}
+    for c in names:
+        r = run_stress(None if c == "random" else c, args.n, seed=args.seed)
+        print(f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
+              f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {100 * r.accuracy:5.1f}% "
+              f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}", flush=True)
+        out[c] = {"images": r.images, "dice": r.dice, "right": r.right, "wrong": r.wrong, "unknown": r.unknown,
+                  "missed": r.missed, "unreadable": r.unreadable, "unreadable_valued": r.unreadable_valued,
+                  "extra_valued": r.extra_valued, "accuracy": r.accuracy, "silent_rate": r.silent_rate,
+                  "ms_per_image": r.ms_per_image}
+    print("unrd: leaning or border-cut dice drawn; unrdV: of those given a misleading value; "
+          "xtraV: valued dice where none was drawn; silent = (wrong + unrdV + xtraV) / all dice drawn")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

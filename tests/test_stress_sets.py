@@ -1,0 +1,97 @@
+"""Rendered stress sets (issue 7 item 5): per-condition accuracy floors and silent-error limits.
+
+Each condition of :data:`vision.render.CONDITIONS` (plus ``random``) is a set of
+:data:`N_IMAGES` images of five dice (seed :data:`SEED`; the first images of
+``python benchmarks/stress_sets.py --seed 0``), read by the real reader and
+scored by :mod:`vision.stress`. Re-measure and update :data:`FLOORS` whenever the
+face reader or the reader's thresholds change:
+``python benchmarks/stress_sets.py --n 6``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from vision.render import CONDITIONS
+from vision.stress import StressCounts, run_stress
+
+pytestmark = pytest.mark.slow  # about 30 s: 21 sets of 6 renders and reads
+
+N_IMAGES = 6
+SEED = 0
+
+#: The aim for silent errors: at most this many in a set of ~30 dice (about 3 %).
+SILENT_TARGET = 1
+
+#: condition: (floor of per-die accuracy over readable dice, most silent errors in
+#: the set). Measured 2026-11-30 04:25 UTC with the face reader v2 ONNX then in
+#: vision/models (before the 05:30 retrain), as "right/readable dice; silent".
+#: Floors are the measured accuracy less about 0.1 (sets are small). Limits above
+#: SILENT_TARGET are known gaps (marked GAP), set at the measured count.
+FLOORS: dict[str, tuple[float, int]] = {
+    "plain": (0.90, 1),  # 30/30; 0
+    "dark_dice": (0.85, 2),  # 29/30; 2 (1 wrong, 1 extra die with a value) GAP
+    "translucent": (0.83, 2),  # 28/30; 2 (1 wrong, 1 extra) GAP
+    "marbled": (0.13, 2),  # 7/30 (22 unknown); 2 (1 wrong, 1 extra) GAP
+    "rounded": (0.85, 1),  # 29/30; 0
+    "felt": (0.90, 1),  # 30/30; 0
+    "wood": (0.83, 1),  # 28/30 (2 missed); 0
+    "paper": (0.90, 2),  # 30/30; 2 (a pip read as a die of its own, value 1) GAP
+    "cardboard": (0.90, 1),  # 30/30; 0
+    "black_cloth": (0.90, 1),  # 30/30; 0
+    "white_card": (0.90, 2),  # 30/30; 2 (pips read as dice of their own) GAP
+    "tray": (0.90, 1),  # 30/30; 0
+    "glare": (0.76, 1),  # 26/30; 1 wrong
+    "perspective": (0.90, 2),  # 28/28; 2 (dice cut by the border given a wrong value) GAP
+    "blur": (0.90, 1),  # 30/30; 0
+    "noise": (0.90, 1),  # 30/30; 0
+    "jpeg": (0.90, 1),  # 30/30; 0
+    "touching": (0.90, 1),  # 30/30; 0
+    "leaning": (0.90, 3),  # 24/24; 3 (3 of 6 leaning dice given a value) GAP
+    "border": (0.90, 1),  # 24/24; 0 (no cut die given a wrong value)
+    "random": (0.90, 1),  # 29/29; 0
+}
+
+SETS = [*CONDITIONS, "random"]
+
+
+@functools.cache
+def _result(condition: str) -> StressCounts:
+    return run_stress(None if condition == "random" else condition, N_IMAGES, seed=SEED)
+
+
+def test_every_condition_has_a_floor():
+    assert set(FLOORS) == set(SETS)
+
+
+@pytest.mark.parametrize("condition", SETS)
+def test_accuracy_floor(condition):
+    r = _result(condition)
+    assert r.dice >= 4 * N_IMAGES - 2  # the set really holds readable dice
+    floor = FLOORS[condition][0]
+    assert r.accuracy >= floor, (
+        f"{condition}: {r.right}/{r.dice} right ({100 * r.accuracy:.1f}%), floor {100 * floor:.0f}%; "
+        f"wrong {r.wrong}, unknown {r.unknown}, missed {r.missed}"
+    )
+
+
+@pytest.mark.parametrize("condition", SETS)
+def test_silent_errors_stay_low(condition):
+    r = _result(condition)
+    assert r.silent <= FLOORS[condition][1], (
+        f"{condition}: {r.silent} silent errors (wrong {r.wrong}, unreadable dice given a value "
+        f"{r.unreadable_valued}, extra dice with a value {r.extra_valued}); limit {FLOORS[condition][1]}"
+    )
+
+
+def test_known_gaps_are_still_gaps():
+    """A gap closed by a retrain should tighten its limit to SILENT_TARGET (this test says which)."""
+    closed = [c for c, (_, limit) in FLOORS.items() if limit > SILENT_TARGET and _result(c).silent <= SILENT_TARGET]
+    assert not closed, f"silent errors now at most {SILENT_TARGET} in {closed}: set their limit to SILENT_TARGET"
+
+
+def test_cut_dice_are_never_given_a_wrong_value():
+    r = _result("border")
+    assert r.unreadable >= N_IMAGES - 1 and r.unreadable_valued == 0
