@@ -294,3 +294,49 @@ def test_browser_eight_players_yahtzee_fit_both_sizes(browser, tmp_path):
     finally:
         server.close()
         app.close()
+
+
+@pytest.mark.parametrize("rules, seats", [
+    ("yacht", ["HAL:optimal", "Eve:easy"]),
+    ("yahtzee", [f"Player number {k} long:{('easy', 'medium', 'optimal')[k % 3]}" for k in range(1, 9)]),
+])
+def test_browser_end_screen_shows_the_analysis(browser, tmp_path, rules, seats):
+    """Bots play a whole game on screen; the end screen shows each player's loss and the costliest decisions."""
+    from table.inputs import Command
+
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup(rules, "forced", seats), autostart=True,
+                   bot_dice="virtual", bot_delay_s=0, bot_seed=3).start()
+    server = DisplayServer(app, port=0).start()
+    try:
+        assert app.finished.wait(120)
+        wait_for(lambda: (app.snapshot.get("analysis") or {}).get("status") == "ready", what="the analysis")
+        want = app.snapshot["analysis"]
+        many = len(seats) > 4
+        if many:
+            app.press(Command.NEXT).result(timeout=5)  # one view at a time: show the analysis
+        pages = open_pages(browser, server.url)
+        settle_pages(pages, app)
+        for page in pages.values():
+            assert page.locator("#analysis").is_visible()
+            assert page.locator("#analysis-players .an-pl").count() == len(seats)
+            losses = page.eval_on_selector_all("#analysis-players .an-loss", "els => els.map(e => e.textContent)")
+            assert losses == [f"{p['loss']:.1f}" for p in want["players"]]
+            rows = page.locator("#analysis-worst tbody tr")
+            assert rows.count() == len(want["worst"]) > 0
+            first = rows.first.inner_text()
+            w = want["worst"][0]
+            assert w["name"] in first and " ".join(map(str, w["dice"])) in first and w["choice"] in first
+            assert f"best: {w['best']}" in first
+            assert page.locator("#export-analysis").is_visible() and page.locator("#end-tabs").is_visible() == many
+        shoot(pages, f"10-end-analysis-{len(seats)}p")
+        csv = pages["small"].request.get(server.url + "export/analysis.csv")
+        assert csv.ok and csv.text().splitlines()[0].startswith("turn,player,kind,roll,dice")
+        if many:
+            app.press(Command.NEXT).result(timeout=5)
+            settle_pages(pages, app)
+            assert not pages["small"].locator("#analysis").is_visible()
+            assert pages["small"].locator("#end-card").is_visible()
+            shoot(pages, f"11-end-card-{len(seats)}p")
+    finally:
+        server.close()
+        app.close()
