@@ -148,3 +148,63 @@ def test_cli_eval_json_on_tiny_dataset(tiny, capsys, monkeypatch):
     assert doc["overall"]["correct"] == 3 and doc["overall"]["labelled"] == 6
     assert doc["silent_error_rate_denominator"] == "labelled dice"
     assert set(doc["by_source"]) == {"a", "b"}
+
+
+# ----------------------------------------------------------------- reliability (issue 7 item 3)
+
+from vision.reliability import draw_reliability, expected_calibration_error, reliability_bins  # noqa: E402
+
+
+def test_reliability_bins_and_ece_on_a_hand_made_case():
+    conf = [0.05, 0.35, 0.38, 0.65, 1.0, 0.95]
+    right = [False, True, False, True, True, True]
+    bins = reliability_bins(conf, right)
+    assert len(bins) == 10 and [b.count for b in bins] == [1, 0, 0, 2, 0, 0, 1, 0, 0, 2]
+    assert bins[3].mean_confidence == pytest.approx(0.365) and bins[3].accuracy == 0.5
+    assert bins[9].mean_confidence == pytest.approx(0.975) and bins[9].accuracy == 1.0  # 1.0 lands in the last bin
+    assert bins[1].mean_confidence == 0.0 and bins[1].accuracy == 0.0
+    # (1 * 0.05 + 2 * 0.135 + 1 * 0.35 + 2 * 0.025) / 6
+    assert expected_calibration_error(bins) == pytest.approx(0.12)
+    assert expected_calibration_error(reliability_bins([], [])) == 0.0
+
+
+@pytest.mark.parametrize("conf, right, match", [
+    ([0.5, 1.2], [True, True], r"in \[0, 1\]"),
+    ([0.5], [True, False], "same length"),
+])
+def test_reliability_bad_input(conf, right, match):
+    with pytest.raises(ValueError, match=match):
+        reliability_bins(conf, right)
+
+
+def test_report_has_reliability_png_json_and_text_line(tiny, tmp_path):
+    result = evaluate(tiny, _scripted_reader())
+    # Dice given a value and matched: 1 (0.99, right), 3 for 2 (0.9, wrong), 4 (0.95), 6 (0.97).
+    rel = result.reliability()
+    assert rel["dice"] == 4
+    top = rel["bins"][9]
+    assert top["count"] == 4 and top["accuracy"] == 0.75
+    assert top["mean_confidence"] == pytest.approx(0.9525, abs=1e-4)
+    assert sum(b["count"] for b in rel["bins"]) == 4
+    assert rel["ece"] == pytest.approx(0.2025)
+    assert "calibration: ECE 20.2% over 4 dice given a value" in format_report(result)
+    written = write_report(result, tmp_path / "rep")
+    assert tmp_path / "rep" / "reliability.png" in written
+    metrics = json.loads((tmp_path / "rep" / "metrics.json").read_text())
+    assert metrics["reliability"]["ece"] == pytest.approx(0.2025)
+    png = cv2.imread(str(tmp_path / "rep" / "reliability.png"))
+    assert png is not None and png.shape == (640, 720, 3)
+    # The only bar (0.9-1.0, accuracy 0.75) is drawn; the 0.4-0.5 column has no bar.
+    bar = np.array([200, 140, 60])
+    plot = png[200:500].astype(int)  # below the legend, above the axis
+    colour_cols = np.nonzero((np.abs(plot - bar).sum(axis=2) < 10).any(axis=0))[0]
+    assert colour_cols.size and colour_cols.min() > 0.85 * 720
+
+
+def test_reliability_plot_marks_each_filled_bin():
+    bins = reliability_bins([0.35, 0.55, 0.56, 0.95], [True, False, True, True])
+    img = draw_reliability(bins)
+    bar = np.array([200, 140, 60])
+    cols = (np.abs(img[200:500].astype(int) - bar).sum(axis=2) < 10).any(axis=0)
+    runs = np.count_nonzero(np.diff(cols.astype(int)) == 1)
+    assert runs == 3  # bins 0.3-0.4, 0.5-0.6 and 0.9-1.0

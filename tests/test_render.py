@@ -304,3 +304,11 @@ def test_random_conditions_vary_and_bad_conditions_raise():
         Conditions(tilt_deg=40.0)
     with pytest.raises(ValueError, match="unknown surface"):
         Conditions(surface="carpet")
+
+
+def test_training_samples_from_randomised_renders():
+    from vision.training.render_data import render_samples
+
+    crops, labels = render_samples(3, seed=1, randomised=True)
+    assert crops.ndim == 4 and crops.dtype == np.uint8 and len(crops) == len(labels)
+    assert (labels > 0).any() and (labels == 0).any() and set(labels.tolist()) <= set(range(7))

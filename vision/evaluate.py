@@ -172,10 +172,29 @@ class EvalResult:
                 m[o.truth - 1, col] += 1
         return m
 
+    def reliability(self, n_bins: int = 10) -> dict:
+        """Calibration of the stated confidence over the dice given a value and matched to a label.
+
+        Returns
+        -------
+        dict
+            ``dice`` (how many), ``bins`` (``n_bins`` of ``lo``, ``hi``, ``count``,
+            ``mean_confidence``, ``accuracy``), ``ece`` (expected calibration error,
+            0-1); see :mod:`vision.reliability`.
+        """
+        from vision.reliability import expected_calibration_error, reliability_bins
+
+        scored = [o for im in self.images for o in im.outcomes if o.kind in ("correct", "wrong")]
+        bins = reliability_bins([min(max(o.confidence, 0.0), 1.0) for o in scored],
+                                [o.kind == "correct" for o in scored], n_bins=n_bins)
+        return {"dice": len(scored), "ece": expected_calibration_error(bins), "bins": [b.to_json() for b in bins],
+                "counted": "dice given a value and matched to a labelled die (correct + wrong)"}
+
     def to_json(self) -> dict:
         """Everything as plain JSON types (the ``metrics.json`` of ``--report``)."""
         return {
             "dataset": str(self.dataset),
+            "reliability": self.reliability(),
             "overall": self.metrics(),
             "by_source": self.by_source(),
             "by_face": {str(k): v for k, v in self.by_face().items()},
@@ -379,6 +398,7 @@ def format_report(result: EvalResult) -> str:
         "with every die right and nothing extra)",
         f"time per image (read_image, one OpenCV thread): median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms "
         f"wall clock; CPU time median {m['median_cpu_ms']:.1f} ms, p95 {m['p95_cpu_ms']:.1f} ms",
+        _calibration_line(result.reliability()),
         "",
         "confusion (rows: true face; columns: read)",
         "true      1     2     3     4     5     6  unknown  missed",
@@ -401,8 +421,18 @@ def format_report(result: EvalResult) -> str:
     return "\n".join(lines)
 
 
+def _calibration_line(rel: dict) -> str:
+    filled = [b for b in rel["bins"] if b["count"]]
+    worst = max(filled, key=lambda b: abs(b["accuracy"] - b["mean_confidence"]), default=None)
+    tail = ""
+    if worst is not None:
+        tail = (f"; worst bin {worst['lo']:.1f}-{worst['hi']:.1f}: stated {_pct(worst['mean_confidence'])}, "
+                f"observed {_pct(worst['accuracy'])} ({worst['count']} dice)")
+    return f"calibration: ECE {_pct(rel['ece'])} over {rel['dice']} dice given a value{tail}"
+
+
 def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12) -> list[Path]:
-    """Write ``metrics.json``, ``failures.png`` (contact sheet) and annotated failure images.
+    """Write ``metrics.json``, ``reliability.png``, ``failures.png`` (contact sheet) and annotated failure images.
 
     Parameters
     ----------
@@ -426,6 +456,11 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "metrics.json"]
     written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    from vision.reliability import ReliabilityBin, draw_reliability
+
+    bins = [ReliabilityBin(**b) for b in result.reliability()["bins"]]
+    cv2.imwrite(str(out / "reliability.png"), draw_reliability(bins, title=f"Reliability: {result.dataset.name}"))
+    written.append(out / "reliability.png")
     tiles = []
     fail_dir = out / "failures"
     for im in result.images:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.render import STYLES, render_tray
+from vision.render import STYLES, Unreadable, render_randomised, render_tray
 from vision.training.data import _far_from_dice, cut_context, iou, nominal_side
 
 
-def render_samples(n_images: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Context crops from `n_images` rendered trays of 2-6 dice.
 
     Parameters
@@ -22,6 +22,12 @@ def render_samples(n_images: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
         Tray images to render (about 0.3 s each at 640x480).
     seed : int
         Seed of the values, styles and renderer.
+    randomised : bool, optional
+        Render with :func:`vision.render.render_randomised` (every condition at
+        random: dark, translucent and marbled dice, more surfaces, glare, camera
+        tilt, heavy blur, noise and JPEG, leaning and border-cut dice) instead of
+        :func:`vision.render.render_tray`. A leaning die's crop is labelled 0 (not
+        a readable face); a die cut by the border gives no crop.
 
     Returns
     -------
@@ -33,13 +39,18 @@ def render_samples(n_images: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     for i in range(n_images):
         values = [int(v) for v in rng.integers(1, 7, int(rng.integers(2, 7)))]
         style = STYLES[i % len(STYLES)] if i % 2 else "round"
-        tray = render_tray(values, seed=int(rng.integers(2**31)), style=style, touching=bool(rng.random() < 0.4))
+        if randomised:
+            tray = render_randomised(values, seed=int(rng.integers(2**31)))
+        else:
+            tray = render_tray(values, seed=int(rng.integers(2**31)), style=style, touching=bool(rng.random() < 0.4))
         img = np.asarray(tray.image)
         H, W = img.shape[:2]
         boxes = [tuple(float(v) for v in d.box) for d in tray.dice]
         for d, b in zip(tray.dice, boxes):
+            if d.unreadable == Unreadable.PARTIAL:
+                continue
             crops.append(cut_context(img, b[0] + b[2] / 2, b[1] + b[3] / 2, nominal_side(b[2], b[3])))
-            labels.append(d.value)
+            labels.append(0 if d.unreadable == Unreadable.LEANING else d.value)
         sizes = [max(b[2:]) for b in boxes]
         for _ in range(2):
             for _try in range(20):
