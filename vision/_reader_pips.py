@@ -23,7 +23,7 @@ import itertools
 import cv2
 import numpy as np
 
-__all__ = ["count_pips", "pip_blobs", "pips_match", "PIP_LAYOUTS"]
+__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "PIP_LAYOUTS"]
 
 #: Pip centres of face values 1-6 in units of the pip spacing, face centre at
 #: the origin, ``(x, y)``.
@@ -246,8 +246,28 @@ def pips_match(contrast_view: np.ndarray, value: int, margin: float) -> bool:
 
 
 def _match_blobs(blobs: np.ndarray, value: int) -> bool:
+    return match_subset(blobs, value) is not None
+
+
+def match_subset(blobs: np.ndarray, value: int) -> tuple[int, ...] | None:
+    """The blobs that hold the pip layout of `value` (see :func:`pips_match`), or None.
+
+    Parameters
+    ----------
+    blobs : ndarray of shape (N, 3), dtype float64
+        Rows of :func:`pip_blobs`: centre ``x``, ``y`` (relative to the searched
+        square's centre) and area, in units of its side.
+    value : int
+        Face value 1..6.
+
+    Returns
+    -------
+    tuple of int or None
+        Row indices of the `value` blobs that form the layout (the first fit
+        found), or None when no subset does.
+    """
     if len(blobs) == 0:
-        return False
+        return None
     pts, areas = blobs[:, :2], blobs[:, 2]
     if value == 1:
         for i in range(len(blobs)):
@@ -255,10 +275,10 @@ def _match_blobs(blobs: np.ndarray, value: int) -> bool:
                 near = np.hypot(*(pts - pts[i]).T) <= ONE_CLEAR_RADIUS
                 near[i] = False
                 if not np.any(near & (areas >= 0.3 * areas[i])):
-                    return True
-        return False
+                    return (i,)
+        return None
     if not value <= len(blobs) <= 12:
-        return False
+        return None
     _, layout_rms = _LAYOUT_UNIT[value]
     for sub in itertools.combinations(range(len(blobs)), value):
         idx = list(sub)
@@ -278,5 +298,5 @@ def _match_blobs(blobs: np.ndarray, value: int) -> bool:
         others[idx] = False
         close = np.hypot(*(pts - centre).T) <= EXTRA_PIP_RADIUS[value] * spacing
         if not np.any(others & close & (areas >= 0.4 * float(np.median(a)))):
-            return True
-    return False
+            return tuple(idx)
+    return None

@@ -4,7 +4,7 @@ Geometry: a random rotation (0-360 deg; every pip layout is the same value
 after any rotation), mirror, scale jitter of the die box (+-15 %) and shift
 (up to 8 % of the crop side), then the nominal crop of :func:`vision.face.crop_die`
 is taken from the middle of the context crop and resized to ``CROP_SIZE``.
-Photometric: brightness/contrast, per-channel gain, hue rotation, grayscale,
+Photometric: brightness/contrast, channel order, per-channel gain, hue rotation, grayscale,
 colour inversion (light pips on dark dice), blur, down-and-up scaling (small
 dice as in 640 px tray photos), Gaussian noise and JPEG compression.
 """
@@ -18,7 +18,8 @@ from vision.face import CROP_SIZE
 from vision.training.data import CONTEXT_FACTOR
 
 
-def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -> np.ndarray:
+def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
+            pips: np.ndarray | None = None) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """One random face-reader crop from one context crop.
 
     Parameters
@@ -29,10 +30,15 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -
     strong : bool, optional
         Apply the photometric augmentation too; False gives the geometric
         part only (rotation/scale/shift set to identity too when ``rng`` is None).
+    pips : ndarray of shape (K, 3), optional
+        Pip centres ``x``, ``y`` and radii in px of `ctx`, moved with the crop
+        (for the pip finder's targets).
 
     Returns
     -------
     crop : ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
+    pips : ndarray of shape (K, 3), dtype float64
+        Only when `pips` is given: the same pips in px of `crop`.
     """
     C = ctx.shape[0]
     nominal = C / CONTEXT_FACTOR
@@ -44,10 +50,19 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -
     M = cv2.getRotationMatrix2D((C / 2 + shift[0], C / 2 + shift[1]), angle, zoom)
     M[:, 2] += CROP_SIZE / 2 - np.array([C / 2 + shift[0], C / 2 + shift[1]])
     img = cv2.warpAffine(ctx, M, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
-    if rng.random() < 0.5:
+    flip = rng.random() < 0.5
+    if flip:
         img = img[:, ::-1]
+    moved = None
+    if pips is not None:
+        pts = np.asarray(pips, np.float64).reshape(-1, 3)
+        xy = pts[:, :2] @ M[:, :2].T + M[:, 2]
+        if flip:
+            xy[:, 0] = CROP_SIZE - 1 - xy[:, 0]
+        moved = np.column_stack([xy, pts[:, 2] * zoom])
     if not strong:
-        return np.ascontiguousarray(img)
+        img = np.ascontiguousarray(img)
+        return img if moved is None else (img, moved)
     x = img.astype(np.float32)
     if rng.random() < 0.2:
         # small dice: lose resolution like a 30-45 px die in a 640 px photo
@@ -58,6 +73,8 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -
         hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
         hsv[..., 1] = np.clip(hsv[..., 1].astype(np.float32) * rng.uniform(0.5, 1.5), 0, 255).astype(np.uint8)
         x = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    if rng.random() < 0.3:
+        x = x[..., rng.permutation(3)]  # red pips on blue dice look like blue pips on red ones
     x = x * rng.uniform(0.85, 1.15, 3)[None, None, :]
     x = (x - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-50, 50)
     if rng.random() < 0.2:
@@ -72,7 +89,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True) -
     if rng.random() < 0.3:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
+    return out if moved is None else (out, moved)
 
 
 def centre_crop(ctx: np.ndarray) -> np.ndarray:

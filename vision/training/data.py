@@ -52,6 +52,20 @@ FACE_TO_DIE: float = 1.1
 NEG_CENTRE_GAP: float = 0.6
 
 DEFAULT_TRAIN_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "train"
+DEFAULT_DEV_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "dev"
+
+#: The DEV set is split into this many folds by image (:func:`dev_fold`) so that
+#: a model trained on some folds can be measured on the others.
+DEV_FOLDS: int = 2
+
+
+def dev_fold(file: str, folds: int = DEV_FOLDS) -> int:
+    """Fold of one labelled photo: a stable hash of its file name, 0..folds-1.
+
+    Every die of a photo lands in the same fold (dice of one photo share the
+    dice set, light and camera, so splitting them would leak).
+    """
+    return int(hashlib.sha1(file.encode("utf-8")).hexdigest()[:8], 16) % folds
 DEFAULT_CACHE_DIR = Path("/tmp/dicetable_face_cache")
 
 
@@ -212,12 +226,16 @@ def load_cache(
         0 = not a face, 1..6 = face value.
     kinds : ndarray of shape (N,), dtype str
         Sample kind (see :class:`Sample`) prefixed with the file's source prefix.
+
+    Works for any folder in the labels format (``box_kind`` missing means a
+    whole-die box), so the DEV set can be cut the same way when a model is
+    trained on it (``train_face --dev-train``).
     """
     samples = build_samples(train_dir, seed=seed, use_face_boxes=use_face_boxes)
     key = hashlib.sha1(
         repr((str(Path(train_dir).resolve()), CONTEXT_FACTOR, CONTEXT_SIZE, PIPS_TO_DIE, FACE_TO_DIE, samples[:50], len(samples))).encode()
     ).hexdigest()[:12]
-    path = Path(cache_dir) / f"train_{key}.npz"
+    path = Path(cache_dir) / f"{Path(train_dir).resolve().name}_{key}.npz"
     if path.is_file():
         z = np.load(path)
         return z["crops"], z["labels"], z["kinds"]

@@ -36,11 +36,12 @@ def dev_crops(dev_dir: Path = DEFAULT_DEV_DIR, *, seed: int = 0) -> dict[str, np
     dict with
         ``crops`` (N, CROP_SIZE, CROP_SIZE, 3) uint8, ``values`` (N,) int64,
         ``sources`` (N,) str (file-name prefix, e.g. ``"kingpi"``),
+        ``files`` (N,) str (photo file name),
         ``bg_crops`` (M, CROP_SIZE, CROP_SIZE, 3) uint8 (no die in them).
     """
     rng = np.random.default_rng(seed)
     labels = json.loads((Path(dev_dir) / "labels.json").read_text(encoding="utf-8"))
-    crops, values, sources, bg = [], [], [], []
+    crops, values, sources, files, bg = [], [], [], [], []
     for image in labels["images"]:
         img = cv2.imread(str(Path(dev_dir) / image["file"]), cv2.IMREAD_COLOR)
         if img is None:
@@ -50,6 +51,7 @@ def dev_crops(dev_dir: Path = DEFAULT_DEV_DIR, *, seed: int = 0) -> dict[str, np
             crops.append(crop_die(img, b))
             values.append(int(d["value"]))
             sources.append(image["file"].split("_")[0])
+            files.append(image["file"])
         sizes = [max(b[2:]) for b in boxes] or [0.06 * max(img.shape[:2])]
         H, W = img.shape[:2]
         for _ in range(3):
@@ -63,6 +65,7 @@ def dev_crops(dev_dir: Path = DEFAULT_DEV_DIR, *, seed: int = 0) -> dict[str, np
         "crops": np.stack(crops),
         "values": np.array(values, np.int64),
         "sources": np.array(sources),
+        "files": np.array(files),
         "bg_crops": np.stack(bg),
     }
 

@@ -58,7 +58,8 @@ def draw_die(
     offset: tuple[float, float] = (0.0, 0.0),
     style: str | None = None,
     neighbours: bool = True,
-) -> np.ndarray:
+    return_pips: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Draw a square image with one die seen from above.
 
     Parameters
@@ -78,11 +79,16 @@ def draw_die(
         Colour scheme; random when None.
     neighbours : bool, optional
         Allow other dice around the edges.
+    return_pips : bool, optional
+        Also return where the top face's pips were drawn (for the pip finder).
 
     Returns
     -------
     image : ndarray of shape (size, size, 3), dtype uint8
         BGR image.
+    pips : ndarray of shape (value, 3), dtype float64
+        Only with `return_pips`: centre ``x``, ``y`` and radius of each pip of
+        the centre die's top face, in px of `image`.
     """
     if style is None:
         style = str(rng.choice(["ivory_dark", "ivory", "random"], p=[0.3, 0.2, 0.5]))
@@ -157,8 +163,11 @@ def draw_die(
             u, v = px * spread + jitter[k, 0], py * spread + jitter[k, 1]
             x = centre[0] + u * c - v * s
             y = centre[1] + u * s + v * c
+            if main:
+                drawn_pips.append(((x + 0.5) / _SS - 0.5, (y + 0.5) / _SS - 0.5, pr / _SS))
             cv2.circle(img, (int(round(x)), int(round(y))), int(round(pr)), tuple(float(t) for t in pip), -1, cv2.LINE_AA)
 
+    drawn_pips: list[tuple[float, float, float]] = []
     angle = rng.uniform(0, np.pi / 2)
     face_side = box_side * _SS * rng.uniform(0.68, 0.78)  # rotated square's box is up to 1.41x larger
     centre = np.array([S / 2, S / 2]) + np.array(offset) * box_side * _SS
@@ -177,7 +186,10 @@ def draw_die(
         img += rng.uniform(30, 90) * hl[..., None]
     out = cv2.resize(np.clip(img, 0, 255).astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)
     out += rng.normal(0, rng.uniform(0, 6), out.shape)
-    return np.clip(out, 0, 255).astype(np.uint8)
+    image = np.clip(out, 0, 255).astype(np.uint8)
+    if return_pips:
+        return image, np.array(drawn_pips, np.float64).reshape(-1, 3)
+    return image
 
 
 def synth_set(n_per_class: int, seed: int, *, size: int = 96) -> tuple[np.ndarray, np.ndarray]:

@@ -5,7 +5,7 @@ Usage::
     pip install -e .[train]          # torch==2.13.0, onnx
     python -m vision.training.train_face --out vision/models [--epochs N] [--seed S]
 
-Training data (TRAIN set only; the DEV set is used only to measure):
+Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
 
 - ``../shared/dice-images/train`` (Rune55 and matteop65 photos, see
   :mod:`vision.training.data`): whole-die boxes as they are, matteop65
@@ -18,6 +18,11 @@ Training data (TRAIN set only; the DEV set is used only to measure):
 - Synthetic tray images from :mod:`vision.render` when it is importable and
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
   plus background and half-off squares as class 0).
+
+- ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
+  way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out
+  the photos of fold K (:func:`vision.training.data.dev_fold`) and measures
+  on them, which gives an honest DEV number for a model trained on DEV.
 
 Crops are cut once into a cache under ``/tmp/dicetable_face_cache`` (never in
 the repository). Every epoch draws fresh augmentations
@@ -130,6 +135,49 @@ def render_cache(n_images: int, seed: int, cache_dir: Path) -> tuple[np.ndarray,
     return crops, labels
 
 
+def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """Context crops of the DEV photos to train on (``--dev-train``), and the held-out fold.
+
+    ``none``: no DEV crops. ``all``: every DEV photo (positives and negatives,
+    cut as in :func:`vision.training.data.build_samples`). ``fold:K``: the
+    photos outside fold K (:func:`vision.training.data.dev_fold`), so that
+    fold K measures the model honestly.
+
+    Returns
+    -------
+    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
+    labels : ndarray of shape (N,), dtype int64
+    held_out : int or None
+        The fold not trained on, or None.
+
+    Raises
+    ------
+    ValueError
+        If ``--dev-train`` is not ``none``, ``all`` or ``fold:K``.
+    """
+    from vision.training.data import DEV_FOLDS, build_samples, dev_fold
+
+    mode = args.dev_train
+    empty = (np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), None)
+    if mode == "none":
+        return empty
+    held_out = None
+    if mode.startswith("fold:"):
+        try:
+            held_out = int(mode.split(":", 1)[1])
+        except ValueError:
+            held_out = -1
+        if not 0 <= held_out < DEV_FOLDS:
+            raise ValueError(f"--dev-train fold:K needs K in 0..{DEV_FOLDS - 1}, got {mode!r}")
+    elif mode != "all":
+        raise ValueError(f"--dev-train must be none, all or fold:K, got {mode!r}")
+    crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
+    files = np.array([s.file for s in build_samples(args.dev_dir, seed=args.seed)])
+    keep = np.ones(len(labels), bool) if held_out is None else np.array([dev_fold(f) != held_out for f in files])
+    print(f"DEV photos trained on ({mode}): {keep.sum()} of {len(keep)} samples", flush=True)
+    return crops[keep], labels[keep], held_out
+
+
 def train(args: argparse.Namespace) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
@@ -138,12 +186,15 @@ def train(args: argparse.Namespace) -> dict:
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
     ren, ren_y = render_cache(args.render, args.seed, args.cache_dir)
-    ctx = np.concatenate([real, syn, ren])
-    y = np.concatenate([real_y, syn_y, ren_y])
+    dv, dv_y, held_out = dev_training_cache(args)
+    ctx = np.concatenate([real, syn, ren] + [dv] * args.dev_weight)
+    y = np.concatenate([real_y, syn_y, ren_y] + [dv_y] * args.dev_weight)
     counts = {
         "train_photos_by_kind": dict(Counter(kinds.tolist())),
         "synthetic_drawn": int(len(syn_y)),
         "rendered": int(len(ren_y)),
+        "dev_samples": int(len(dv_y)),
+        "dev_weight": args.dev_weight,
         "by_class": {CLASS_NAMES[k]: int(v) for k, v in sorted(Counter(y.tolist()).items())},
     }
     print(f"{len(y)} samples: {counts}", flush=True)
@@ -158,6 +209,11 @@ def train(args: argparse.Namespace) -> dict:
         from vision.training.evaluate import dev_crops
 
         dev = dev_crops(args.dev_dir)
+        if held_out is not None:  # measure on the held-out fold only
+            from vision.training.data import dev_fold
+
+            keep = np.array([dev_fold(f) == held_out for f in dev["files"]])
+            dev = {k: (v[keep] if k != "bg_crops" else v) for k, v in dev.items()}
     history = []
     for epoch in range(args.epochs):
         te = time.time()
@@ -223,6 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
     p.add_argument("--label-smoothing", type=float, default=0.05)
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
+    p.add_argument("--dev-train", default="none", metavar="MODE",
+                   help="also train on the DEV photos: none (default), all, or fold:K (all but fold K, which then "
+                        "measures the model honestly)")
+    p.add_argument("--dev-weight", type=int, default=3, help="times each DEV sample is repeated per epoch (default 3)")
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)")
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
@@ -255,7 +315,10 @@ def main(argv: list[str] | None = None) -> int:
             "render": f"vision.render tray images: {args.render}",
             "counts": res["counts"],
             "context": {"factor": CONTEXT_FACTOR, "size": CONTEXT_SIZE},
-            "dev_set": "../shared/dice-images/dev used only to measure, never to train",
+            "dev_set": ("../shared/dice-images/dev used only to measure, never to train" if args.dev_train == "none"
+                        else f"../shared/dice-images/dev trained on ({args.dev_train}, each sample x{args.dev_weight}); "
+                        + ("dev metrics below are on the held-out fold only" if args.dev_train.startswith("fold:")
+                           else "dev metrics below are on photos the model was trained on")),
         },
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,

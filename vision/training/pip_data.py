@@ -1,0 +1,174 @@
+"""Training samples for the pip finder: context crops with the top face's pip centres.
+
+The pip finder (:mod:`vision.pips`) marks the pips of a die's top face on a
+crop; the reader then fits the pip layouts to those marks, an opinion
+independent of the face reader's class. Its targets come from two places:
+
+- **Drawn dice** (:func:`vision.training.synth.draw_die` with ``return_pips``):
+  exact pip positions on any die colour, marbled bodies, chromatic pips, side
+  faces and neighbours.
+- **Real photos** (the TRAIN set, and DEV photos with ``--dev-train``): the
+  photo's label says the face value ``v``; the classical layout check
+  (:func:`vision._reader_pips.match_subset` on the three binarisations of the
+  pip-contrast view) looks for ``v`` blobs that hold the layout of ``v``.
+  When it finds them their centres and sizes are the targets; when it does not,
+  the die is left out (its pips are unknown). Negative crops (no die in the
+  middle) have no pips.
+
+Real dice the classical check cannot read are exactly the ones the pip finder
+must learn; the photometric augmentation (hue rotation, channel order,
+inversion, low contrast, blur, small dice) turns the readable ones into such
+dice, and the drawn dice cover the colours the photos lack.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.face import CROP_SIZE, DEFAULT_MARGIN
+from vision.training.augment import centre_crop
+from vision.training.data import CONTEXT_FACTOR
+
+
+def pseudo_pips(crop: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) -> np.ndarray | None:
+    """Pips of face `value` on a die crop found by the classical layout check, or None.
+
+    Parameters
+    ----------
+    crop : ndarray of shape (S, S, 3), dtype uint8
+        A die crop as :func:`vision.face.crop_die` cuts it with `margin`.
+    value : int
+        The die's true face value 1..6 (from the labels).
+    margin : float, optional
+        The crop's margin (fraction of the box's long side).
+
+    Returns
+    -------
+    ndarray of shape (value, 3), dtype float64, or None
+        Centre ``x``, ``y`` and radius of each pip in px of `crop`; None when
+        no binarisation holds the layout of `value`.
+    """
+    from vision._reader_pips import match_subset, pip_blobs
+    from vision.reader import pip_contrast_view
+
+    side = crop.shape[0]
+    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
+    inner = side - 2 * m
+    for blobs in pip_blobs(pip_contrast_view(crop), margin):
+        sub = match_subset(blobs, value)
+        if sub is not None:
+            b = blobs[list(sub)]
+            x = (b[:, 0] + 0.5) * inner + m - 0.5
+            y = (b[:, 1] + 0.5) * inner + m - 0.5
+            r = np.sqrt(b[:, 2] / math.pi) * inner
+            return np.column_stack([x, y, r])
+    return None
+
+
+def context_pips(ctx: np.ndarray, value: int) -> np.ndarray | None:
+    """:func:`pseudo_pips` of a context crop's nominal crop, in px of the context crop.
+
+    Parameters
+    ----------
+    ctx : ndarray of shape (C, C, 3), dtype uint8
+        Context crop (:mod:`vision.training.data`).
+    value : int
+        Label 0..6; 0 (no die) gives an empty array.
+
+    Returns
+    -------
+    ndarray of shape (K, 3), dtype float64, or None
+    """
+    if value == 0:
+        return np.zeros((0, 3), np.float64)
+    pips = pseudo_pips(centre_crop(ctx), value, DEFAULT_MARGIN)
+    if pips is None:
+        return None
+    C = ctx.shape[0]
+    nominal = C / CONTEXT_FACTOR
+    a = (C - nominal) / 2
+    f = nominal / CROP_SIZE
+    return np.column_stack([a + (pips[:, 0] + 0.5) * f - 0.5, a + (pips[:, 1] + 0.5) * f - 0.5, pips[:, 2] * f])
+
+
+def label_real(crops: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Pip targets for real context crops; dice the classical check cannot read are left out.
+
+    Parameters
+    ----------
+    crops : ndarray of shape (N, C, C, 3), dtype uint8
+    labels : ndarray of shape (N,), dtype int64
+        0 = no die, 1..6 = face value.
+
+    Returns
+    -------
+    kept : ndarray of shape (M,), dtype int64
+        Indices into `crops` that got targets.
+    pips : list of M ndarrays of shape (K, 3)
+        Their pips in px of the context crop.
+    """
+    kept, pips = [], []
+    for i, (c, v) in enumerate(zip(crops, labels)):
+        p = context_pips(c, int(v))
+        if p is not None:
+            kept.append(i)
+            pips.append(p)
+    return np.array(kept, np.int64), pips
+
+
+def synth_with_pips(n_per_class: int, seed: int, size: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Drawn context crops with exact pips: `n_per_class` per face value plus as many without a centred die.
+
+    Returns
+    -------
+    crops : ndarray of shape (7 * n_per_class, size, size, 3), dtype uint8
+    pips : list of ndarrays of shape (K, 3)
+        Pips of the centred die in px of the crop (empty for the no-die crops).
+    """
+    from vision.training.synth import draw_die
+
+    rng = np.random.default_rng(seed)
+    crops, pips = [], []
+    for value in range(1, 7):
+        for _ in range(n_per_class):
+            img, p = draw_die(value, rng, size=size, offset=tuple(rng.uniform(-0.06, 0.06, 2)), return_pips=True)
+            crops.append(img)
+            pips.append(p)
+    for i in range(n_per_class):
+        if i % 2:
+            img = draw_die(0, rng, size=size)  # blank face
+        else:
+            ang = rng.uniform(0, 2 * np.pi)
+            img = draw_die(int(rng.integers(1, 7)), rng, size=size, offset=(0.75 * np.cos(ang), 0.75 * np.sin(ang)),
+                           neighbours=False)
+        crops.append(img)
+        pips.append(np.zeros((0, 3), np.float64))
+    return np.stack(crops), pips
+
+
+def pip_target(pips: np.ndarray, size: int = CROP_SIZE, *, scale: float = 1.0) -> np.ndarray:
+    """The pip finder's target map: 1 inside each pip disc, 0 elsewhere.
+
+    Parameters
+    ----------
+    pips : ndarray of shape (K, 3)
+        Centre ``x``, ``y`` and radius in px of the crop.
+    size : int, optional
+        Crop side in px.
+    scale : float, optional
+        Side of the map over `size` (0.5: a map at half resolution).
+
+    Returns
+    -------
+    ndarray of shape (round(size * scale), round(size * scale)), dtype float32
+    """
+    n = int(round(size * scale))
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    out = np.zeros((n, n), np.float32)
+    for x, y, r in np.asarray(pips, np.float64).reshape(-1, 3):
+        x, y, r = (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5, r * scale
+        rr = max(0.8, 0.85 * float(r))
+        out[(xx - x) ** 2 + (yy - y) ** 2 <= rr * rr] = 1.0
+    return out

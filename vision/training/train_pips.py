@@ -1,0 +1,260 @@
+"""Train the pip finder (:mod:`vision.pips`) and export it to ONNX for ``cv2.dnn``.
+
+Usage::
+
+    pip install -e .[train]          # torch==2.13.0, onnx
+    python -m vision.training.train_pips --out vision/models [--dev-train none|all|fold:K] [--epochs N] [--seed S]
+
+The pip finder is a small encoder-decoder (U-Net after Ronneberger et al.,
+"U-Net: Convolutional Networks for Biomedical Image Segmentation", MICCAI 2015,
+shrunk to three levels of 16-48 channels at half resolution) that maps a 64 px die crop to a 32 px map
+of "pip of the top face here". Targets (:mod:`vision.training.pip_data`): drawn
+dice with exact pips, and real photos (TRAIN set; DEV with ``--dev-train``)
+whose pips the classical layout check found for the labelled value. Loss:
+binary cross-entropy (pips weighted 3x) plus a soft Dice term. CPU only,
+``torch.set_num_threads(2)``, seeded.
+
+Outputs in ``--out``: ``pip_finder.onnx`` (probabilities, sigmoid included) and
+``pip_finder.json`` (data counts, settings, time, and the layout agreement on
+the held-out DEV dice: how often the map holds the true value's layout and
+how often it holds a wrong one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from vision.face import CROP_SIZE, preprocess
+from vision.training.augment import augment
+from vision.training.data import (
+    CONTEXT_SIZE,
+    DEFAULT_CACHE_DIR,
+    DEFAULT_DEV_DIR,
+    DEFAULT_TRAIN_DIR,
+    DEV_FOLDS,
+    build_samples,
+    dev_fold,
+    load_cache,
+)
+from vision.training.pip_data import label_real, pip_target, synth_with_pips
+
+
+def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout),
+                         nn.ReLU(inplace=True))
+
+
+class PipNet(nn.Module):
+    """Three-level U-Net, widths 16-32-48; input (N, 3, 64, 64), output (N, 1, 32, 32) logits (stride 2)."""
+
+    def __init__(self, widths: tuple[int, int, int] = (16, 32, 48)) -> None:
+        super().__init__()
+        w1, w2, w3 = widths
+        self.e1 = nn.Sequential(_conv(3, w1, 2), _conv(w1, w1))
+        self.e2 = _conv(w1, w2)
+        self.e3 = nn.Sequential(_conv(w2, w3), _conv(w3, w3))
+        self.pool = nn.MaxPool2d(2)
+        self.u2, self.d2 = nn.ConvTranspose2d(w3, w2, 2, stride=2), _conv(2 * w2, w2)
+        self.u1, self.d1 = nn.ConvTranspose2d(w2, w1, 2, stride=2), _conv(2 * w1, w1)
+        self.head = nn.Conv2d(w1, 1, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = self.e1(x)
+        b = self.e2(self.pool(a))
+        c = self.e3(self.pool(b))
+        b = self.d2(torch.cat([self.u2(c), b], 1))
+        a = self.d1(torch.cat([self.u1(b), a], 1))
+        return self.head(a)
+
+
+class _WithSigmoid(nn.Module):
+    def __init__(self, net: nn.Module) -> None:
+        super().__init__()
+        self.net = net
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.net(x))
+
+
+def _dev_samples(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DEV context crops, labels and a mask of those to train on (per ``--dev-train``)."""
+    crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
+    files = np.array([s.file for s in build_samples(args.dev_dir, seed=args.seed)])
+    folds = np.array([dev_fold(f) for f in files])
+    if args.dev_train == "none":
+        train = np.zeros(len(labels), bool)
+    elif args.dev_train == "all":
+        train = np.ones(len(labels), bool)
+    elif args.dev_train.startswith("fold:") and args.dev_train[5:].isdigit() and int(args.dev_train[5:]) < DEV_FOLDS:
+        train = folds != int(args.dev_train[5:])
+    else:
+        raise ValueError(f"--dev-train must be none, all or fold:K (K < {DEV_FOLDS}), got {args.dev_train!r}")
+    return crops, labels, train
+
+
+def train(args: argparse.Namespace) -> dict:
+    torch.set_num_threads(2)
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    t0 = time.time()
+    real, real_y, _ = load_cache(args.train_dir, args.cache_dir, seed=args.seed)
+    keep, real_pips = label_real(real, real_y)
+    negs = np.flatnonzero(real_y[keep] == 0)
+    drop = set(rng.choice(negs, max(0, len(negs) - args.negatives), replace=False).tolist())
+    sel = [j for j in range(len(keep)) if j not in drop]
+    keep, real_pips = keep[sel], [real_pips[j] for j in sel]
+    dev, dev_y, dev_train = _dev_samples(args)
+    dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train])
+    syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
+    ctx = np.concatenate([real[keep], syn] + [dev[dev_train][dkeep]] * args.dev_weight)
+    pips = real_pips + syn_pips + dev_pips * args.dev_weight
+    counts = {"train_photos": int(len(keep)),
+              "train_dice_without_layout": int((real_y > 0).sum() - (real_y[keep] > 0).sum()),
+              "drawn": int(len(syn)), "dev": int(len(dkeep)), "dev_weight": args.dev_weight,
+              "dev_unlabelled": int(dev_train.sum() - len(dkeep))}
+    print(f"{len(ctx)} samples: {counts}", flush=True)
+    model = PipNet()
+    n_params = sum(p.numel() for p in model.parameters())
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = int(np.ceil(len(ctx) / args.batch))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps, pct_start=0.15)
+    bce = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(3.0))
+    history = []
+    for epoch in range(args.epochs):
+        te = time.time()
+        model.train()
+        order = rng.permutation(len(ctx))
+        tot = 0.0
+        for b in range(steps):
+            idx = order[b * args.batch:(b + 1) * args.batch]
+            xs, ts = [], []
+            for i in idx:
+                img, p = augment(ctx[i], rng, pips=pips[i])
+                xs.append(img)
+                ts.append(pip_target(p, scale=0.5))
+            xb = torch.from_numpy(preprocess(np.stack(xs)))
+            tb = torch.from_numpy(np.stack(ts)[:, None])
+            logits = model(xb)
+            prob = torch.sigmoid(logits)
+            inter = (prob * tb).sum((1, 2, 3))
+            dice = 1 - (2 * inter + 1) / (prob.sum((1, 2, 3)) + tb.sum((1, 2, 3)) + 1)
+            loss = bce(logits, tb) + dice.mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot += loss.item() * len(idx)
+        line = f"epoch {epoch + 1}/{args.epochs}: loss {tot / len(ctx):.4f} ({time.time() - te:.0f} s)"
+        print(line, flush=True)
+        history.append(line)
+    model.eval()
+    return {"model": model, "train_s": time.time() - t0, "counts": counts, "n_params": n_params,
+            "history": history, "ctx": ctx}
+
+
+def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
+    """Write ONNX to `out`; return the max abs difference of cv2.dnn against torch on a few crops."""
+    import cv2
+
+    from vision.training.augment import centre_crop
+
+    wrapped = _WithSigmoid(model).eval()
+    torch.onnx.export(wrapped, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
+                      output_names=["pip_prob"], dynamic_axes={"crops": {0: "n"}, "pip_prob": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    blob = preprocess(np.stack([centre_crop(c) for c in ctx[:: max(1, len(ctx) // 8)][:8]]))
+    with torch.no_grad():
+        ref = wrapped(torch.from_numpy(blob)).numpy()
+    net = cv2.dnn.readNetFromONNX(str(out))
+    net.setInput(blob)
+    return float(np.abs(net.forward().reshape(ref.shape) - ref).max())
+
+
+def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
+    """Layout agreement of the exported pip finder on DEV dice it was not trained on (all dice when none held out)."""
+    from vision.pips import PipFinder
+    from vision.training.evaluate import dev_crops
+
+    finder = PipFinder(onnx_path)
+    data = dev_crops(args.dev_dir)
+    held = None if not args.dev_train.startswith("fold:") else int(args.dev_train[5:])
+    keep = np.ones(len(data["values"]), bool) if held is None else np.array([dev_fold(f) == held for f in data["files"]])
+    crops, values, sources = data["crops"][keep], data["values"][keep], data["sources"][keep]
+    maps = finder.predict(list(crops))
+    from vision.pips import layouts_on_map
+
+    true_ok, wrong_ok = [], []
+    for m, v in zip(maps, values):
+        fits = layouts_on_map(m, 0.15)
+        true_ok.append(int(v) in fits)
+        wrong_ok.append(any(f != int(v) for f in fits))
+    true_ok, wrong_ok = np.array(true_ok), np.array(wrong_ok)
+    out = {"dice": int(len(values)), "held_out_fold": held,
+           "true_layout_found": round(float(true_ok.mean()), 4), "a_wrong_layout_found": round(float(wrong_ok.mean()), 4)}
+    for s in sorted(set(sources.tolist())):
+        sel = sources == s
+        out[s] = {"dice": int(sel.sum()), "true_layout_found": round(float(true_ok[sel].mean()), 4),
+                  "a_wrong_layout_found": round(float(wrong_ok[sel].mean()), 4)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision.training.train_pips", description="Train the pip finder and export ONNX.")
+    p.add_argument("--out", type=Path, required=True, help="folder for pip_finder.onnx and pip_finder.json")
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--lr", type=float, default=3e-3)
+    p.add_argument("--synth", type=int, default=400, help="drawn dice per face value (and as many without)")
+    p.add_argument("--negatives", type=int, default=1500, help="TRAIN-set crops without a die to use (default 1500)")
+    p.add_argument("--dev-train", default="none", metavar="MODE",
+                   help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)")
+    p.add_argument("--dev-weight", type=int, default=3, help="times each DEV sample is repeated per epoch")
+    p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
+    p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
+    p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    res = train(args)
+    onnx_path = args.out / "pip_finder.onnx"
+    diff = export(res["model"], onnx_path, res["ctx"])
+    print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs diff {diff:.2e}", flush=True)
+    meta = {
+        "model": "pip_finder.onnx", "crop_size": CROP_SIZE, "output": "probability of 'pip of the top face' per pixel",
+        "architecture": "U-Net, 3 levels, widths 16-32-48, stride-2 stem, transposed-conv upsampling, output 32x32", "n_params": res["n_params"],
+        "training_data": {
+            "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
+                         "(pips = those blobs); negatives with no pips",
+            "drawn": f"vision.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
+            "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
+            "counts": res["counts"],
+        },
+        "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
+                     "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
+                     "train_seconds": round(res["train_s"], 1), "history": res["history"]},
+        "export_max_abs_diff_cv2_vs_torch": diff,
+    }
+    from vision.pips import PipFinder, layouts_on_map
+    from vision.training import synth
+
+    probe, names = synth.fixed_probe_crops()
+    maps = PipFinder(onnx_path).predict(probe)
+    meta["fixed_probes"] = {n: {"layouts": sorted(layouts_on_map(m, 0.15)), "pip_pixels": int((m >= 0.5).sum())}
+                            for n, m in zip(names, maps)}
+    print("fixed probes: " + ", ".join(f"{n} {v['layouts']}" for n, v in meta["fixed_probes"].items()), flush=True)
+    if Path(args.dev_dir).is_dir():
+        meta["dev_layout_agreement"] = measure(onnx_path, args)
+        print(json.dumps(meta["dev_layout_agreement"], indent=1), flush=True)
+    (args.out / "pip_finder.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
