@@ -137,8 +137,7 @@ def bot_text(state: Any, dice: str) -> str:
     turn = state.turn
     if turn is None:
         return ""
-    level = state.bot_level(turn.player)
-    who = f"{state.players[turn.player]} ({level} bot)"
+    who = f"{state.players[turn.player]} (bot)"
     if dice == "virtual":
         if turn.roll == 0:
             return f"{who} rolls on screen."

@@ -160,7 +160,7 @@ def test_app_virtual_bot_ignores_the_camera_and_people_wait(tmp_path):
                   bot_dice="virtual", bot_delay_s=600, bot_seed=1) as app:
         app.roll_event(settled((2, 2, 2, 5, 5))).result(timeout=5)
         app.press(Command.SCORE).result(timeout=5)
-        assert app.state.turn.player == 1 and app.snapshot["bot"]["text"] == "HAL (medium bot) rolls on screen."
+        assert app.state.turn.player == 1 and app.snapshot["bot"]["text"] == "HAL (bot) rolls on screen."
         app.roll_event(settled((1, 1, 1, 1, 1))).result(timeout=5)
         assert app.state.turn.roll == 0  # the tray is not read on a virtual bot's turn
         for c in (Command.HOLD_1, Command.ROLL, Command.SCORE):
@@ -180,7 +180,7 @@ def test_app_tray_bot_sets_its_holds_and_scores_by_itself(tmp_path):
     with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["HAL:optimal"]), autostart=True,
                   bot_dice="tray", bot_delay_s=600) as app:
         step = lambda: app.submit(app.bots.step).result(timeout=5)  # noqa: E731
-        assert app.snapshot["bot"]["text"] == "HAL (optimal bot): throw all five dice for it."
+        assert app.snapshot["bot"]["text"] == "HAL (bot): throw all five dice for it."
         step()
         assert app.state.turn.roll == 0  # waits for the dice
         app.press(Command.HOLD_1).result(timeout=5)
@@ -189,7 +189,7 @@ def test_app_tray_bot_sets_its_holds_and_scores_by_itself(tmp_path):
         step()
         best = advise_holds(table, Card.empty(), (6, 6, 1, 2, 6), 1)[0]
         assert app.state.turn.holds == best.hold == (True, True, False, False, True)
-        assert app.snapshot["bot"]["text"] == "HAL (optimal bot) keeps 6 6 6: throw the other 2 dice for it."
+        assert app.snapshot["bot"]["text"] == "HAL (bot) keeps 6 6 6: throw the other 2 dice for it."
         assert [d["held"] for d in app.snapshot["game"]["dice"]] == list(best.hold)
         app.roll_event(settled((6, 6, 6, 6, 6), held=(0, 1, 2))).result(timeout=5)
         assert app.state.turn.roll == 2 and app.state.turn.dice == (6,) * 5
@@ -201,10 +201,10 @@ def test_app_tray_bot_sets_its_holds_and_scores_by_itself(tmp_path):
 
 def test_bot_text_for_each_phase():
     state, _ = execute(None, StartGame(at=0, ruleset="yacht", players=("HAL",), bots=("easy",)))
-    assert bot_text(state, "virtual") == "HAL (easy bot) rolls on screen."
+    assert bot_text(state, "virtual") == "HAL (bot) rolls on screen."
     state, _ = execute(state, ReadDice(at=1, values=(1, 2, 3, 4, 6)))
-    assert bot_text(state, "tray") == "HAL (easy bot) keeps nothing: throw all five dice again for it."
-    assert bot_text(state, "virtual") == "HAL (easy bot) rolled on screen (throw 1 of 3)."
+    assert bot_text(state, "tray") == "HAL (bot) keeps nothing: throw all five dice again for it."
+    assert bot_text(state, "virtual") == "HAL (bot) rolled on screen (throw 1 of 3)."
 
 
 # -- dicetable play with bots ---------------------------------------------------------------------
