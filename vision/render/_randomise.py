@@ -328,7 +328,8 @@ def _warped(d: RenderedDie, H: np.ndarray, w: int, h: int) -> RenderedDie | None
 
 
 def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, rng) -> RenderedDie | None:
-    """Lean a die on one of the flat dice (or stand it tilted in a free spot); draw it."""
+    """Lean a die on a tray wall (half the time, when the tray has walls) or on one of
+    the flat dice (or, failing both, stand it tilted in a free spot); draw it."""
     w, h = scene.size
     look = scene._looks[slot][1]
     face = scene.die_px * scene._faces[slot]
@@ -336,10 +337,28 @@ def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, r
     cam_h = side / scene._k
     origin = scene._origin
     placed = [(hl, scene._pose(p).top[:2], p.face_px * 0.75 + 2) for p, hl in zip(placements, hulls)]
+    on_wall = scene.style != "paper" and rng.random() < 0.5
     for tries in range(300):
         tilt = float(rng.uniform(25, 50))
         yaw = float(rng.uniform(0, 360))
-        if placements and tries < 200:
+        wall = on_wall and tries < 150
+        if wall:
+            # Top edge against the wall's foot: the edge it stands on is side * sin(tilt)
+            # from the wall; it tips towards the wall (the floor edge's outward normal).
+            px_, py_ = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+            floor = scene._tray.floor
+            d = float(floor.sdf(np.float64(px_), np.float64(py_)))
+            gx = float(floor.sdf(np.float64(px_ + 0.5), np.float64(py_)) - floor.sdf(np.float64(px_ - 0.5), np.float64(py_)))
+            gy = float(floor.sdf(np.float64(px_), np.float64(py_ + 0.5)) - floor.sdf(np.float64(px_), np.float64(py_ - 0.5)))
+            gn = math.hypot(gx, gy)
+            if gn < 1e-6:
+                continue
+            gx, gy = gx / gn, gy / gn
+            shift = -(side * 0.5 + side * math.sin(math.radians(tilt))) - d
+            base = (px_ + gx * shift, py_ + gy * shift)
+            yaw = math.degrees(math.atan2(-gy, gx)) % 360.0
+            skip = set()
+        elif placements and tries < 200:
             other = placements[int(rng.integers(len(placements)))]
             # The die tips towards +x (its own axis at `yaw`): put it beside `other` on the far side.
             c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
@@ -353,7 +372,11 @@ def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, r
             skip = set()
         verts = leaning_vertices(base, side, yaw, tilt)
         hull = leaning_outline(verts, origin, cam_h)
-        if not _fits(hull, scene._tray, w, h):
+        if wall:
+            inside = hull.min() >= 1 and hull[:, 0].max() <= w - 2 and hull[:, 1].max() <= h - 2
+            if not inside or scene._tray.floor_distance(hull).max() > 0.15 * side:
+                continue
+        elif not _fits(hull, scene._tray, w, h):
             continue
         centre = tuple(hull.mean(axis=0))
         others = [pl for k, pl in enumerate(placed) if k not in skip]
