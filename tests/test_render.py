@@ -298,6 +298,10 @@ def test_perspective_moves_the_boxes_with_the_image():
 def test_random_conditions_vary_and_bad_conditions_raise():
     surfaces = {render_randomised([1, 2], seed=s).style for s in range(6)}
     assert len(surfaces) >= 3
+    a, b = render_randomised([4, 4, 1], seed=9), render_randomised([4, 4, 1], seed=9)
+    assert np.array_equal(a.image, b.image) and a.dice == b.dice and a.condition == "random"
+    small = render_randomised([1, 2, 3], seed=1, condition="leaning", size=(320, 240))
+    assert small.image.shape == (240, 320, 3) and small.dice[-1].unreadable == Unreadable.LEANING
     with pytest.raises(ValueError, match="unknown condition 'fog'"):
         render_randomised([1, 2], condition="fog")
     with pytest.raises(ValueError, match="tilt_deg must be 0-30"):
