@@ -1,6 +1,7 @@
 """The pip reader on rendered stress sets, one per condition (issue 7, item 5).
 
 Usage: python benchmarks/stress_sets.py [--n 20] [--seed 0] [--conditions plain,glare,...] [--json FILE]
+       [--save DIR] [--save-all]
 
 Renders ``--n`` images of five dice per condition of
 :data:`vision.render.CONDITIONS` (plus ``random``: every factor at random) with
@@ -10,14 +11,19 @@ readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
 (leaning / cut by the border) and how many of them were given a misleading
 value, per-die accuracy, silent-error rate (all silent errors over all dice
 drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
+``--save DIR`` writes each image with a silent error (every image with
+``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
+unreadable dice, value above), the reading in red (``?`` for unknown).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import cv2
+import numpy as np
 
 from vision.render import CONDITIONS
 from vision.stress import run_stress
@@ -29,6 +35,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of values and renders (default 0)")
     parser.add_argument("--conditions", default="", help="comma-separated subset (default: all and random)")
     parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
+    parser.add_argument("--save", default="", help="write annotated images with silent errors to this folder")
+    parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     names = [c for c in args.conditions.split(",") if c] or [*CONDITIONS, "random"]
@@ -40,7 +48,8 @@ def main() -> None:
           f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
     out = {}
     for c in names:
-        r = run_stress(None if c == "random" else c, args.n, seed=args.seed)
+        saver = _saver(Path(args.save), c, args.save_all) if args.save else None
+        r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver)
         print(f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
               f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {100 * r.accuracy:5.1f}% "
               f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}", flush=True)
@@ -53,6 +62,29 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)
+
+
+def _saver(folder: Path, condition: str, every: bool):
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(k, tray, reading, counts):
+        if not (every or counts.silent):
+            return
+        img = np.asarray(tray.image).copy()
+        for d in tray.dice:
+            x, y, w, h = d.box
+            colour = (160, 160, 160) if d.unreadable else (0, 200, 0)
+            cv2.rectangle(img, (x, y), (x + w, y + h), colour, 1)
+            cv2.putText(img, f"{d.value}{'*' if d.unreadable else ''}", (x, max(y - 3, 10)),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+        for d in reading.dice:
+            x, y, w, h = d.box
+            cv2.rectangle(img, (x + 2, y + 2), (x + w - 2, y + h - 2), (0, 0, 255), 1)
+            cv2.putText(img, "?" if d.value is None else str(d.value), (x + w - 12, y + h + 14),
+                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1, cv2.LINE_AA)
+        cv2.imwrite(str(folder / f"{condition}_{k}.png"), img)
+
+    return save
 
 
 if __name__ == "__main__":

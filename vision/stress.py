@@ -126,7 +126,9 @@ def score_rendered(tray: RenderedTray, reading: ImageReading, ms: float = 0.0) -
 
 
 def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
-               read: Callable[[np.ndarray], ImageReading] | None = None) -> StressCounts:
+               read: Callable[[np.ndarray], ImageReading] | None = None,
+               on_image: Callable[[int, RenderedTray, ImageReading, StressCounts], None] | None = None,
+               ) -> StressCounts:
     """Render `n` images of `condition` and score the reader on them.
 
     Parameters
@@ -142,6 +144,8 @@ def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
         Dice per image, 1-30.
     read : callable, optional
         ``read(image_bgr) -> ImageReading``; default :func:`vision.reader.read_image`.
+    on_image : callable, optional
+        Called as ``on_image(k, tray, reading, counts)`` after image ``k`` is scored.
 
     Returns
     -------
@@ -159,10 +163,13 @@ def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
         from vision.reader import read_image as read
     rng = np.random.default_rng(seed)
     total = StressCounts()
-    for _ in range(n):
+    for k in range(n):
         values = [int(v) for v in rng.integers(1, 7, n_dice)]
         tray = render_randomised(values, seed=int(rng.integers(2**31)), condition=condition)
         t0 = time.perf_counter()
         reading = read(np.asarray(tray.image))
-        total = total + score_rendered(tray, reading, (time.perf_counter() - t0) * 1000.0)
+        counts = score_rendered(tray, reading, (time.perf_counter() - t0) * 1000.0)
+        if on_image is not None:
+            on_image(k, tray, reading, counts)
+        total = total + counts
     return total
