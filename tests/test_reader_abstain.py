@@ -112,14 +112,21 @@ def _leaning_values(seed):
     return [reading.dice[i].value for i, j in pairs if j in lean]
 
 
-# Measured 2026-11-30 04:30 UTC (face reader v2, reader of commit 1ef6aa7) over seeds
-# 0-11: every leaning die (tilted 25-50 degrees, on a wall or another die) is given
-# a value, its upward face or, for 5 of 12, the side face it shows: the reader's
-# leaning rule (box area over LEANING_AREA_RATIO = 1.9 x the median) cannot fire
-# for such a die, whose outline is cos + sin of the tilt (1.3-1.4) x a flat die's.
-# This strict xfail turns into a failure when the reader learns to tell a leaning
-# die: then make it a plain test.
-@pytest.mark.xfail(strict=True, reason="known gap: the reader gives leaning dice a value (see the note above)")
-@pytest.mark.parametrize("seed", [0, 1, 2])
+# Measured 2026-11-30 04:35 UTC (face reader v2, reader of commit 1ef6aa7) over seeds
+# 0-15: 15 of 16 leaning dice (tilted 25-50 degrees, on a wall or another die, a 6
+# on top) are given a value, their upward face or (6 of 16) the side face they show;
+# only seed 0 is unknown ("pip count disagrees"). The reader's leaning rule (box
+# area over LEANING_AREA_RATIO = 1.9 x the median) cannot fire for such a die,
+# whose outline is about cos + sin of the tilt (1.3-1.4) x a flat die's. In the
+# stress sets (other top faces) the pip-layout check stops most of them.
+# The strict xfail turns into a failure when the reader learns to tell a leaning
+# die: then move those seeds to the plain test.
+@pytest.mark.parametrize("seed", [0])
 def test_leaning_die_gets_no_value(seed):
+    assert all(v is None for v in _leaning_values(seed))
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the reader gives leaning dice a value (see the note above)")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_leaning_die_gets_no_value_known_gap(seed):
     assert all(v is None for v in _leaning_values(seed))

@@ -27,8 +27,14 @@ FLAT_SURFACES: dict[str, tuple[tuple[float, float, float], ...]] = {
 }
 
 
-def flat_surface(rng: np.random.Generator, name: str, w: int, h: int) -> np.ndarray:
-    """A full-frame surface texture of `name` (a key of FLAT_SURFACES), (h, w, 3) float32."""
+def flat_surface(rng: np.random.Generator, name: str, w: int, h: int, scale: int = 1) -> np.ndarray:
+    """A full-frame surface texture of `name` (a key of FLAT_SURFACES), (h, w, 3) float32.
+
+    ``scale > 1`` draws it at ``1 / scale`` of the size and upscales it (faster, softer).
+    """
+    if scale > 1:
+        small = flat_surface(rng, name, -(-w // scale), -(-h // scale))
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     opts = FLAT_SURFACES[name]
     base = np.clip(np.asarray(opts[int(rng.integers(len(opts)))], np.float32)
                    * (1 + rng.uniform(-0.08, 0.08, 3)).astype(np.float32), 0, 1)

@@ -53,6 +53,7 @@ CONDITIONS: tuple[str, ...] = (
 )
 
 _TRAY_STYLES = ("round", "box", "felt", "wood")
+_TRAY_SCALE = 2  # trays and surfaces drawn at half size and upscaled: several times faster
 SURFACES: tuple[str, ...] = tuple(f"tray_{s}" for s in _TRAY_STYLES) + tuple(FLAT_SURFACES)
 LOOKS: tuple[str, ...] = ("solid", "dark", "translucent", "marbled")
 
@@ -211,10 +212,10 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     flat_vals = vals[: len(vals) - special]
 
     style = cond.surface[5:] if cond.surface.startswith("tray_") else "paper"
-    scene = TrayScene(seed=rng, size=size, style=style, n_dice=len(vals))
+    scene = TrayScene(seed=rng, size=size, style=style, n_dice=len(vals), tray_scale=_TRAY_SCALE)
     w, h = scene.size
     if not cond.surface.startswith("tray_") and cond.surface != "paper":
-        scene._background = flat_surface(rng, cond.surface, w, h)
+        scene._background = flat_surface(rng, cond.surface, w, h, _TRAY_SCALE)
     looks = _looks(rng, len(vals), cond)
     scene._looks = [(n, lk) for n, lk, _ in looks]
     light = scene._light
