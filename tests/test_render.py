@@ -316,3 +316,17 @@ def test_training_samples_from_randomised_renders():
     crops, labels = render_samples(3, seed=1, randomised=True)
     assert crops.ndim == 4 and crops.dtype == np.uint8 and len(crops) == len(labels)
     assert (labels > 0).any() and (labels == 0).any() and set(labels.tolist()) <= set(range(7))
+
+
+@pytest.mark.parametrize("style", ["round", "box"])
+def test_tray_scale_draws_the_same_tray_faster(style):
+    full = TrayScene(seed=5, style=style)
+    half = TrayScene(seed=5, style=style, tray_scale=2)
+    assert full._tray.floor.kind == half._tray.floor.kind
+    assert np.allclose(full._tray.floor.params, half._tray.floor.params, atol=1.5)
+    a, b = np.asarray(full.render([], seed=1, noise=0, blur=0, jpeg=False).image), \
+        np.asarray(half.render([], seed=1, noise=0, blur=0, jpeg=False).image)
+    assert a.shape == b.shape
+    assert float(np.median(np.abs(a.astype(int) - b.astype(int)))) < 25  # same tray, other texture draws
+    with pytest.raises(ValueError, match="tray_scale must be a whole number 1-8"):
+        TrayScene(tray_scale=0)
