@@ -147,6 +147,15 @@ def test_app_virtual_bots_play_a_whole_game_and_the_end_screen_has_the_analysis(
         assert all(w["name"] == "Eve" for w in a["worst"]) and a["worst"][0]["loss"] >= a["worst"][-1]["loss"]
         assert [p["bot"] for p in app.snapshot["game"]["players"]] == ["optimal", "easy"]
         assert app.snapshot["screen"] == "end" and app.snapshot["end_view"] == "card"
+        pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test]'")
+        from starlette.testclient import TestClient
+
+        from table.display.server import create_app
+
+        got = TestClient(create_app(app)).get("/export/analysis.csv")
+        assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
+        lines = got.text.splitlines()
+        assert lines[0].startswith("turn,player,kind") and lines[-1].startswith("total,Eve,")
         app.press(Command.NEXT).result(timeout=5)
         assert app.snapshot["end_view"] == "analysis"
 
