@@ -1,7 +1,7 @@
 """The pip reader on rendered stress sets, one per condition (issue 7, item 5).
 
 Usage: python benchmarks/stress_sets.py [--n 20] [--seed 0] [--conditions plain,glare,...] [--json FILE]
-       [--save DIR] [--save-all]
+       [--save DIR] [--save-all] [--floors]
 
 Renders ``--n`` images of five dice per condition of
 :data:`vision.render.CONDITIONS` (plus ``random``: every factor at random) with
@@ -14,12 +14,16 @@ drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
 unreadable dice, value above), the reading in red (``?`` for unknown).
+``--floors`` ends with a ``FLOORS`` dict for ``tests/test_stress_sets.py``
+(run it with ``--n 6``, the test's set size): accuracy less 0.1, rounded down
+to 0.01; the silent limit is the measured count, at least 1 (GAP above 1).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -37,6 +41,7 @@ def main() -> None:
     parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
     parser.add_argument("--save", default="", help="write annotated images with silent errors to this folder")
     parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
+    parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     names = [c for c in args.conditions.split(",") if c] or [*CONDITIONS, "random"]
@@ -62,6 +67,17 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)
+    if args.floors:
+        print("FLOORS: dict[str, tuple[float, int]] = {")
+        for c, r in out.items():
+            silent = r["wrong"] + r["unreadable_valued"] + r["extra_valued"]
+            floor = max(0.0, math.floor((r["accuracy"] - 0.1) * 100) / 100)
+            note = f"{r['right']}/{r['dice']}"
+            if r["unknown"] or r["missed"]:
+                note += f" ({r['unknown']} unknown, {r['missed']} missed)"
+            note += f"; {silent}" + (" GAP" if silent > 1 else "")
+            print(f'    "{c}": ({floor:.2f}, {max(1, silent)}),  # {note}')
+        print("}")
 
 
 def _saver(folder: Path, condition: str, every: bool):

@@ -5,7 +5,7 @@ Each condition of :data:`vision.render.CONDITIONS` (plus ``random``) is a set of
 ``python benchmarks/stress_sets.py --seed 0``), read by the real reader and
 scored by :mod:`vision.stress`. Re-measure and update :data:`FLOORS` whenever the
 face reader or the reader's thresholds change:
-``python benchmarks/stress_sets.py --n 6``.
+``python benchmarks/stress_sets.py --n 6 --floors`` prints a new dict.
 """
 
 from __future__ import annotations
