@@ -1,7 +1,13 @@
-"""Sweep the reader's value threshold and pip-layout corroboration: accuracy vs silent errors.
+"""Sweep the reader's value threshold and its second opinion: accuracy vs silent errors.
 
-Usage: python benchmarks/tune_reader.py [DATASET_DIR] [--face-model ONNX] [--no-tta]
-       [--thresholds T ...] [--corroborate C ...] [--all-sources]
+Usage: python benchmarks/tune_reader.py [DATASET_DIR] [--face-model ONNX] [--pip-model ONNX] [--no-tta]
+       [--thresholds T ...] [--all-sources] [--fold K]
+
+The second opinion (a pip-layout check that must agree with the face reader)
+is compared four ways: ``none`` (face reader alone), ``classical`` (dark blobs
+of three binarisations), ``learned`` (the pip finder's marks) and ``either``
+(learned, else classical) and ``either@X`` (learned, else classical when the
+face reader's probability is at least X).
 
 Runs the detector, the face reader and the reader's second look (which does not
 depend on the threshold) once per photo and prints, per threshold, per-die accuracy and the silent-error rate
@@ -23,6 +29,7 @@ from vision.evaluate import load_dataset, match_dice
 from vision.face import FaceReader, crop_die, default_face_reader
 from vision.images import load_image
 from vision._reader_pips import pips_match
+from vision.pips import PipFinder, default_pip_finder, layouts_on_map
 from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, _second_look, pip_contrast_view
 
 
@@ -32,17 +39,24 @@ def main() -> None:
     parser.add_argument("--face-model", default=None)
     parser.add_argument("--no-tta", action="store_true")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7])
-    parser.add_argument("--corroborate", type=float, nargs="+", default=[0.0, 0.6, 0.7, 0.8, 0.9],
-                        help="CORROBORATE_BELOW values (0: never ask the pip count)")
+    parser.add_argument("--pip-model", default=None)
+    parser.add_argument("--fold", type=int, default=None,
+                        help="only the DEV photos of this fold (vision.training.data.dev_fold), e.g. the held-out one")
     parser.add_argument("--all-sources", action="store_true")
     parser.add_argument("--margin", type=float, default=FACE_CROP_MARGIN, help="crop margin (vision.face.crop_die)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     faces = FaceReader(args.face_model) if args.face_model else default_face_reader()
     det = default_detector()
+    finder = PipFinder(args.pip_model) if args.pip_model else default_pip_finder()
     rows = []  # (source, truth or 0 for extra, p (7,), p_tta (7,), det score)
     n_true = defaultdict(int)
     for item in load_dataset(args.dataset):
+        if args.fold is not None:
+            from vision.training.data import dev_fold
+
+            if dev_fold(item.path.name) != args.fold:
+                continue
         image = load_image(item.path)
         dets = det.detect(image)
         n_true[item.source] += len(item.dice)
@@ -52,22 +66,28 @@ def main() -> None:
         crops = [crop_die(image, d.box, margin=args.margin) for d in dets]
         p = faces.predict(crops).astype(np.float64)
         pt = _second_look(faces, crops, p)
+        maps = finder.predict(crops)
         truth = {i: item.dice[j].value for i, j in match_dice([d.box for d in dets], [d.box for d in item.dice])}
         for i, d in enumerate(dets):
             view = pip_contrast_view(crops[i])
             bests = {int(np.argmax(q[1:]) + 1) for q in (p[i], pt[i])}
-            pips = {v for v in bests if pips_match(view, v, args.margin)}  # values the layout check passes
-            rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score, pips))
-    print(f"{'thr':>5} {'corr':>5} {'source':7} {'accuracy':>8} {'silent':>7} {'unknown':>7}")
+            classical = {v for v in bests if pips_match(view, v, args.margin)}  # values the blobs hold
+            learned = layouts_on_map(maps[i], args.margin)
+            rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score, {
+                "none": set(range(1, 7)), "classical": classical, "learned": learned, "either": classical | learned}))
+    print(f"{'thr':>5} {'second':9} {'source':7} {'accuracy':>8} {'silent':>7} {'unknown':>7}")
     for thr in args.thresholds:
-        for corroborate in args.corroborate:
+        for gate in ("none", "classical", "learned", "either", "either@0.6", "either@0.8"):
             stats = defaultdict(lambda: np.zeros(3))  # correct, silent, unknown
             for source, truth, p, pt, score, pips in rows:
                 if p[0] >= DROP_NOT_A_DIE_PROB and score < DROP_MAX_DETECTOR_SCORE:
                     continue
                 q = p if args.no_tta else pt
                 best = int(np.argmax(q[1:]) + 1)
-                given = q[best] >= thr and (q[best] >= corroborate or best in pips)
+                if "@" in gate:  # learned, or classical when the face reader is at least this sure
+                    given = q[best] >= thr and (best in pips["learned"] or (q[best] >= float(gate[7:]) and best in pips["classical"]))
+                else:
+                    given = q[best] >= thr and best in pips[gate]
                 for key in (source, "ALL"):
                     if given and best == truth:
                         stats[key][0] += 1
@@ -79,7 +99,7 @@ def main() -> None:
                 if args.all_sources or key in ("ALL", "kingpi"):
                     c, s_, u = stats[key]
                     n = max(1, n_true[key])
-                    print(f"{thr:5.2f} {corroborate:5.2f} {key:7} {c / n:8.3f} {s_ / n:7.3f} {u / n:7.3f}")
+                    print(f"{thr:5.2f} {gate:9} {key:7} {c / n:8.3f} {s_ / n:7.3f} {u / n:7.3f}")
 
 if __name__ == "__main__":
     main()

@@ -67,12 +67,14 @@ from vision.training.data import (
 class FaceNet(nn.Module):
     """Small CNN: 4 conv+BN+ReLU stages (the first with stride 2) with max-pooling between, global average pool, linear 7."""
 
-    def __init__(self, widths: tuple[int, ...] = (32, 48, 64, 96)) -> None:
+    def __init__(self, widths: tuple[int, ...] = (32, 48, 64, 96), depth: int = 1) -> None:
         super().__init__()
         layers: list[nn.Module] = []
         cin = 3
         for i, w in enumerate(widths):
             layers += [nn.Conv2d(cin, w, 3, stride=2 if i == 0 else 1, padding=1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
+            for _ in range(depth - 1 if i > 0 else 0):  # extra convs in the stages after the first
+                layers += [nn.Conv2d(w, w, 3, padding=1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
             if i < len(widths) - 1:
                 layers.append(nn.MaxPool2d(2))
             cin = w
@@ -198,7 +200,7 @@ def train(args: argparse.Namespace) -> dict:
         "by_class": {CLASS_NAMES[k]: int(v) for k, v in sorted(Counter(y.tolist()).items())},
     }
     print(f"{len(y)} samples: {counts}", flush=True)
-    model = FaceNet()
+    model = FaceNet(tuple(args.widths), args.depth)
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = int(np.ceil(len(y) / args.batch))
@@ -278,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--synth", type=int, default=500, help="drawn dice per class (and as many class-0 drawings)")
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
     p.add_argument("--label-smoothing", type=float, default=0.05)
+    p.add_argument("--widths", type=int, nargs=4, default=[32, 48, 64, 96], metavar="W",
+                   help="channels of the four conv stages (default 32 48 64 96)")
+    p.add_argument("--depth", type=int, default=1, choices=(1, 2, 3),
+                   help="convolutions in each stage after the first (default 1)")
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
     p.add_argument("--dev-train", default="none", metavar="MODE",
                    help="also train on the DEV photos: none (default), all, or fold:K (all but fold K, which then "
@@ -304,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
         "class_names": list(CLASS_NAMES),
         "output": "logits; FaceReader applies softmax",
         "preprocessing": "BGR uint8 -> /255 -> minus per-crop mean, divided by per-crop std + 0.05; NCHW",
-        "architecture": "4x (conv3x3 + BN + ReLU, first stride 2, maxpool between) widths 32-48-64-96, global avg pool, dropout 0.2, linear 7",
+        "architecture": "4 stages of conv3x3 + BN + ReLU (first stride 2; "
+                        + f"{args.depth} conv(s) in stages 2-4; maxpool between), widths "
+                        + "-".join(str(w) for w in args.widths) + ", global avg pool, dropout 0.2, linear 7",
         "n_params": res["n_params"],
         "training_data": {
             "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; matteop65 'pips' boxes widened "

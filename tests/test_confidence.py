@@ -1,0 +1,56 @@
+"""vision.confidence: the isotonic confidence map and the packaged one."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.confidence import ConfidenceMap, default_confidence_map, fit_isotonic
+
+
+def test_fit_pools_violators_and_smooths_towards_one_half():
+    # raw 0.2: 1 of 4 right; raw 0.5: 3 of 4; raw 0.9: 4 of 4 -> already increasing, three blocks
+    probs = [0.2] * 4 + [0.5] * 4 + [0.9] * 4
+    right = [1, 0, 0, 0] + [1, 1, 1, 0] + [1, 1, 1, 1]
+    m = fit_isotonic(probs, right)
+    assert m.raw == pytest.approx((0.2, 0.5, 0.9))
+    assert m.calibrated == pytest.approx((2 / 6, 4 / 6, 5 / 6))
+    assert m(0.35) == pytest.approx((2 / 6 + 4 / 6) / 2)
+    assert m(0.0) == pytest.approx(2 / 6) and m(1.0) == pytest.approx(5 / 6)
+
+
+def test_fit_merges_a_decreasing_pair_into_one_block():
+    m = fit_isotonic([0.4, 0.4, 0.8, 0.8], [1, 1, 0, 0])
+    assert m.raw == pytest.approx((0.6,)) and m.calibrated == pytest.approx((3 / 6,))
+
+
+def test_fit_is_monotone_on_random_outcomes():
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0, 1, 500)
+    m = fit_isotonic(p, rng.uniform(0, 1, 500) < p)
+    grid = [m(x) for x in np.linspace(0, 1, 101)]
+    assert all(b >= a - 1e-12 for a, b in zip(grid, grid[1:]))
+    assert all(0 < g < 1 for g in grid)
+
+
+@pytest.mark.parametrize("raw, cal, match", [
+    ((), (), "at least one"),
+    ((0.2, 0.1), (0.3, 0.4), "increase"),
+    ((0.1, 0.2), (0.5, 0.4), "not decrease"),
+    ((0.1, 1.2), (0.5, 0.6), r"\[0, 1\]"),
+])
+def test_bad_maps_are_refused(raw, cal, match):
+    with pytest.raises(ValueError, match=match):
+        ConfidenceMap(raw, cal)
+
+
+def test_fit_needs_matching_outcomes():
+    with pytest.raises(ValueError, match="as many outcomes"):
+        fit_isotonic([0.5, 0.6], [True])
+
+
+def test_packaged_map_is_a_valid_monotone_map():
+    m = default_confidence_map()
+    values = [m(x) for x in (0.0, 0.3, 0.6, 0.9, 1.0)]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert values == sorted(values)
