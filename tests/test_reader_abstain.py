@@ -112,21 +112,22 @@ def _leaning_values(seed):
     return [reading.dice[i].value for i, j in pairs if j in lean]
 
 
-# Measured 2026-11-30 04:35 UTC (face reader v2, reader of commit 1ef6aa7) over seeds
-# 0-15: 15 of 16 leaning dice (tilted 25-50 degrees, on a wall or another die, a 6
-# on top) are given a value, their upward face or (6 of 16) the side face they show;
-# only seed 0 is unknown ("pip count disagrees"). The reader's leaning rule (box
-# area over LEANING_AREA_RATIO = 1.9 x the median) cannot fire for such a die,
-# whose outline is about cos + sin of the tilt (1.3-1.4) x a flat die's. In the
-# stress sets (other top faces) the pip-layout check stops most of them.
-# The strict xfail turns into a failure when the reader learns to tell a leaning
-# die: then move those seeds to the plain test.
+# Leaning dice (tilted 25-50 degrees, on a wall or another die, a 6 on top), seeds
+# 0-15. Reader of commit 1ef6aa7 with face reader v2 (04:35 UTC): 15 of 16 given a
+# value, their upward face or (6 of 16) the side face they show; only seed 0 is
+# unknown. Its leaning rule (box area over LEANING_AREA_RATIO = 1.9 x the median)
+# cannot fire for such a die, whose outline is about cos + sin of the tilt
+# (1.3-1.4) x a flat die's. Retrained models and reader in the tree at 05:09 UTC:
+# 13 of 16 unknown ("pip count disagrees"); seeds 2, 12 and 13 still given a 6.
+# The strict xfail turns into a failure when the reader learns to tell those
+# leaning dice: then move them to the plain test (and, once the new reader is
+# committed, seeds 1, 3-11, 14 and 15 can join it).
 @pytest.mark.parametrize("seed", [0])
 def test_leaning_die_gets_no_value(seed):
     assert all(v is None for v in _leaning_values(seed))
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: the reader gives leaning dice a value (see the note above)")
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [2, 12, 13])
 def test_leaning_die_gets_no_value_known_gap(seed):
     assert all(v is None for v in _leaning_values(seed))
