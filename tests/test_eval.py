@@ -168,6 +168,15 @@ def test_reliability_bins_and_ece_on_a_hand_made_case():
     assert expected_calibration_error(reliability_bins([], [])) == 0.0
 
 
+def test_reliability_bins_zoom_on_part_of_the_range():
+    bins = reliability_bins([0.5, 0.91, 0.955, 0.96, 1.0], [True, False, True, True, True], span=(0.9, 1.0))
+    assert [b.count for b in bins] == [0, 1, 0, 0, 0, 2, 0, 0, 0, 1]
+    assert bins[5].lo == pytest.approx(0.95) and bins[5].accuracy == 1.0
+    assert bins[1].accuracy == 0.0 and bins[1].mean_confidence == pytest.approx(0.91)
+    with pytest.raises(ValueError, match="span must be"):
+        reliability_bins([0.5], [True], span=(0.9, 0.8))
+
+
 @pytest.mark.parametrize("conf, right, match", [
     ([0.5, 1.2], [True, True], r"in \[0, 1\]"),
     ([0.5], [True, False], "same length"),
@@ -193,10 +202,11 @@ def test_report_has_reliability_png_json_and_text_line(tiny, tmp_path):
     metrics = json.loads((tmp_path / "rep" / "metrics.json").read_text())
     assert metrics["reliability"]["ece"] == pytest.approx(0.2025)
     png = cv2.imread(str(tmp_path / "rep" / "reliability.png"))
-    assert png is not None and png.shape == (640, 720, 3)
+    # All four dice lie in the top bin, so a zoom on 0.9-1.0 stands beside the plot.
+    assert png is not None and png.shape == (640, 2 * 720, 3)
     # The only bar (0.9-1.0, accuracy 0.75) is drawn; the 0.4-0.5 column has no bar.
     bar = np.array([200, 140, 60])
-    plot = png[200:500].astype(int)  # below the legend, above the axis
+    plot = png[200:500, :720].astype(int)  # the main plot, below the legend, above the axis
     colour_cols = np.nonzero((np.abs(plot - bar).sum(axis=2) < 10).any(axis=0))[0]
     assert colour_cols.size and colour_cols.min() > 0.85 * 720
 

@@ -172,8 +172,11 @@ class EvalResult:
                 m[o.truth - 1, col] += 1
         return m
 
-    def reliability(self, n_bins: int = 10) -> dict:
+    def reliability(self, n_bins: int = 10, span: tuple[float, float] = (0.0, 1.0)) -> dict:
         """Calibration of the stated confidence over the dice given a value and matched to a label.
+
+        `span` narrows the bins to part of ``[0, 1]`` (see
+        :func:`vision.reliability.reliability_bins`); ``dice`` then counts only those in it.
 
         Returns
         -------
@@ -186,8 +189,8 @@ class EvalResult:
 
         scored = [o for im in self.images for o in im.outcomes if o.kind in ("correct", "wrong")]
         bins = reliability_bins([min(max(o.confidence, 0.0), 1.0) for o in scored],
-                                [o.kind == "correct" for o in scored], n_bins=n_bins)
-        return {"dice": len(scored), "ece": expected_calibration_error(bins), "bins": [b.to_json() for b in bins],
+                                [o.kind == "correct" for o in scored], n_bins=n_bins, span=span)
+        return {"dice": sum(b.count for b in bins), "ece": expected_calibration_error(bins), "bins": [b.to_json() for b in bins],
                 "counted": "dice given a value and matched to a labelled die (correct + wrong)"}
 
     def to_json(self) -> dict:
@@ -458,8 +461,14 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
     from vision.reliability import ReliabilityBin, draw_reliability
 
-    bins = [ReliabilityBin(**b) for b in result.reliability()["bins"]]
-    cv2.imwrite(str(out / "reliability.png"), draw_reliability(bins, title=f"Reliability: {result.dataset.name}"))
+    rel = result.reliability()
+    bins = [ReliabilityBin(**b) for b in rel["bins"]]
+    plot = draw_reliability(bins, title=f"Reliability: {result.dataset.name}")
+    if rel["dice"] and bins[-1].count > 0.5 * rel["dice"]:  # most dice in the top bin: add a zoom on it
+        zoom = result.reliability(span=(bins[-1].lo, 1.0))
+        plot = np.hstack([plot, draw_reliability([ReliabilityBin(**b) for b in zoom["bins"]], span=(bins[-1].lo, 1.0),
+                                                 title=f"zoom on {bins[-1].lo:.1f}-1.0")])
+    cv2.imwrite(str(out / "reliability.png"), plot)
     written.append(out / "reliability.png")
     tiles = []
     fail_dir = out / "failures"

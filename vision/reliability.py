@@ -53,9 +53,9 @@ class ReliabilityBin:
                 "mean_confidence": round(self.mean_confidence, 4), "accuracy": round(self.accuracy, 4)}
 
 
-def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10
-                     ) -> tuple[ReliabilityBin, ...]:
-    """Bin stated confidences into `n_bins` equal bins over ``[0, 1]``.
+def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10,
+                     span: tuple[float, float] = (0.0, 1.0)) -> tuple[ReliabilityBin, ...]:
+    """Bin stated confidences into `n_bins` equal bins over `span` (default ``[0, 1]``).
 
     Parameters
     ----------
@@ -65,6 +65,9 @@ def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_
         Whether each of those values is right.
     n_bins : int, optional
         Number of equal-width bins, at least 1.
+    span : tuple of 2 float, optional
+        ``(lo, hi)`` range to bin, ``0 <= lo < hi <= 1``; confidences outside it
+        are left out (a zoom on part of the range).
 
     Returns
     -------
@@ -84,12 +87,17 @@ def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_
         raise ValueError(f"confidences must be in [0, 1], got values from {conf.min()!r} to {conf.max()!r}")
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1, got {n_bins!r}")
-    idx = np.minimum((conf * n_bins).astype(np.int64), n_bins - 1)
+    lo, hi = (float(v) for v in span)
+    if not 0.0 <= lo < hi <= 1.0:
+        raise ValueError(f"span must be (lo, hi) with 0 <= lo < hi <= 1, got {span!r}")
+    inside = (conf >= lo) & (conf <= hi)
+    conf, ok = conf[inside], ok[inside]
+    idx = np.minimum(((conf - lo) / (hi - lo) * n_bins).astype(np.int64), n_bins - 1)
     out = []
     for b in range(n_bins):
         sel = idx == b
         n = int(sel.sum())
-        out.append(ReliabilityBin(b / n_bins, (b + 1) / n_bins, n,
+        out.append(ReliabilityBin(lo + (hi - lo) * b / n_bins, lo + (hi - lo) * (b + 1) / n_bins, n,
                                   float(conf[sel].mean()) if n else 0.0, float(ok[sel].mean()) if n else 0.0))
     return tuple(out)
 
@@ -120,7 +128,7 @@ def _text(img, s, xy, scale=0.45, colour=_INK, thick=1, anchor="left"):
 
 
 def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliability of stated confidence",
-                     size: tuple[int, int] = (720, 640)) -> np.ndarray:
+                     size: tuple[int, int] = (720, 640), span: tuple[float, float] = (0.0, 1.0)) -> np.ndarray:
     """Draw a reliability diagram with OpenCV.
 
     Bars show each bin's observed accuracy; a dot marks (mean stated confidence,
@@ -136,6 +144,9 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
         First line of the title; the second gives N and the ECE.
     size : tuple of 2 int, optional
         ``(width, height)`` of the picture in pixels.
+    span : tuple of 2 float, optional
+        Range of both axes (a zoom, as for :func:`reliability_bins`); accuracies
+        below it are drawn at its bottom.
 
     Returns
     -------
@@ -149,22 +160,25 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
     bottom = H - 70 - strip_h
     pw, ph = right - left, bottom - top
 
+    s_lo, s_hi = span
+
     def px(c: float) -> int:
-        return int(round(left + c * pw))
+        return int(round(left + (c - s_lo) / (s_hi - s_lo) * pw))
 
     def py(a: float) -> int:
-        return int(round(bottom - a * ph))
+        return int(round(bottom - min(max((a - s_lo) / (s_hi - s_lo), 0.0), 1.0) * ph))
 
     total = sum(b.count for b in bins)
     ece = expected_calibration_error(bins)
     _text(img, title, (W // 2, 24), 0.6, thick=2, anchor="centre")
     _text(img, f"{total} dice given a value; expected calibration error (ECE) {100 * ece:.1f}%; "
           "above the line: under-confident", (W // 2, 48), 0.45, anchor="centre")
-    for t in np.linspace(0, 1, 6):
+    digits = 1 if s_hi - s_lo > 0.5 else 2
+    for t in np.linspace(s_lo, s_hi, 6):
         cv2.line(img, (px(t), top), (px(t), bottom), _GRID, 1)
         cv2.line(img, (left, py(t)), (right, py(t)), _GRID, 1)
-        _text(img, f"{t:.1f}", (px(t), bottom + 18), 0.4, anchor="centre")
-        _text(img, f"{t:.1f}", (left - 8, py(t) + 5), 0.4, anchor="right")
+        _text(img, f"{t:.{digits}f}", (px(t), bottom + 18), 0.4, anchor="centre")
+        _text(img, f"{t:.{digits}f}", (left - 8, py(t) + 5), 0.4, anchor="right")
     for b in bins:
         if not b.count:
             continue
@@ -174,7 +188,7 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
             cv2.rectangle(img, (x0, py(b.mean_confidence)), (x1, py(b.accuracy)), _GAP, 1)
     # Diagonal: perfect calibration (dashed).
     for k in range(0, 40, 2):
-        a, c = k / 40, (k + 1) / 40
+        a, c = s_lo + (s_hi - s_lo) * k / 40, s_lo + (s_hi - s_lo) * (k + 1) / 40
         cv2.line(img, (px(a), py(a)), (px(c), py(c)), (120, 120, 120), 2, cv2.LINE_AA)
     biggest = max((b.count for b in bins), default=1) or 1
     for b in bins:
