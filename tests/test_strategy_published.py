@@ -44,3 +44,17 @@ def test_yahtzee_advice_agrees_with_tables_mid_game(variant):
                              yahtzee_bonuses=0)
     mean = sum(p * roll_value(table, card, r, 1) for r, p in zip(ROLLS, ROLL_PROB))
     assert mean == pytest.approx(table.expected_final(card), abs=1e-9)
+
+
+def test_yatzy_expected_explains_the_other_published_value(capsys):
+    """The issue asks to report ours and explain the 248.63 of the 2012 thesis."""
+    import json
+
+    from table.cli import main
+
+    assert main(["strategy", "expected", "yatzy"]) == 0
+    text = capsys.readouterr().out
+    assert "248.4400" in text and "248.63" in text and "Two Pairs" in text
+    assert main(["strategy", "expected", "yatzy", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["expected"] == 248.44 and "248.6441" in out["note"]
