@@ -40,11 +40,32 @@ def _probs(cls, p):
 IMAGE = np.full((480, 640, 3), 120, np.uint8)
 
 
+def _layout_map(value):
+    """A pip map (64 x 64 float32) holding the layout of `value` (0: no pips)."""
+    m = np.zeros((64, 64), np.float32)
+    if value:
+        from vision.training.synth import PIP_LAYOUTS
+
+        for px, py in PIP_LAYOUTS[value]:
+            cv2.circle(m, (int(round(31.5 + 11 * px)), int(round(31.5 + 11 * py))), 3, 1.0, -1)
+    return m
+
+
+class FakePipFinder:
+    """The second opinion: pip maps that hold the layouts of the given values, one per crop (0: no pips)."""
+
+    def __init__(self, values):
+        self.values = list(values)
+
+    def predict(self, crops):
+        return np.stack([_layout_map(v) for v in self.values[: len(crops)]]) if len(crops) else np.zeros((0, 64, 64), np.float32)
+
+
 def test_confident_face_gives_value_and_unsure_face_gives_unknown():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9),
                         Detection((300, 100, 40, 40), 0.9)])
     faces = FakeFaceReader([_probs(5, 0.97), _probs(3, VALUE_THRESHOLD - 0.05), _probs(0, 0.7)])
-    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False)
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([5, 3, 0]))
     assert reading.values == (5, None, None)
     assert [d.reason for d in reading.dice] == [None, "low confidence", "not a readable face"]
     assert reading.dice[1].confidence == pytest.approx(VALUE_THRESHOLD - 0.05, abs=1e-6)
@@ -64,7 +85,7 @@ def test_second_look_averages_four_turns_of_unsure_crops_only():
             # die 1 again: contrast view, then 3 turns of (plain, contrast)
             return np.stack([_probs(4, 0.9)] + [_probs(4, 0.7), _probs(4, 0.8)] * 3)
 
-    reading = read_image(IMAGE, detector=det, face_reader=Turns())
+    reading = read_image(IMAGE, detector=det, face_reader=Turns(), pip_finder=FakePipFinder([5, 4]), calibrated=False)
     assert calls == [2, 7]
     assert reading.values == (5, 4)
     # plain view (0.6 + 3 * 0.7) / 4 = 0.675, contrast view (0.9 + 3 * 0.8) / 4 = 0.825:
@@ -83,9 +104,9 @@ def test_second_look_views_that_disagree_are_averaged():
                 return np.stack([_probs(4, 0.7)])
             return np.stack([_probs(2, 0.7)] + [_probs(4, 0.7), _probs(2, 0.7)] * 3)
 
-    reading = read_image(IMAGE, detector=det, face_reader=Disagree())
+    reading = read_image(IMAGE, detector=det, face_reader=Disagree(), pip_finder=FakePipFinder([0]))
     assert reading.values == (None,)
-    averaged = (0.7 + 0.05) / 2  # the IMAGE has no pips, so a value above the threshold is not corroborated
+    averaged = (0.7 + 0.05) / 2  # no pips marked and none drawn, so a value above the threshold is not corroborated
     assert reading.dice[0].reason == ("low confidence" if averaged < VALUE_THRESHOLD else "pip count disagrees")
     assert reading.dice[0].confidence == pytest.approx(averaged, abs=1e-6)
 
@@ -124,7 +145,8 @@ def test_dark_frame_is_reported():
 def test_big_box_among_dice_is_leaning_and_unknown():
     dets = [Detection((x, 100, 40, 40), 0.9) for x in (50, 150, 250, 350)] + [Detection((450, 100, 70, 70), 0.9)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4)] + [_probs(6, 0.85)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False)
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
+                         pip_finder=FakePipFinder([1, 2, 3, 4, 6]))
     assert reading.values == (1, 2, 3, 4, None)
     assert reading.dice[-1].reason == "leaning"
     assert any("leaning" in p for p in reading.problems)
@@ -133,14 +155,39 @@ def test_big_box_among_dice_is_leaning_and_unknown():
 def test_reading_order_rows_top_to_bottom_then_left_to_right():
     boxes = [(300, 205, 40, 40), (20, 210, 40, 40), (150, 50, 40, 40), (10, 40, 40, 40), (160, 200, 40, 40)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4, 5)])
-    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces, tta=False)
+    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces, tta=False,
+                         pip_finder=FakePipFinder([1, 2, 3, 4, 5]))
     assert reading.values == (4, 3, 2, 5, 1)
 
 
 def test_grey_image_is_accepted():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
-    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]), tta=False)
+    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]),
+                         tta=False, pip_finder=FakePipFinder([2]))
     assert reading.values == (2,)
+
+
+def test_stated_confidence_of_a_value_is_the_calibrated_one():
+    from vision.confidence import default_confidence_map
+
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    faces = FakeFaceReader([_probs(3, 0.95)])
+    raw = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]), calibrated=False)
+    cal = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]))
+    assert raw.values == cal.values == (3,)
+    assert raw.dice[0].confidence == pytest.approx(0.95, abs=1e-6)
+    assert cal.dice[0].confidence == pytest.approx(default_confidence_map()(raw.dice[0].confidence), abs=1e-9)
+
+
+@pytest.mark.parametrize("marked", [0, 4, 6])
+def test_a_sure_face_reader_alone_never_gives_a_value(marked):
+    """Two opinions must agree: even at 0.99 the value needs the pip layout (marked or drawn) to hold it."""
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    reading = read_image(IMAGE, detector=det, face_reader=FakeFaceReader([_probs(5, 0.99)]), tta=False,
+                         pip_finder=FakePipFinder([marked]))
+    assert reading.values == (None,)
+    assert reading.dice[0].reason == "pip count disagrees"
+    assert reading.dice[0].confidence == pytest.approx(0.99, abs=1e-6)
 
 
 @pytest.mark.parametrize("bad, match", [
@@ -231,11 +278,11 @@ def test_count_pips_on_drawn_faces(value, colours):
 
 
 @pytest.mark.parametrize("drawn, expected", [(5, (5,)), (2, (None,))])
-def test_unsure_value_needs_the_pip_count_to_agree(drawn, expected):
+def test_value_needs_the_drawn_pips_to_agree(drawn, expected):
     image = _draw_die(np.full((240, 320, 3), 70, np.uint8), (100, 80, 60, 60), drawn)
     det = FakeDetector([Detection((100, 80, 60, 60), 0.9)])
-    faces = FakeFaceReader([_probs(5, 0.5)])  # unsure: between VALUE_THRESHOLD and CORROBORATE_BELOW
-    reading = read_image(image, detector=det, face_reader=faces, tta=False)
+    faces = FakeFaceReader([_probs(5, 0.9)])  # sure of a 5
+    reading = read_image(image, detector=det, face_reader=faces, tta=False)  # the packaged pip finder
     assert reading.values == expected
     if expected == (None,):
         assert reading.dice[0].reason == "pip count disagrees"
@@ -268,3 +315,15 @@ def test_pips_match_ignores_pips_on_a_side_face():
     assert not pips_match(view, 5, FACE_CROP_MARGIN)
     with pytest.raises(ValueError, match="1..6"):
         pips_match(view, 7, FACE_CROP_MARGIN)
+
+
+def test_a_die_cut_off_by_the_picture_edge_gets_no_value():
+    """Part of its pips may be outside the picture; a square box at the edge is a whole die and is read."""
+    dets = [Detection((0, 100, 24, 40), 0.9), Detection((600, 200, 40, 38), 0.9)]  # cut at the left; whole at the right
+    faces = FakeFaceReader([_probs(1, 0.99), _probs(4, 0.99)])
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
+                         pip_finder=FakePipFinder([1, 4]))
+    assert reading.values == (None, 4)
+    assert reading.dice[0].reason == "cut off by the picture's edge"
+    assert "1 die cut off by the edge of the picture: move it into view" in reading.problems
+    assert not any("unreadable" in p for p in reading.problems)

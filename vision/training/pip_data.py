@@ -67,7 +67,45 @@ def pseudo_pips(crop: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) ->
     return None
 
 
-def context_pips(ctx: np.ndarray, value: int) -> np.ndarray | None:
+def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) -> np.ndarray | None:
+    """Pips of face `value` among the marks of an earlier pip finder, or None (self-training targets).
+
+    The map is thresholded at 0.5, 0.3 and 0.15; the first whose blobs hold the
+    layout of the *labelled* value (:func:`vision._reader_pips.match_subset`)
+    gives the targets. The value comes from the photo's label, never from the
+    face reader, so the targets stay independent of it.
+
+    Parameters
+    ----------
+    pip_map : ndarray of shape (S, S), dtype float32
+        :meth:`vision.pips.PipFinder.predict` of a crop cut with `margin`.
+    value : int
+        The labelled face value 1..6.
+    margin : float, optional
+        The crop's margin.
+
+    Returns
+    -------
+    ndarray of shape (value, 3), dtype float64, or None
+        Centre ``x``, ``y`` and radius of each pip in px of the crop.
+    """
+    from vision._reader_pips import _blobs_of, match_subset
+
+    side = pip_map.shape[0]
+    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
+    inner = np.ascontiguousarray(pip_map[m:side - m, m:side - m])
+    n = inner.shape[0]
+    for t in (0.5, 0.3, 0.15):
+        blobs = _blobs_of((inner >= t).astype(np.uint8) * 255)
+        sub = match_subset(blobs, value)
+        if sub is not None:
+            b = blobs[list(sub)]
+            return np.column_stack([(b[:, 0] + 0.5) * n + m - 0.5, (b[:, 1] + 0.5) * n + m - 0.5,
+                                    np.sqrt(b[:, 2] / math.pi) * n])
+    return None
+
+
+def context_pips(ctx: np.ndarray, value: int, finder=None) -> np.ndarray | None:
     """:func:`pseudo_pips` of a context crop's nominal crop, in px of the context crop.
 
     Parameters
@@ -77,13 +115,20 @@ def context_pips(ctx: np.ndarray, value: int) -> np.ndarray | None:
     value : int
         Label 0..6; 0 (no die) gives an empty array.
 
+    finder : vision.pips.PipFinder, optional
+        An earlier pip finder: where the classical check finds nothing, its
+        marks that hold the labelled layout are used (:func:`pips_from_map`).
+
     Returns
     -------
     ndarray of shape (K, 3), dtype float64, or None
     """
     if value == 0:
         return np.zeros((0, 3), np.float64)
-    pips = pseudo_pips(centre_crop(ctx), value, DEFAULT_MARGIN)
+    crop = centre_crop(ctx)
+    pips = pseudo_pips(crop, value, DEFAULT_MARGIN)
+    if pips is None and finder is not None:
+        pips = pips_from_map(finder.predict([crop])[0], value, DEFAULT_MARGIN)
     if pips is None:
         return None
     C = ctx.shape[0]
@@ -93,7 +138,7 @@ def context_pips(ctx: np.ndarray, value: int) -> np.ndarray | None:
     return np.column_stack([a + (pips[:, 0] + 0.5) * f - 0.5, a + (pips[:, 1] + 0.5) * f - 0.5, pips[:, 2] * f])
 
 
-def label_real(crops: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+def label_real(crops: np.ndarray, labels: np.ndarray, finder=None) -> tuple[np.ndarray, list[np.ndarray]]:
     """Pip targets for real context crops; dice the classical check cannot read are left out.
 
     Parameters
@@ -101,6 +146,9 @@ def label_real(crops: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, list[
     crops : ndarray of shape (N, C, C, 3), dtype uint8
     labels : ndarray of shape (N,), dtype int64
         0 = no die, 1..6 = face value.
+    finder : vision.pips.PipFinder, optional
+        An earlier pip finder for the dice the classical check cannot read
+        (see :func:`context_pips`).
 
     Returns
     -------
@@ -111,7 +159,7 @@ def label_real(crops: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, list[
     """
     kept, pips = [], []
     for i, (c, v) in enumerate(zip(crops, labels)):
-        p = context_pips(c, int(v))
+        p = context_pips(c, int(v), finder)
         if p is not None:
             kept.append(i)
             pips.append(p)

@@ -10,7 +10,8 @@ The pip finder is a small encoder-decoder (U-Net after Ronneberger et al.,
 shrunk to three levels of 16-48 channels at half resolution) that maps a 64 px die crop to a 32 px map
 of "pip of the top face here". Targets (:mod:`vision.training.pip_data`): drawn
 dice with exact pips, and real photos (TRAIN set; DEV with ``--dev-train``)
-whose pips the classical layout check found for the labelled value. Loss:
+whose pips the classical layout check found for the labelled value (with
+``--teacher``, also dice whose labelled layout an earlier pip finder marked). Loss:
 binary cross-entropy (pips weighted 3x) plus a soft Dice term. CPU only,
 ``torch.set_num_threads(2)``, seeded.
 
@@ -105,13 +106,18 @@ def train(args: argparse.Namespace) -> dict:
     rng = np.random.default_rng(args.seed)
     t0 = time.time()
     real, real_y, _ = load_cache(args.train_dir, args.cache_dir, seed=args.seed)
-    keep, real_pips = label_real(real, real_y)
+    finder = None
+    if args.teacher is not None:
+        from vision.pips import PipFinder
+
+        finder = PipFinder(args.teacher)
+    keep, real_pips = label_real(real, real_y, finder)
     negs = np.flatnonzero(real_y[keep] == 0)
     drop = set(rng.choice(negs, max(0, len(negs) - args.negatives), replace=False).tolist())
     sel = [j for j in range(len(keep)) if j not in drop]
     keep, real_pips = keep[sel], [real_pips[j] for j in sel]
     dev, dev_y, dev_train = _dev_samples(args)
-    dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train])
+    dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train], finder)
     syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
     ctx = np.concatenate([real[keep], syn] + [dev[dev_train][dkeep]] * args.dev_weight)
     pips = real_pips + syn_pips + dev_pips * args.dev_weight
@@ -213,6 +219,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--synth", type=int, default=400, help="drawn dice per face value (and as many without)")
+    p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
+                   help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
+                        "for dice the classical check cannot read (self-training)")
     p.add_argument("--negatives", type=int, default=1500, help="TRAIN-set crops without a die to use (default 1500)")
     p.add_argument("--dev-train", default="none", metavar="MODE",
                    help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)")
@@ -234,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                          "(pips = those blobs); negatives with no pips",
             "drawn": f"vision.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
+            "teacher": (f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
+                        if args.teacher else "none"),
             "counts": res["counts"],
         },
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,

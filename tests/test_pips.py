@@ -1,0 +1,91 @@
+"""The pip finder (vision.pips): the packaged model, the layout fit on its marks, and its errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.face import CROP_SIZE
+from vision.pips import DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, layouts_on_map
+from vision.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
+
+
+@pytest.fixture(scope="module")
+def finder() -> PipFinder:
+    return default_pip_finder()
+
+
+def _drawn_map(value: int, *, spacing: float = 11.0, radius: float = 3.5, angle_deg: float = 0.0) -> np.ndarray:
+    """A hand-made pip map: discs of 1.0 at the layout of `value`, centred in a 64 px crop."""
+    m = np.zeros((CROP_SIZE, CROP_SIZE), np.float32)
+    a = np.deg2rad(angle_deg)
+    for px, py in PIP_LAYOUTS[value]:
+        x = 31.5 + spacing * (px * np.cos(a) - py * np.sin(a))
+        y = 31.5 + spacing * (px * np.sin(a) + py * np.cos(a))
+        cv2.circle(m, (int(round(x)), int(round(y))), int(round(radius)), 1.0, -1)
+    return m
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+@pytest.mark.parametrize("angle", [0, 20, 45])
+def test_layout_fit_names_exactly_the_drawn_value(value, angle):
+    assert layouts_on_map(_drawn_map(value, angle_deg=angle), 0.15) == {value}
+
+
+def test_layout_fit_refuses_an_empty_map_and_a_smear():
+    assert layouts_on_map(np.zeros((64, 64), np.float32), 0.15) == set()
+    smear = np.zeros((64, 64), np.float32)
+    smear[20:44, 20:44] = 1.0  # one big blob is not a pip layout
+    assert layouts_on_map(smear, 0.15) == set()
+
+
+def test_an_extra_pip_spoils_a_layout():
+    four = _drawn_map(4)
+    cv2.circle(four, (32, 32), 3, 1.0, -1)  # a centre pip: this is a 5, not a 4
+    assert layouts_on_map(four, 0.15) == {5}
+
+
+def test_predict_shapes_and_range(finder):
+    crops = [plain_face(v) for v in range(1, 7)]
+    maps = finder.predict(crops)
+    assert maps.shape == (6, CROP_SIZE, CROP_SIZE) and maps.dtype == np.float32
+    assert float(maps.min()) >= 0.0 and float(maps.max()) <= 1.0
+    assert finder.predict([]).shape == (0, CROP_SIZE, CROP_SIZE)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_clean_faces_show_their_layout(finder, value):
+    for angle in (0, 30):
+        m = finder.predict([plain_face(value, angle_deg=angle)])[0]
+        assert layouts_on_map(m, 0.15) == {value}
+
+
+def test_no_pips_on_blank_crops(finder):
+    rng = np.random.default_rng(5)
+    blanks = [np.full((64, 64, 3), 128, np.uint8), plain_face(0), rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)]
+    for m in finder.predict(blanks):
+        assert layouts_on_map(m, 0.15) == set()
+
+
+def test_fixed_probes_match_training_time_answers(finder):
+    """The exported model gives the answers recorded when it was trained (same ONNX, same crops)."""
+    meta = json.loads(DEFAULT_MODEL_PATH.with_suffix(".json").read_text(encoding="utf-8"))
+    crops, names = fixed_probe_crops()
+    maps = finder.predict(crops)
+    for name, m in zip(names, maps):
+        rec = meta["fixed_probes"][name]
+        assert sorted(layouts_on_map(m, 0.15)) == rec["layouts"], name
+        assert abs(int((m >= 0.5).sum()) - rec["pip_pixels"]) <= max(3, rec["pip_pixels"] // 20), name
+
+
+def test_missing_and_corrupt_models_say_how_to_fix(tmp_path: Path):
+    with pytest.raises(PipModelError, match="does not exist.*train_pips"):
+        PipFinder(tmp_path / "nope.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not an onnx file")
+    with pytest.raises(PipModelError, match="could not be loaded.*train_pips"):
+        PipFinder(bad)
