@@ -126,7 +126,7 @@ def train(args: argparse.Namespace) -> dict:
               "drawn": int(len(syn)), "dev": int(len(dkeep)), "dev_weight": args.dev_weight,
               "dev_unlabelled": int(dev_train.sum() - len(dkeep))}
     print(f"{len(ctx)} samples: {counts}", flush=True)
-    model = PipNet()
+    model = PipNet(tuple(args.widths))
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = int(np.ceil(len(ctx) / args.batch))
@@ -219,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--synth", type=int, default=400, help="drawn dice per face value (and as many without)")
+    p.add_argument("--widths", type=int, nargs=3, default=[16, 32, 48], metavar="W",
+                   help="channels of the three levels (default 16 32 48)")
     p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
                    help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
                         "for dice the classical check cannot read (self-training)")
@@ -237,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs diff {diff:.2e}", flush=True)
     meta = {
         "model": "pip_finder.onnx", "crop_size": CROP_SIZE, "output": "probability of 'pip of the top face' per pixel",
-        "architecture": "U-Net, 3 levels, widths 16-32-48, stride-2 stem, transposed-conv upsampling, output 32x32", "n_params": res["n_params"],
+        "architecture": "U-Net, 3 levels, widths " + "-".join(map(str, args.widths))
+                        + ", stride-2 stem, transposed-conv upsampling, output 32x32", "n_params": res["n_params"],
         "training_data": {
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
                          "(pips = those blobs); negatives with no pips",
