@@ -73,7 +73,8 @@ def test_confident_face_gives_value_and_unsure_face_gives_unknown():
     assert faces.seen == [3]  # one batch for all crops
 
 
-def test_second_look_averages_four_turns_of_unsure_crops_only():
+def test_second_look_averages_four_turns_of_unsure_crops_only(monkeypatch):
+    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)  # the mechanism, whatever the tuned constant
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9)])
     calls = []
 
@@ -93,7 +94,8 @@ def test_second_look_averages_four_turns_of_unsure_crops_only():
     assert reading.dice[1].confidence == pytest.approx(0.825, abs=1e-6)
 
 
-def test_second_look_views_that_disagree_are_averaged():
+def test_second_look_views_that_disagree_are_averaged(monkeypatch):
+    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
     calls = []
 
