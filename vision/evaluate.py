@@ -492,6 +492,12 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     return written
 
 
+#: Short forms of the reader's reasons for the contact sheet's labels.
+_REASON_SHORT = {
+    "pip count disagrees": "pipsX", "low confidence": "unsure", "not a readable face": "noface",
+    "leaning": "lean", "cut off by the picture's edge": "cut",
+}
+
 _KIND_COLOURS = {
     "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
 }
@@ -511,6 +517,8 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     truth = "-" if o.truth is None else str(o.truth)
     read = "?" if o.read is None else str(o.read)
     text = f"{o.kind[:5]} t{truth} r{read}"
+    if o.read is None and o.reason:  # why the reader said unknown
+        text += " " + _REASON_SHORT.get(o.reason, o.reason[:6])
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
     cv2.putText(label, name[:22], (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1, cv2.LINE_AA)
     out = np.vstack([crop, label])
