@@ -150,7 +150,7 @@ def bot_text(state: Any, dice: str) -> str:
         return f"{who} chooses its box."
     free = sum(not h for h in turn.holds)
     if any(turn.holds):
-        return f"{who} {keep_text(turn.holds, turn.dice)}: throw the other {free} dice for it."
+        return f"{who} {keep_text(turn.holds, turn.dice)}: throw the other {free} {'die' if free == 1 else 'dice'} for it."
     return f"{who} keeps nothing: throw all five dice again for it."
 
 

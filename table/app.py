@@ -141,6 +141,7 @@ class TableApp:
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
+        self.resumed = False  # True when start() picked up an unfinished game from the store
         self.pending: Any = None
         self.camera_status = "starting"
         self.camera_seq = 0
@@ -305,6 +306,7 @@ class TableApp:
             self._analyse()
         self._reselect()
         if not st.finished:
+            self.resumed = True
             self.message = f"Resumed the unfinished game of {', '.join(st.players)}."
 
     def _start_game(self) -> None:

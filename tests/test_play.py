@@ -80,6 +80,27 @@ def test_play_serves_the_table_and_resumes_after_restart(tmp_path, capsys, monke
     t2.start()
     t2.join(timeout=30)
     assert result["status"] == 0 and apps[0].state.turn.dice == dice and apps[0].state.players == ("Ann", "Bo")
+    err = capsys.readouterr().err  # --players/--rules were given again: say they wait for a new game
+    assert "Resumed the unfinished game of Ann, Bo." in err and "--players/--rules are for a new game" in err
+
+
+def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
+    import socket
+
+    from table.store import open_store
+
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    db = tmp_path / "g.sqlite3"
+    try:
+        status = main(["play", "--camera", "synthetic", "--players", "Ann,HAL:optimal", "--bot-dice", "virtual",
+                       "--no-buttons", "--port", str(busy.getsockname()[1]), "--db", str(db), "--duration", "1"])
+    finally:
+        busy.close()
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "cannot listen on 127.0.0.1" in err
+    assert not db.exists() or open_store(db).games() == ()
 
 
 @pytest.mark.slow

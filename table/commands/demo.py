@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the demo game; exit status 0."""
-    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]  # levels as in --players NAME:LEVEL
     if not args.headless:
         from table.demo_served import serve_demo
         from table.errors import UsageError

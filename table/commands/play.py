@@ -126,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         seed = int(parse_spec(args.camera)[1] or 0)
         tray = LiveTray(seed=seed)
     db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
+    if args.port:
+        _check_port_free(args.listen, args.port)  # before the app starts a game that a failed start would leave behind
     app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
                    pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
                    bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
@@ -135,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
         if app.note:
             print(f"dicetable: {app.note}", file=sys.stderr)
+        if app.resumed and (args.players is not None or args.rules is not None):
+            print(f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "
+                  "from the MENU, to start theirs", file=sys.stderr)
         opener = (lambda: tray) if tray is not None else (
             lambda: open_source(camera_spec, **profile.camera.source_options()))
         camera = CameraLoop(app, opener, make).start()
@@ -157,6 +162,21 @@ def run(args: argparse.Namespace) -> int:
             panel.close()
         app.close()
     return 0
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Raise OSError (one clear line) when ``host:port`` cannot be listened on."""
+    import socket
+
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); give another --port, "
+                      "or stop the program using it") from None
+    finally:
+        sock.close()
 
 
 def _buttons(app: Any, pins: Path | None) -> Any:
