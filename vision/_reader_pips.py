@@ -23,7 +23,7 @@ import itertools
 import cv2
 import numpy as np
 
-__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "PIP_LAYOUTS"]
+__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "PIP_LAYOUTS"]
 
 #: Pip centres of face values 1-6 in units of the pip spacing, face centre at
 #: the origin, ``(x, y)``.
@@ -78,10 +78,49 @@ ONE_CLEAR_RADIUS: float = 0.4
 LOCAL_CONTRAST: float = 70.0
 
 
+def box_inset(side: int, margin: float) -> int:
+    """Pixels to cut from each edge of a crop to search only its die box, less 2 px.
+
+    Parameters
+    ----------
+    side : int
+        Side of a crop made by :func:`vision.face.crop_die`, px.
+    margin : float
+        The margin it was cut with (fraction of the box's long side).
+
+    Returns
+    -------
+    int
+        The inset, px; the searched square is ``side - 2 * inset`` px.
+    """
+    return int(side * margin / (1.0 + 2.0 * margin)) + 2
+
+
+def is_pip_shaped(w: float, h: float, area: float, unit_area: float) -> bool:
+    """Whether a blob is shaped like a pip (the rules of :func:`pip_blobs`).
+
+    Parameters
+    ----------
+    w, h : float
+        Bounding-box width and height of the blob, px.
+    area : float
+        Its area, px^2.
+    unit_area : float
+        Area of the square it is measured against (the die box), px^2.
+
+    Returns
+    -------
+    bool
+        True when it covers 0.3 % to 12 % of `unit_area`, its bounding box is at
+        most 2.2 times longer than wide and it fills at least 45 % of it.
+    """
+    return 0.003 * unit_area <= area <= 0.12 * unit_area and max(w, h) <= 2.2 * min(w, h) and area >= 0.45 * w * h
+
+
 def _inner_dark(contrast_view: np.ndarray, margin: float) -> np.ndarray | None:
     grey = contrast_view[..., 0] if contrast_view.ndim == 3 else contrast_view
     side = grey.shape[0]
-    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
+    m = box_inset(side, margin)
     inner = np.ascontiguousarray(grey[m:side - m, m:side - m])
     if inner.shape[0] < 8:
         return None
@@ -133,7 +172,7 @@ def _binarisations(contrast_view: np.ndarray, margin: float) -> list[np.ndarray]
     """
     grey = contrast_view[..., 0] if contrast_view.ndim == 3 else contrast_view
     side = grey.shape[0]
-    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
+    m = box_inset(side, margin)
     inner = np.ascontiguousarray(grey[m:side - m, m:side - m])
     s = inner.shape[0]
     if s < 8:
@@ -155,7 +194,7 @@ def _blobs_of(dark: np.ndarray) -> np.ndarray:
     for (x, y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
         if x == 0 or y == 0 or x + w >= s or y + h >= s:
             continue
-        if 0.003 * s * s <= area <= 0.12 * s * s and max(w, h) <= 2.2 * min(w, h) and area >= 0.45 * w * h:
+        if is_pip_shaped(w, h, area, s * s):
             out.append((cx / s - 0.5, cy / s - 0.5, area / (s * s)))
     return np.array(out, np.float64).reshape(-1, 3)
 

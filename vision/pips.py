@@ -241,13 +241,14 @@ def marked_pips(pip_map: np.ndarray, margin: float, threshold: float = PIP_THRES
         Centre ``x``, ``y`` relative to the crop centre and area, in units of
         the die box side (area in side squared).
     """
+    from vision._reader_pips import is_pip_shaped
+
     side = pip_map.shape[0]
     box = side / (1.0 + 2.0 * margin)
     mask = (np.asarray(pip_map) >= threshold).astype(np.uint8)
     n, _, stats, cents = cv2.connectedComponentsWithStats(mask)
     out = []
     for (x, y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
-        a = area / (box * box)
-        if 0.003 <= a <= 0.12 and max(w, h) <= 2.2 * min(w, h) and area >= 0.45 * w * h:
-            out.append(((cx + 0.5) / box - side / (2 * box), (cy + 0.5) / box - side / (2 * box), a))
+        if is_pip_shaped(w, h, area, box * box):
+            out.append(((cx + 0.5) / box - side / (2 * box), (cy + 0.5) / box - side / (2 * box), area / (box * box)))
     return np.array(out, np.float64).reshape(-1, 3)

@@ -66,6 +66,40 @@ def dev_fold(file: str, folds: int = DEV_FOLDS) -> int:
     dice set, light and camera, so splitting them would leak).
     """
     return int(hashlib.sha1(file.encode("utf-8")).hexdigest()[:8], 16) % folds
+
+
+def dev_train_selection(mode: str, files: "np.ndarray | list[str]") -> tuple[np.ndarray, int | None]:
+    """Which DEV samples a model trains on under ``--dev-train MODE``, and the fold held out.
+
+    Parameters
+    ----------
+    mode : str
+        ``none`` (no DEV sample), ``all`` (every one) or ``fold:K`` (all but the
+        photos of fold K, which then measures the model honestly).
+    files : sequence of str, length N
+        Photo file name of each DEV sample.
+
+    Returns
+    -------
+    train : ndarray of shape (N,), dtype bool
+        The samples to train on.
+    held_out : int or None
+        K for ``fold:K``, else None.
+
+    Raises
+    ------
+    ValueError
+        If `mode` is none of those (K must be 0 to ``DEV_FOLDS - 1``).
+    """
+    n = len(files)
+    if mode == "none":
+        return np.zeros(n, bool), None
+    if mode == "all":
+        return np.ones(n, bool), None
+    k = mode[5:] if mode.startswith("fold:") else ""
+    if not (k.isdigit() and int(k) < DEV_FOLDS):
+        raise ValueError(f"--dev-train must be none, all or fold:K with K in 0..{DEV_FOLDS - 1}, got {mode!r}")
+    return np.array([dev_fold(f) != int(k) for f in files], bool), int(k)
 DEFAULT_CACHE_DIR = Path("/tmp/dicetable_face_cache")
 
 

@@ -50,21 +50,22 @@ def pseudo_pips(crop: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) ->
         Centre ``x``, ``y`` and radius of each pip in px of `crop`; None when
         no binarisation holds the layout of `value`.
     """
-    from vision._reader_pips import match_subset, pip_blobs
+    from vision._reader_pips import box_inset, match_subset, pip_blobs
     from vision.reader import pip_contrast_view
 
-    side = crop.shape[0]
-    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
-    inner = side - 2 * m
+    m = box_inset(crop.shape[0], margin)
     for blobs in pip_blobs(pip_contrast_view(crop), margin):
         sub = match_subset(blobs, value)
         if sub is not None:
-            b = blobs[list(sub)]
-            x = (b[:, 0] + 0.5) * inner + m - 0.5
-            y = (b[:, 1] + 0.5) * inner + m - 0.5
-            r = np.sqrt(b[:, 2] / math.pi) * inner
-            return np.column_stack([x, y, r])
+            return _blobs_to_px(blobs[list(sub)], m, crop.shape[0] - 2 * m)
     return None
+
+
+def _blobs_to_px(blobs: np.ndarray, inset: int, inner: int) -> np.ndarray:
+    """Blob rows (centre relative to the searched square, area; in its side) as crop px: ``x, y, radius``."""
+    x = (blobs[:, 0] + 0.5) * inner + inset - 0.5
+    y = (blobs[:, 1] + 0.5) * inner + inset - 0.5
+    return np.column_stack([x, y, np.sqrt(blobs[:, 2] / math.pi) * inner])
 
 
 def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) -> np.ndarray | None:
@@ -89,19 +90,16 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
     ndarray of shape (value, 3), dtype float64, or None
         Centre ``x``, ``y`` and radius of each pip in px of the crop.
     """
-    from vision._reader_pips import _blobs_of, match_subset
+    from vision._reader_pips import _blobs_of, box_inset, match_subset
 
     side = pip_map.shape[0]
-    m = int(side * margin / (1.0 + 2.0 * margin)) + 2
+    m = box_inset(side, margin)
     inner = np.ascontiguousarray(pip_map[m:side - m, m:side - m])
-    n = inner.shape[0]
     for t in (0.5, 0.3, 0.15):
         blobs = _blobs_of((inner >= t).astype(np.uint8) * 255)
         sub = match_subset(blobs, value)
         if sub is not None:
-            b = blobs[list(sub)]
-            return np.column_stack([(b[:, 0] + 0.5) * n + m - 0.5, (b[:, 1] + 0.5) * n + m - 0.5,
-                                    np.sqrt(b[:, 2] / math.pi) * n])
+            return _blobs_to_px(blobs[list(sub)], m, inner.shape[0])
     return None
 
 

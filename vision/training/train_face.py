@@ -157,25 +157,14 @@ def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray
     ValueError
         If ``--dev-train`` is not ``none``, ``all`` or ``fold:K``.
     """
-    from vision.training.data import DEV_FOLDS, build_samples, dev_fold
+    from vision.training.data import build_samples, dev_train_selection
 
     mode = args.dev_train
-    empty = (np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), None)
     if mode == "none":
-        return empty
-    held_out = None
-    if mode.startswith("fold:"):
-        try:
-            held_out = int(mode.split(":", 1)[1])
-        except ValueError:
-            held_out = -1
-        if not 0 <= held_out < DEV_FOLDS:
-            raise ValueError(f"--dev-train fold:K needs K in 0..{DEV_FOLDS - 1}, got {mode!r}")
-    elif mode != "all":
-        raise ValueError(f"--dev-train must be none, all or fold:K, got {mode!r}")
+        return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), None
+    files = [s.file for s in build_samples(args.dev_dir, seed=args.seed)]
+    keep, held_out = dev_train_selection(mode, files)  # checks the mode before any crop is cut
     crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
-    files = np.array([s.file for s in build_samples(args.dev_dir, seed=args.seed)])
-    keep = np.ones(len(labels), bool) if held_out is None else np.array([dev_fold(f) != held_out for f in files])
     print(f"DEV photos trained on ({mode}): {keep.sum()} of {len(keep)} samples", flush=True)
     return crops[keep], labels[keep], held_out
 

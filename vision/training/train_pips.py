@@ -39,9 +39,8 @@ from vision.training.data import (
     DEFAULT_CACHE_DIR,
     DEFAULT_DEV_DIR,
     DEFAULT_TRAIN_DIR,
-    DEV_FOLDS,
     build_samples,
-    dev_fold,
+    dev_train_selection,
     load_cache,
 )
 from vision.training.pip_data import label_real, pip_target, synth_with_pips
@@ -86,17 +85,9 @@ class _WithSigmoid(nn.Module):
 
 def _dev_samples(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """DEV context crops, labels and a mask of those to train on (per ``--dev-train``)."""
+    files = [s.file for s in build_samples(args.dev_dir, seed=args.seed)]
+    train, _ = dev_train_selection(args.dev_train, files)
     crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
-    files = np.array([s.file for s in build_samples(args.dev_dir, seed=args.seed)])
-    folds = np.array([dev_fold(f) for f in files])
-    if args.dev_train == "none":
-        train = np.zeros(len(labels), bool)
-    elif args.dev_train == "all":
-        train = np.ones(len(labels), bool)
-    elif args.dev_train.startswith("fold:") and args.dev_train[5:].isdigit() and int(args.dev_train[5:]) < DEV_FOLDS:
-        train = folds != int(args.dev_train[5:])
-    else:
-        raise ValueError(f"--dev-train must be none, all or fold:K (K < {DEV_FOLDS}), got {args.dev_train!r}")
     return crops, labels, train
 
 
@@ -190,8 +181,8 @@ def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
 
     finder = PipFinder(onnx_path)
     data = dev_crops(args.dev_dir)
-    held = None if not args.dev_train.startswith("fold:") else int(args.dev_train[5:])
-    keep = np.ones(len(data["values"]), bool) if held is None else np.array([dev_fold(f) == held for f in data["files"]])
+    trained, held = dev_train_selection(args.dev_train, list(data["files"]))
+    keep = np.ones(len(data["values"]), bool) if held is None else ~trained
     crops, values, sources = data["crops"][keep], data["values"][keep], data["sources"][keep]
     maps = finder.predict(list(crops))
     from vision.pips import layouts_on_map
