@@ -21,11 +21,9 @@ order).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -218,23 +216,10 @@ class FaceReader:
             raise ValueError(f"rotations must be 1 or 4 (test-time 90-degree turns), got {rotations!r}")
         self.rotations = rotations
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
-        if not path.is_file():
-            raise FaceModelError(f"face-reader model {str(path)!r} does not exist; {_RETRAIN_HINT}")
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unknown error"
-            raise FaceModelError(
-                f"face-reader model {str(path)!r} could not be loaded by cv2.dnn ({first}); {_RETRAIN_HINT}"
-            ) from None
+        from vision._onnx import load_onnx
+
+        self._net, self.metadata = load_onnx(path, "face-reader", FaceModelError, _RETRAIN_HINT)
         self.model_path = path
-        meta_path = path.with_suffix(".json")
-        self.metadata: dict[str, Any] = {}
-        if meta_path.is_file():
-            try:
-                self.metadata = json.loads(meta_path.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise FaceModelError(f"face-reader metadata {str(meta_path)!r} is unreadable ({exc}); {_RETRAIN_HINT}") from None
         crop_size = int(self.metadata.get("crop_size", CROP_SIZE))
         if crop_size != CROP_SIZE:
             raise FaceModelError(

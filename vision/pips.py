@@ -17,11 +17,9 @@ of the same size.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -76,22 +74,10 @@ class PipFinder:
 
     def __init__(self, model_path: str | Path | None = None) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
-        if not path.is_file():
-            raise PipModelError(f"pip-finder model {str(path)!r} does not exist; {_RETRAIN_HINT}")
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            first = str(exc).strip().splitlines()[-1] if str(exc).strip() else "unknown error"
-            raise PipModelError(f"pip-finder model {str(path)!r} could not be loaded by cv2.dnn ({first}); "
-                                f"{_RETRAIN_HINT}") from None
+        from vision._onnx import load_onnx
+
+        self._net, self.metadata = load_onnx(path, "pip-finder", PipModelError, _RETRAIN_HINT)
         self.model_path = path
-        meta = path.with_suffix(".json")
-        self.metadata: dict[str, Any] = {}
-        if meta.is_file():
-            try:
-                self.metadata = json.loads(meta.read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise PipModelError(f"pip-finder metadata {str(meta)!r} is unreadable ({exc}); {_RETRAIN_HINT}") from None
         probe = self._forward(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
         if probe.shape != (1, CROP_SIZE, CROP_SIZE):
             raise PipModelError(f"pip-finder model {str(path)!r} gives maps of shape {probe.shape}, expected "
