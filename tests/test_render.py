@@ -330,3 +330,35 @@ def test_tray_scale_draws_the_same_tray_faster(style):
     assert float(np.median(np.abs(a.astype(int) - b.astype(int)))) < 25  # same tray, other texture draws
     with pytest.raises(ValueError, match="tray_scale must be a whole number 1-8"):
         TrayScene(tray_scale=0)
+
+
+@pytest.mark.parametrize("tilt", [0.0, 20.0])
+def test_top_face_pips_lie_on_the_drawn_pips(tilt):
+    from vision.training.render_data import top_face_pips
+
+    tray = render_randomised([1, 2, 3, 4, 5, 6], seed=4, conditions=Conditions(
+        surface="white_card", look="solid", noise=0.0, blur=0.3, tilt_deg=tilt))
+    img = np.asarray(tray.image, np.float64)
+    on_pip = []
+    for d in tray.dice:
+        if d.unreadable is not None:
+            continue
+        body, pip = (np.asarray(c, np.float64) * 255 for c in DICE_COLOURS[d.colour])
+        pips = top_face_pips(d)
+        assert pips.shape == (d.value, 3) and np.all(pips[:, 2] > 0)
+        for x, y, _ in pips:
+            c = img[int(round(y)), int(round(x))]
+            on_pip.append(np.linalg.norm(c - pip) < np.linalg.norm(c - body))
+    assert len(on_pip) >= 8 and np.mean(on_pip) >= (1.0 if tilt == 0 else 0.9)
+
+
+def test_rendered_pip_targets_are_cached_with_the_crops(tmp_path):
+    from vision.training.render_data import cached_render_samples
+
+    crops, labels, pips = cached_render_samples(2, 3, tmp_path, randomised=True, with_pips=True)
+    assert len(crops) == len(labels) == len(pips) and len(list(tmp_path.glob("*.npz"))) == 1
+    for v, p in zip(labels, pips):  # a face value's crop has that many pips, other crops none
+        assert p.shape == (int(v), 3) or (v == 0 and p.shape == (0, 3))
+    again = cached_render_samples(2, 3, tmp_path, randomised=True, with_pips=True)
+    assert np.array_equal(again[0], crops) and np.array_equal(again[1], labels)
+    assert all(np.allclose(a, b) for a, b in zip(again[2], pips))

@@ -91,6 +91,23 @@ MARBLED_DICE = (
     ("marble_purple_pink", (0.45, 0.15, 0.35), (0.70, 0.55, 0.90), (0.95, 0.95, 0.95)),
 )
 
+#: Dice whose pips are coloured against a coloured body (the ``"coloured_pips"``
+#: look): (name, body BGR, marble veins BGR or None for a plain body, pip BGR).
+#: Red pips on smoky or blue marbled bodies and yellow pips on red or teal ones
+#: are the combinations the dev photos' dice (nell source) read worst.
+COLOURED_PIP_DICE = (
+    ("smoke_red", (0.20, 0.20, 0.22), (0.42, 0.42, 0.45), (0.16, 0.13, 0.72)),
+    ("smoke_red_dark", (0.12, 0.12, 0.13), (0.30, 0.30, 0.32), (0.20, 0.16, 0.80)),
+    ("blue_black_red", (0.70, 0.42, 0.12), (0.08, 0.08, 0.10), (0.20, 0.15, 0.80)),
+    ("teal_yellow", (0.55, 0.60, 0.15), (0.75, 0.80, 0.50), (0.15, 0.85, 0.95)),
+    ("red_yellow", (0.12, 0.12, 0.72), None, (0.20, 0.80, 0.95)),
+    ("gold_black", (0.25, 0.55, 0.70), (0.10, 0.25, 0.35), (0.06, 0.06, 0.06)),
+    ("black_red", (0.07, 0.07, 0.08), None, (0.18, 0.15, 0.78)),
+    ("white_red", (0.92, 0.92, 0.90), None, (0.15, 0.12, 0.75)),
+    ("green_yellow", (0.20, 0.45, 0.08), (0.10, 0.25, 0.05), (0.20, 0.85, 0.95)),
+    ("purple_white", (0.40, 0.10, 0.30), (0.65, 0.45, 0.80), (0.95, 0.95, 0.95)),
+)
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Material:

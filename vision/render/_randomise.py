@@ -12,6 +12,7 @@ import numpy as np
 
 from vision.render._die import DieLook, DiePose, die_outline, draw_shadow
 from vision.render._effects import (
+    COLOURED_PIP_DICE,
     DARK_DICE,
     FLAT_SURFACES,
     MARBLED_DICE,
@@ -34,8 +35,9 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #:
 #: * looks of the dice: ``"plain"`` (nothing pushed), ``"dark_dice"`` (dark bodies,
 #:   light or gold pips), ``"translucent"`` (the floor and the bottom face's pips
-#:   show through), ``"marbled"`` (veined bodies), ``"rounded"`` (big corner radius
-#:   and bevel);
+#:   show through), ``"marbled"`` (veined bodies), ``"coloured_pips"`` (red, yellow
+#:   or black pips on coloured, often marbled bodies: red on smoke, yellow on red),
+#:   ``"rounded"`` (big corner radius and bevel);
 #: * the surface under them: ``"felt"``, ``"wood"``, ``"paper"``, ``"cardboard"``,
 #:   ``"black_cloth"``, ``"white_card"`` (flat, filling the view) and ``"tray"`` (a
 #:   tray with walls and a rim, one of :data:`vision.render.STYLES`);
@@ -46,7 +48,7 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #:   die leans on another die: labelled unreadable), ``"border"`` (the last die is
 #:   cut by the image border: labelled unreadable).
 CONDITIONS: tuple[str, ...] = (
-    "plain", "dark_dice", "translucent", "marbled", "rounded",
+    "plain", "dark_dice", "translucent", "marbled", "coloured_pips", "rounded",
     "felt", "wood", "paper", "cardboard", "black_cloth", "white_card", "tray",
     "glare", "perspective", "blur", "noise", "jpeg",
     "touching", "leaning", "border",
@@ -55,7 +57,7 @@ CONDITIONS: tuple[str, ...] = (
 _TRAY_STYLES = ("round", "box", "felt", "wood")
 _TRAY_SCALE = 2  # trays and surfaces drawn at half size and upscaled: several times faster
 SURFACES: tuple[str, ...] = tuple(f"tray_{s}" for s in _TRAY_STYLES) + tuple(FLAT_SURFACES)
-LOOKS: tuple[str, ...] = ("solid", "dark", "translucent", "marbled")
+LOOKS: tuple[str, ...] = ("solid", "dark", "translucent", "marbled", "coloured_pips")
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,7 @@ class Conditions:
         if condition is None:
             return cls(
                 surface=SURFACES[int(rng.integers(len(SURFACES)))],
-                look=str(rng.choice(LOOKS, p=[0.55, 0.15, 0.15, 0.15])),
+                look=str(rng.choice(LOOKS, p=[0.45, 0.12, 0.12, 0.13, 0.18])),
                 rounded=bool(rng.random() < 0.25),
                 glare=float(rng.uniform(0.3, 1.0)) if rng.random() < 0.25 else 0.0,
                 tilt_deg=float(rng.uniform(0, 25)) if rng.random() < 0.4 else 0.0,
@@ -149,6 +151,7 @@ class Conditions:
             "dark_dice": {"look": "dark"},
             "translucent": {"look": "translucent"},
             "marbled": {"look": "marbled"},
+            "coloured_pips": {"look": "coloured_pips"},
             "rounded": {"rounded": True},
             "tray": {},
             "glare": {"glare": float(rng.uniform(0.6, 1.2))},
@@ -278,6 +281,9 @@ def _looks(rng: np.random.Generator, n: int, cond: Conditions) -> list[tuple[str
         elif cond.look == "translucent":
             nm, body, pip = TRANSLUCENT_DICE[int(rng.integers(len(TRANSLUCENT_DICE)))]
             mat = Material("translucent", clarity=float(rng.uniform(0.35, 0.6)))
+        elif cond.look == "coloured_pips":
+            nm, body, second, pip = COLOURED_PIP_DICE[int(rng.integers(len(COLOURED_PIP_DICE)))]
+            mat = Material("marbled", second=second) if second is not None else Material()
         else:
             nm, body, second, pip = MARBLED_DICE[int(rng.integers(len(MARBLED_DICE)))]
             mat = Material("marbled", second=second)

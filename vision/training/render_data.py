@@ -7,13 +7,17 @@ box and squares half off a die (same rules as :mod:`vision.training.data`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from vision.render import STYLES, Unreadable, render_randomised, render_tray
-from vision.training.data import _far_from_dice, cut_context, iou, nominal_side
+from vision.render import PIP_LAYOUTS, STYLES, RenderedDie, Unreadable, render_randomised, render_tray
+from vision.render._die import PIP_OFFSET
+from vision.training.data import CONTEXT_FACTOR, CONTEXT_SIZE, _far_from_dice, cut_context, iou, nominal_side
 
 
-def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def render_samples(n_images: int, seed: int, *, randomised: bool = False,
+                   with_pips: bool = False) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Context crops from `n_images` rendered trays of 2-6 dice.
 
     Parameters
@@ -35,7 +39,8 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tup
     labels : ndarray of shape (N,), dtype int64
     """
     rng = np.random.default_rng(seed)
-    crops, labels = [], []
+    crops, labels, pips = [], [], []
+    none = np.zeros((0, 3), np.float64)
     for i in range(n_images):
         values = [int(v) for v in rng.integers(1, 7, int(rng.integers(2, 7)))]
         style = STYLES[i % len(STYLES)] if i % 2 else "round"
@@ -49,8 +54,10 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tup
         for d, b in zip(tray.dice, boxes):
             if d.unreadable == Unreadable.PARTIAL:
                 continue
-            crops.append(cut_context(img, b[0] + b[2] / 2, b[1] + b[3] / 2, nominal_side(b[2], b[3])))
+            cx, cy, side = b[0] + b[2] / 2, b[1] + b[3] / 2, nominal_side(b[2], b[3])
+            crops.append(cut_context(img, cx, cy, side))
             labels.append(0 if d.unreadable == Unreadable.LEANING else d.value)
+            pips.append(none if labels[-1] == 0 else _in_context(top_face_pips(d), cx, cy, side))
         sizes = [max(b[2:]) for b in boxes]
         for _ in range(2):
             for _try in range(20):
@@ -59,6 +66,7 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tup
                 if max(iou(cand, b) for b in boxes) < 0.1:
                     crops.append(cut_context(img, cand[0] + s / 2, cand[1] + s / 2, nominal_side(s, s)))
                     labels.append(0)
+                    pips.append(none)
                     break
         a = boxes[int(rng.integers(len(boxes)))]
         for _try in range(10):
@@ -69,5 +77,89 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False) -> tup
             if max(iou(cand, b) for b in boxes) <= 0.4 and _far_from_dice(cx, cy, boxes):
                 crops.append(cut_context(img, cx, cy, nominal_side(a[2], a[3])))
                 labels.append(0)
+                pips.append(none)
                 break
+    if with_pips:
+        return np.stack(crops), np.array(labels, np.int64), pips
     return np.stack(crops), np.array(labels, np.int64)
+
+
+def top_face_pips(die: RenderedDie, pip_radius: float = 0.095) -> np.ndarray:
+    """Where the renderer put the pips of a die's top face, in image px.
+
+    Uses the die's recorded pose: the face centre ``centre_xy``, the face side
+    ``face_px`` and ``angle_deg``, with the renderer's own pip layout
+    (:data:`vision.render.PIP_LAYOUTS` scaled by ``PIP_OFFSET``). Under a tilted
+    camera the pose is that of the warped face (centre and size exact, angle
+    and shape approximate: a few percent of the face side at 25 degrees).
+
+    Parameters
+    ----------
+    die : RenderedDie
+    pip_radius : float, optional
+        Pip radius as a fraction of the face side (the renderer draws 0.085-0.1).
+
+    Returns
+    -------
+    ndarray of shape (value, 3), dtype float64
+        Centre ``x``, ``y`` and radius of each pip, image px.
+    """
+    off = PIP_OFFSET * die.face_px
+    a = math.radians(die.angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    cx, cy = die.centre_xy
+    out = [(cx + u * off * c + v * off * s, cy - u * off * s + v * off * c, pip_radius * die.face_px)
+           for u, v in PIP_LAYOUTS[die.value]]
+    return np.array(out, np.float64).reshape(-1, 3)
+
+
+def _in_context(pips: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+    """Image-px pips as px of the context crop :func:`cut_context` cuts around ``(cx, cy)``."""
+    side_px = max(1, int(round(side * CONTEXT_FACTOR)))
+    x0, y0 = int(round(cx - side_px / 2.0)), int(round(cy - side_px / 2.0))
+    f = CONTEXT_SIZE / side_px
+    return np.column_stack([(pips[:, 0] - x0 + 0.5) * f - 0.5, (pips[:, 1] - y0 + 0.5) * f - 0.5, pips[:, 2] * f])
+
+
+def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bool = False,
+                          with_pips: bool = False) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """:func:`render_samples`, kept in `cache_dir` and redrawn when the renderer's code changes.
+
+    Parameters
+    ----------
+    n_images, seed, randomised, with_pips
+        As for :func:`render_samples`.
+    cache_dir : str or Path
+        Folder for the cache file (created when missing).
+
+    Returns
+    -------
+    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
+    labels : ndarray of shape (N,), dtype int64
+    pips : list of N ndarrays of shape (K, 3)
+        Empty arrays unless `with_pips`.
+    """
+    import hashlib
+    import time
+    from pathlib import Path
+
+    import vision.render
+
+    if n_images <= 0:
+        return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), []
+    code = hashlib.sha1()
+    for f in sorted(Path(vision.render.__file__).parent.glob("*.py")) + [Path(__file__)]:
+        code.update(f.read_bytes())
+    kind = "randomised" if randomised else "tray"
+    path = Path(cache_dir) / f"render_{kind}_{n_images}_{seed}_{CONTEXT_SIZE}_{code.hexdigest()[:8]}.npz"
+    if path.is_file():
+        z = np.load(path)
+        bounds = np.cumsum(z["pip_counts"])[:-1]
+        return z["crops"], z["labels"], list(np.split(z["pips"], bounds))
+    t = time.time()
+    crops, labels, pips = render_samples(n_images, seed, randomised=randomised, with_pips=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, crops=crops, labels=labels, pips=np.concatenate(pips).reshape(-1, 3),
+             pip_counts=np.array([len(p) for p in pips], np.int64))
+    print(f"rendered {n_images} {kind} images -> {len(labels)} crops in {time.time() - t:.0f} s", flush=True)
+    return crops, labels, pips

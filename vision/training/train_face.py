@@ -109,31 +109,11 @@ def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarra
     return crops, labels
 
 
-def render_cache(n_images: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops of dice in :mod:`vision.render` tray images; empty when the renderer is absent."""
-    empty = (np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64))
-    if n_images <= 0:
-        return empty
-    try:
-        from vision.training.render_data import render_samples
-    except ImportError as exc:  # renderer not there (yet)
-        print(f"renderer not used: {exc}", flush=True)
-        return empty
-    import vision.training.render_data as rd
+def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones), cached."""
+    from vision.training.render_data import cached_render_samples
 
-    path = Path(cache_dir) / f"render_{n_images}_{seed}_{CONTEXT_SIZE}_{_source_hash(rd.__file__)}.npz"
-    if path.is_file():
-        z = np.load(path)
-        return z["crops"], z["labels"]
-    t = time.time()
-    try:
-        crops, labels = render_samples(n_images, seed)
-    except Exception as exc:  # noqa: BLE001 - the renderer is another helper's work in progress
-        print(f"renderer failed, not used: {exc!r}", flush=True)
-        return empty
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, crops=crops, labels=labels)
-    print(f"rendered {n_images} tray images -> {len(labels)} crops in {time.time() - t:.0f} s", flush=True)
+    crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised)
     return crops, labels
 
 
@@ -177,13 +157,16 @@ def train(args: argparse.Namespace) -> dict:
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
     ren, ren_y = render_cache(args.render, args.seed, args.cache_dir)
+    rnd, rnd_y = render_cache(args.render_randomised, args.seed + 1, args.cache_dir, randomised=True)
+    ren, ren_y = np.concatenate([ren, rnd]), np.concatenate([ren_y, rnd_y])
     dv, dv_y, held_out = dev_training_cache(args)
     ctx = np.concatenate([real, syn, ren] + [dv] * args.dev_weight)
     y = np.concatenate([real_y, syn_y, ren_y] + [dv_y] * args.dev_weight)
     counts = {
         "train_photos_by_kind": dict(Counter(kinds.tolist())),
         "synthetic_drawn": int(len(syn_y)),
-        "rendered": int(len(ren_y)),
+        "rendered": int(len(ren_y) - len(rnd_y)),
+        "rendered_randomised": int(len(rnd_y)),
         "dev_samples": int(len(dv_y)),
         "dev_weight": args.dev_weight,
         "by_class": {CLASS_NAMES[k]: int(v) for k, v in sorted(Counter(y.tolist()).items())},
@@ -268,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr", type=float, default=4e-3)
     p.add_argument("--synth", type=int, default=500, help="drawn dice per class (and as many class-0 drawings)")
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
+    p.add_argument("--render-randomised", type=int, default=600,
+                   help="vision.render.render_randomised images to add (every look, surface and camera condition; 0: none)")
     p.add_argument("--label-smoothing", type=float, default=0.05)
     p.add_argument("--widths", type=int, nargs=4, default=[32, 48, 64, 96], metavar="W",
                    help="channels of the four conv stages (default 32 48 64 96)")
@@ -309,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
             + ("used (x%.2f)" % FACE_TO_DIE if args.face_boxes else "not used")
             + "; negatives: background squares (IoU<0.1), between two dice, half off a die",
             "synthetic": f"vision.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
-            "render": f"vision.render tray images: {args.render}",
+            "render": f"vision.render tray images: {args.render}; domain-randomised images "
+                      f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}",
             "counts": res["counts"],
             "context": {"factor": CONTEXT_FACTOR, "size": CONTEXT_SIZE},
             "dev_set": ("../shared/dice-images/dev used only to measure, never to train" if args.dev_train == "none"

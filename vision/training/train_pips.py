@@ -110,11 +110,15 @@ def train(args: argparse.Namespace) -> dict:
     dev, dev_y, dev_train = _dev_samples(args)
     dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train], finder)
     syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
-    ctx = np.concatenate([real[keep], syn] + [dev[dev_train][dkeep]] * args.dev_weight)
-    pips = real_pips + syn_pips + dev_pips * args.dev_weight
+    from vision.training.render_data import cached_render_samples
+
+    ren, _, ren_pips = cached_render_samples(args.render_randomised, args.seed + 1, args.cache_dir,
+                                             randomised=True, with_pips=True)
+    ctx = np.concatenate([real[keep], syn, ren] + [dev[dev_train][dkeep]] * args.dev_weight)
+    pips = real_pips + syn_pips + ren_pips + dev_pips * args.dev_weight
     counts = {"train_photos": int(len(keep)),
               "train_dice_without_layout": int((real_y > 0).sum() - (real_y[keep] > 0).sum()),
-              "drawn": int(len(syn)), "dev": int(len(dkeep)), "dev_weight": args.dev_weight,
+              "drawn": int(len(syn)), "rendered_randomised": int(len(ren)), "dev": int(len(dkeep)), "dev_weight": args.dev_weight,
               "dev_unlabelled": int(dev_train.sum() - len(dkeep))}
     print(f"{len(ctx)} samples: {counts}", flush=True)
     model = PipNet(tuple(args.widths))
@@ -212,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--synth", type=int, default=400, help="drawn dice per face value (and as many without)")
     p.add_argument("--widths", type=int, nargs=3, default=[16, 32, 48], metavar="W",
                    help="channels of the three levels (default 16 32 48)")
+    p.add_argument("--render-randomised", type=int, default=600,
+                   help="vision.render.render_randomised images whose dice (exact pips) are added (0: none)")
     p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
                    help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
                         "for dice the classical check cannot read (self-training)")
@@ -236,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
                          "(pips = those blobs); negatives with no pips",
             "drawn": f"vision.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
+            "rendered": f"vision.render.render_randomised images with the renderer's pip positions: {args.render_randomised}",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
             "teacher": (f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
                         if args.teacher else "none"),
