@@ -89,3 +89,23 @@ def test_missing_and_corrupt_models_say_how_to_fix(tmp_path: Path):
     bad.write_bytes(b"not an onnx file")
     with pytest.raises(PipModelError, match="could not be loaded.*train_pips"):
         PipFinder(bad)
+
+
+@pytest.mark.parametrize("value", range(1, 7))
+def test_labelled_layout_fit_finds_faint_pips_where_they_are(value):
+    from vision.training.pip_data import fit_layout_on_map
+
+    faint = 0.35 * _drawn_map(value, angle_deg=30)  # too faint for any blob threshold of pips_from_map
+    pips = fit_layout_on_map(faint, value, 0.15)
+    assert pips is not None and pips.shape == (value, 3)
+    marks = faint[np.round(pips[:, 1]).astype(int), np.round(pips[:, 0]).astype(int)]
+    assert np.all(marks > 0)  # every fitted pip lies on a drawn pip
+
+
+def test_labelled_layout_fit_refuses_a_layout_the_map_contradicts():
+    from vision.training.pip_data import fit_layout_on_map
+
+    four = _drawn_map(4)
+    assert fit_layout_on_map(four, 5, 0.15) is None  # a 5's centre pip is not marked
+    assert fit_layout_on_map(four, 2, 0.15) is None  # a 2 leaves two marked corners unexplained
+    assert fit_layout_on_map(np.zeros((64, 64), np.float32), 3, 0.15) is None

@@ -73,7 +73,8 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
 
     The map is thresholded at 0.5, 0.3 and 0.15; the first whose blobs hold the
     layout of the *labelled* value (:func:`vision._reader_pips.match_subset`)
-    gives the targets. The value comes from the photo's label, never from the
+    gives the targets; when none does, the labelled layout is fitted to the
+    map by pose search (:func:`fit_layout_on_map`). The value comes from the photo's label, never from the
     face reader, so the targets stay independent of it.
 
     Parameters
@@ -100,6 +101,96 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
         sub = match_subset(blobs, value)
         if sub is not None:
             return _blobs_to_px(blobs[list(sub)], m, inner.shape[0])
+    return fit_layout_on_map(pip_map, value, margin)
+
+
+#: Poses tried by :func:`fit_layout_on_map`: layout centre offsets from the crop
+#: centre (fraction of the box side), pip spacings (centre to corner pip along a
+#: face axis, fraction of the box side) and turns (degrees; layouts repeat every 90).
+FIT_OFFSETS = np.linspace(-0.2, 0.2, 11)
+FIT_SPACINGS = np.linspace(0.13, 0.27, 8)
+FIT_TURNS = np.arange(0.0, 90.0, 7.5)
+#: A fitted layout needs every pip's mark at least this strong ...
+FIT_MIN_PIP = 0.2
+#: ... and no empty place of the 3 x 3 pip grid marked more than this fraction of
+#: its weakest pip (the centre of a 4, the middle row of a 6, ...).
+FIT_EMPTY_RATIO = 0.5
+
+
+def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) -> np.ndarray | None:
+    """Fit the layout of a *known* face value to a pip map by pose search (label-guided targets).
+
+    For a labelled die whose marks no threshold separates into the right blobs
+    (faint red pips on a smoky body, pips that touch), every pose on a grid of
+    centre offsets (:data:`FIT_OFFSETS`), spacings (:data:`FIT_SPACINGS`) and
+    turns (:data:`FIT_TURNS`) places the 3 x 3 pip grid on the map. A pose
+    passes when the weakest mark under the value's pips (each the map's maximum
+    within a third of the spacing) reaches :data:`FIT_MIN_PIP` and no empty
+    grid place is marked above :data:`FIT_EMPTY_RATIO` of it; of the passing
+    poses the one whose points sit best on the marks' centres (the smoothed
+    map there, plus the weakest mark, less the strongest empty place) is kept,
+    provided nothing else within two spacings of its centre is marked above
+    :data:`FIT_EMPTY_RATIO` of its weakest pip (one column of a 4 is no 2). The value comes from the photo's label, so
+    the targets stay independent of the face reader. A template match over a
+    pose grid, as in classical pattern matching (Brunelli, *Template Matching
+    Techniques in Computer Vision*, Wiley 2009, ch. 2).
+
+    Parameters
+    ----------
+    pip_map : ndarray of shape (S, S), dtype float32
+        An earlier pip finder's map of a crop cut with `margin`.
+    value : int
+        The labelled face value 1..6.
+    margin : float, optional
+        The crop's margin (fraction of the box's long side).
+
+    Returns
+    -------
+    ndarray of shape (value, 3), dtype float64, or None
+        Centre ``x``, ``y`` and radius (0.35 of the spacing, the renderer's and
+        real dice's ratio) of each pip, px of the crop; None without a fit.
+    """
+    import cv2
+
+    from vision.render import PIP_LAYOUTS as GRID_LAYOUTS
+
+    side = pip_map.shape[0]
+    box = side / (1.0 + 2.0 * margin)
+    grid = np.array([(u, v) for v in (-1, 0, 1) for u in (-1, 0, 1)], np.float64)
+    used = np.array([tuple(g) in {tuple(p) for p in GRID_LAYOUTS[value]} for g in grid])
+    raw = np.asarray(pip_map, np.float32)
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float64)
+    candidates = []
+    for spacing in FIT_SPACINGS:
+        k = max(1, int(round(spacing * box / 3)))
+        local_max = cv2.dilate(raw, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
+        smooth = cv2.GaussianBlur(raw, (0, 0), max(1.0, k / 2))
+        for turn in FIT_TURNS:
+            a = np.radians(turn)
+            rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+            pts = grid @ rot.T * spacing * box  # (9, 2) px around the layout centre
+            ox, oy = np.meshgrid(FIT_OFFSETS * box, FIT_OFFSETS * box)
+            xs = side / 2 - 0.5 + ox.reshape(-1, 1) + pts[None, :, 0]
+            ys = side / 2 - 0.5 + oy.reshape(-1, 1) + pts[None, :, 1]
+            xi = np.clip(np.round(xs).astype(int), 0, side - 1)
+            yi = np.clip(np.round(ys).astype(int), 0, side - 1)
+            marks = local_max[yi, xi]  # (poses, 9)
+            weakest = marks[:, used].min(axis=1)
+            strongest_empty = marks[:, ~used].max(axis=1) if (~used).any() else np.zeros(len(marks))
+            ok = (weakest >= FIT_MIN_PIP) & (strongest_empty <= FIT_EMPTY_RATIO * weakest)
+            centred = smooth[yi, xi][:, used].mean(axis=1)  # peaks where the points sit on the pips' centres
+            for j in np.flatnonzero(ok):
+                candidates.append((float(centred[j] + weakest[j] - strongest_empty[j]), float(weakest[j]),
+                                   spacing * box, xs[j, used], ys[j, used]))
+    candidates.sort(key=lambda c: -c[0])
+    for _, weakest, spacing_px, px, py in candidates[:30]:
+        # nothing else marked on the face around the layout (a 2 made of one column of a 4)
+        cx, cy = px.mean(), py.mean()
+        near = (xx - cx) ** 2 + (yy - cy) ** 2 <= (2.0 * spacing_px) ** 2
+        for x, y in zip(px, py):
+            near &= (xx - x) ** 2 + (yy - y) ** 2 > (0.6 * spacing_px) ** 2
+        if not near.any() or float(raw[near].max()) <= FIT_EMPTY_RATIO * weakest:
+            return np.column_stack([px, py, np.full(value, 0.35 * spacing_px)])
     return None
 
 
