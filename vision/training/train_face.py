@@ -17,7 +17,10 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   (default 500) plus as many class-0 drawings (dice far off centre, blank faces).
 - Synthetic tray images from :mod:`vision.render` when it is importable and
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
-  plus background and half-off squares as class 0).
+  plus background and half-off squares as class 0), and
+  ``--render-randomised N`` domain-randomised images (default 600,
+  :func:`vision.render.render_randomised`: every look including coloured pips,
+  surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0).
 
 - ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
   way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -303,6 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                         + ("dev metrics below are on the held-out fold only" if args.dev_train.startswith("fold:")
                            else "dev metrics below are on photos the model was trained on")),
         },
+        "command": "python -m vision.training.train_face " + " ".join(sys.argv[1:] if argv is None else argv),
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
             "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",

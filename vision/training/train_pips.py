@@ -9,9 +9,13 @@ The pip finder is a small encoder-decoder (U-Net after Ronneberger et al.,
 "U-Net: Convolutional Networks for Biomedical Image Segmentation", MICCAI 2015,
 shrunk to three levels of 16-48 channels at half resolution) that maps a 64 px die crop to a 32 px map
 of "pip of the top face here". Targets (:mod:`vision.training.pip_data`): drawn
-dice with exact pips, and real photos (TRAIN set; DEV with ``--dev-train``)
-whose pips the classical layout check found for the labelled value (with
-``--teacher``, also dice whose labelled layout an earlier pip finder marked). Loss:
+dice with exact pips; domain-randomised renders (``--render-randomised N``,
+:func:`vision.render.render_randomised`: coloured pips, marbled and dark
+dice, surfaces, glare, tilt) with the renderer's own pip positions; and real
+photos (TRAIN set; DEV with ``--dev-train``) whose pips the classical layout
+check found for the labelled value (with ``--teacher``, also dice whose
+labelled layout an earlier pip finder's marks hold, by threshold or by pose
+search, :func:`vision.training.pip_data.fit_layout_on_map`). Loss:
 binary cross-entropy (pips weighted 3x) plus a soft Dice term. CPU only,
 ``torch.set_num_threads(2)``, seeded.
 
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -248,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                         if args.teacher else "none"),
             "counts": res["counts"],
         },
+        "command": "python -m vision.training.train_pips " + " ".join(sys.argv[1:] if argv is None else argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
