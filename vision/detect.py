@@ -20,7 +20,6 @@ References
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -114,17 +113,12 @@ class DieDetector:
         nms_iou: float = 0.4,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
-        if not path.is_file():
-            raise DetectorModelError(
-                f"die-detector model {str(path)!r} is missing; retrain it with `pip install -e .[train]` then "
-                "`python -m vision.training.train_detector --out vision/models`, or reinstall dicetable"
-            )
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as exc:
-            raise DetectorModelError(f"cannot load die-detector model {str(path)!r}: {exc}") from exc
-        meta_path = path.with_suffix(".json")
-        self.metadata: dict = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+        from vision._onnx import load_onnx
+
+        self._net, self.metadata = load_onnx(
+            path, "die-detector", DetectorModelError,
+            "retrain it with `pip install -e .[train]` then `python -m vision.training.train_detector --out vision/models`, "
+            "or reinstall dicetable")
         self.model_path = path
         self.score_threshold = float(score_threshold)
         self.nms_iou = float(nms_iou)
@@ -175,8 +169,7 @@ class DieDetector:
         if ph or pw:
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
         blob = cv2.dnn.blobFromImage(small, scalefactor=1.0 / (255.0 * _STD), mean=(255.0 * _MEAN,) * 3)
-        self._net.setInput(blob)
-        maps = self._net.forward()[0]
+        maps = self._net.forward(blob)[0]
         gh, gw = -(-nh // STRIDE), -(-nw // STRIDE)
         return maps[:, :gh, :gw], scale
 

@@ -237,8 +237,7 @@ class FaceReader:
         return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations})"
 
     def _forward(self, blob: np.ndarray) -> np.ndarray:
-        self._net.setInput(blob)
-        out = np.asarray(self._net.forward(), dtype=np.float32)
+        out = self._net.forward(blob)
         return out.reshape(blob.shape[0], -1)
 
     def predict(self, crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:

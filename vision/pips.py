@@ -87,8 +87,7 @@ class PipFinder:
         return f"PipFinder(model_path={str(self.model_path)!r})"
 
     def _forward(self, blob: np.ndarray) -> np.ndarray:
-        self._net.setInput(blob)
-        out = np.asarray(self._net.forward(), np.float32)
+        out = self._net.forward(blob)
         n, side = blob.shape[0], out.shape[-1]
         out = out.reshape(n, side, side)
         if side == CROP_SIZE:

@@ -317,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "die_detector.onnx"
     torch.onnx.export(Exportable(net), torch.zeros(1, 3, INPUT_LONG_SIDE, INPUT_LONG_SIDE), str(onnx_path),
-                      dynamo=False, input_names=["image"], output_names=["maps"], opset_version=13)
+                      dynamo=False, input_names=["image"], output_names=["maps"], opset_version=13,
+                      dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}})
     meta = {
         "model": "die_detector",
         "architecture": f"CenterNet-style FCN, widths {list(WIDTHS)}, output stride {STRIDE}",

@@ -1,0 +1,54 @@
+"""The ONNX runtimes (vision/_onnx.py): onnxruntime and cv2.dnn give the same answers; bad settings say what to do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision._onnx import BACKEND_ENV, chosen_backend
+from vision.detect import DieDetector
+from vision.face import FaceModelError, FaceReader
+from vision.pips import PipFinder
+from vision.render import render_tray
+from vision.training.synth import fixed_probe_crops
+
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed: only cv2.dnn can run the models")
+
+
+def _both(monkeypatch, make):
+    monkeypatch.setenv(BACKEND_ENV, "onnxruntime")
+    fast = make()
+    monkeypatch.setenv(BACKEND_ENV, "opencv")
+    slow = make()
+    assert fast._net.backend == "onnxruntime" and slow._net.backend == "opencv"
+    return fast, slow
+
+
+def test_default_is_onnxruntime_when_installed(monkeypatch):
+    monkeypatch.delenv(BACKEND_ENV, raising=False)
+    assert chosen_backend() == "onnxruntime"
+    monkeypatch.setenv(BACKEND_ENV, " OpenCV ")
+    assert chosen_backend() == "opencv"
+
+
+def test_face_reader_and_pip_finder_agree_across_runtimes(monkeypatch):
+    crops, _ = fixed_probe_crops()
+    fast, slow = _both(monkeypatch, FaceReader)
+    assert np.allclose(fast.predict(crops), slow.predict(crops), atol=1e-4)
+    fast, slow = _both(monkeypatch, PipFinder)
+    assert np.allclose(fast.predict(crops), slow.predict(crops), atol=1e-4)
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1280, 960), (480, 640)])
+def test_detector_agrees_across_runtimes_at_any_picture_shape(monkeypatch, size):
+    image = np.asarray(render_tray([1, 2, 3, 4, 5], seed=2, size=size).image)
+    fast, slow = _both(monkeypatch, DieDetector)
+    a, b = fast.detect(image), slow.detect(image)
+    assert len(a) == len(b) == 5
+    assert np.allclose([d.box for d in a], [d.box for d in b], atol=0.5)
+
+
+def test_unknown_runtime_says_which_exist(monkeypatch):
+    monkeypatch.setenv(BACKEND_ENV, "tensorrt")
+    with pytest.raises(FaceModelError, match="DICETABLE_ONNX_BACKEND='tensorrt'.*auto, onnxruntime, opencv"):
+        FaceReader()
