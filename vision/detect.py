@@ -2,7 +2,7 @@
 
 A tiny CenterNet-style network [1]_ (trained by
 :mod:`vision.training.train_detector`, shipped as ONNX in
-``vision/models/die_detector.onnx`` and run with OpenCV's ``cv2.dnn``) reads
+``vision/models/die_detector.onnx`` and run with onnxruntime or OpenCV's ``cv2.dnn``) reads
 the photo downscaled to :data:`INPUT_LONG_SIDE` pixels on its long side and
 returns, every :data:`STRIDE` pixels, how likely a die centre is there, the
 die's box size and the centre's sub-cell offset. Local maxima of that heatmap

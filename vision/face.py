@@ -7,7 +7,7 @@ boxes, :func:`crop_die` cuts a square crop around each box, and
 
 The classifier is a small convolutional network trained with PyTorch
 (:mod:`vision.training.train_face`, never imported at run time) and shipped as
-ONNX in ``vision/models/face_reader.onnx``; it runs with OpenCV's ``cv2.dnn``.
+ONNX in ``vision/models/face_reader.onnx``; it runs with onnxruntime, or OpenCV's ``cv2.dnn`` (see :mod:`vision._onnx`).
 ``vision/models/face_reader.json`` beside it records the crop size, the class
 names, the data it was trained on and its measured accuracy.
 
@@ -199,7 +199,7 @@ class FaceReader:
     Raises
     ------
     FaceModelError
-        If the model file is missing, cannot be parsed by ``cv2.dnn``, or does
+        If the model file is missing, cannot be loaded by the runtime, or does
         not output 7 classes; the message says how to retrain it.
 
     Examples

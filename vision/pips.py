@@ -61,7 +61,7 @@ class PipFinder:
     Raises
     ------
     PipModelError
-        If the model is missing, cannot be loaded by ``cv2.dnn`` or does not
+        If the model is missing, cannot be loaded by the runtime or does not
         give one map per crop.
 
     Examples
