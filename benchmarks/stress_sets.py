@@ -42,7 +42,17 @@ def main() -> None:
     parser.add_argument("--save", default="", help="write annotated images with silent errors to this folder")
     parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="the reader's value threshold to try (default vision.reader.VALUE_THRESHOLD)")
     args = parser.parse_args()
+    read = None
+    if args.threshold is not None:
+        if not 0.0 < args.threshold < 1.0:
+            parser.error(f"--threshold must be between 0 and 1, got {args.threshold}")
+        from vision.reader import read_image
+
+        def read(image):
+            return read_image(image, value_threshold=args.threshold)
     cv2.setNumThreads(1)
     names = [c for c in args.conditions.split(",") if c] or [*CONDITIONS, "random"]
     for c in names:
@@ -54,7 +64,7 @@ def main() -> None:
     out = {}
     for c in names:
         saver = _saver(Path(args.save), c, args.save_all) if args.save else None
-        r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver)
+        r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver, read=read)
         print(f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
               f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {100 * r.accuracy:5.1f}% "
               f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}", flush=True)
