@@ -43,12 +43,13 @@ def main() -> None:
     parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
     parser.add_argument("--threshold", type=float, default=None,
-                        help="the reader's value threshold to try (default vision.reader.VALUE_THRESHOLD)")
+                        help="the reader's value threshold to try, strictly between 0 and 1 "
+                             "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.70)")
     args = parser.parse_args()
     read = None
     if args.threshold is not None:
         if not 0.0 < args.threshold < 1.0:
-            parser.error(f"--threshold must be between 0 and 1, got {args.threshold}")
+            parser.error(f"--threshold must be strictly between 0 and 1 (e.g. 0.5), got {args.threshold}")
         from vision.reader import read_image
 
         def read(image):
@@ -58,7 +59,10 @@ def main() -> None:
     for c in names:
         if c != "random" and c not in CONDITIONS:
             parser.error(f"unknown condition {c!r}; use some of {', '.join(CONDITIONS)}, random")
-    print(f"{args.n} images of 5 dice per condition, seed {args.seed}")
+    from vision.reader import VALUE_THRESHOLD
+
+    threshold = VALUE_THRESHOLD if args.threshold is None else args.threshold
+    print(f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}")
     print(f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
           f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
     out = {}

@@ -117,8 +117,8 @@ class DieDetector:
 
         self._net, self.metadata = load_onnx(
             path, "die-detector", DetectorModelError,
-            "retrain it with `pip install -e .[train]` then `python -m vision.training.train_detector --out vision/models`, "
-            "or reinstall dicetable")
+            "reinstall dicetable, or, in a source checkout, retrain it with `pip install -e '.[train]'` then "
+            "`python -m vision.training.train_detector --out vision/models`")
         self.model_path = path
         self.score_threshold = float(score_threshold)
         self.nms_iou = float(nms_iou)

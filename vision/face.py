@@ -57,9 +57,10 @@ CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "face_reader.onnx"
 
 _RETRAIN_HINT = (
-    "retrain it with `pip install -e .[train]` then "
-    "`python -m vision.training.train_face --out vision/models`, "
-    "or reinstall dicetable to get the packaged model back"
+    "reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
+    "`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/face_reader.json "
+    "(e.g. `python -m vision.training.train_face --out vision/models --depth 2 --widths 48 64 96 128 --epochs 20 "
+    "--dev-train all`)"
 )
 
 

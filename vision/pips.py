@@ -30,8 +30,9 @@ from vision.face import CROP_SIZE, preprocess
 __all__ = ["PipFinder", "PipModelError", "default_pip_finder", "layouts_on_map", "PIP_THRESHOLD"]
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pip_finder.onnx"
-_RETRAIN_HINT = ("reinstall dicetable, or retrain it with "
-                 "'python -m vision.training.train_pips --out vision/models' (needs the train extra)")
+_RETRAIN_HINT = ("reinstall dicetable, or, in a source checkout, retrain it with "
+                 "`pip install -e '.[train]'` then the command recorded under \"command\" in "
+                 "vision/models/pip_finder.json (python -m vision.training.train_pips --out vision/models ...)")
 
 #: A pixel is part of a pip when the map's probability is at least this.
 #: Measured on the held-out DEV fold with a pip finder trained on the other
