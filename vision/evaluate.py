@@ -28,7 +28,7 @@ import numpy as np
 from vision.detect import box_iou
 from vision.errors import DatasetError
 from vision.images import load_image
-from vision.reading import DieReading, ImageReading
+from vision.reading import DieReading, ImageReading, UnknownReason
 
 __all__ = [
     "LabelledDie",
@@ -494,8 +494,8 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 
 #: Short forms of the reader's reasons for the contact sheet's labels.
 _REASON_SHORT = {
-    "pip count disagrees": "pipsX", "low confidence": "unsure", "not a readable face": "noface",
-    "leaning": "lean", "cut off by the picture's edge": "cut",
+    UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
+    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut",
 }
 
 _KIND_COLOURS = {

@@ -32,9 +32,9 @@ with ``dicetable eval``; see the constants):
   :data:`DROP_MAX_DETECTOR_SCORE`: a phantom from a pip-like spot or a tray edge;
 * a value when the face reader's best class is 1-6 with probability >=
   :data:`VALUE_THRESHOLD` and the pip-layout check agrees;
-* otherwise unknown, with a reason (``"low confidence"``, ``"not a readable
-  face"``, ``"pip count disagrees"``, ``"leaning"``, ``"cut off by the
-  picture's edge"``).
+* otherwise unknown, with a reason (:class:`vision.reading.UnknownReason`:
+  ``"low confidence"``, ``"not a readable face"``, ``"pip count disagrees"``,
+  ``"leaning"``, ``"cut off by the picture's edge"``).
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels of the image given, ``x`` right, ``y`` down.
@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection
-from vision.reading import DieReading, ImageReading
+from vision.reading import DieReading, ImageReading, UnknownReason
 
 __all__ = [
     "VALUE_THRESHOLD",
@@ -281,33 +281,39 @@ def read_image(
 
     areas = np.array([d.box[2] * d.box[3] for d, _, _ in kept], np.float64)
     median_area = float(np.median(areas))
+    height, width = image.shape[:2]
+    # leaning and cut-off dice are told apart by their boxes; the others get a value or a reason
+    aside: list[UnknownReason | None] = []
+    for (det, p, _), area in zip(kept, areas):
+        leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
+        if leaning and (p[0] > 0.2 or float(p[1:].max()) < 0.95):
+            aside.append(UnknownReason.LEANING)
+        elif _cut_by_edge(det.box, width, height):
+            aside.append(UnknownReason.CUT_OFF)
+        else:
+            aside.append(None)
     # the second opinion is asked only where the face reader's answer could be given
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     maps = np.asarray(pip_finder.predict([kept[i][2] for i in asked]), np.float32)
     pip_maps: list[np.ndarray | None] = [None] * len(kept)
     for i, m in zip(asked, maps):
         pip_maps[i] = m
-    leaning_count = cut_count = 0
-    height, width = image.shape[:2]
     dice: list[DieReading] = []
-    for (det, p, crop), area, pip_map in zip(kept, areas, pip_maps):
+    for (det, p, _), reason, pip_map in zip(kept, aside, pip_maps):
         best = int(np.argmax(p[1:]) + 1)
         best_p = float(p[best])
-        leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
-        if leaning and (p[0] > 0.2 or best_p < 0.95):
-            leaning_count += 1
-            dice.append(DieReading(None, det.box, best_p, "leaning"))
-        elif _cut_by_edge(det.box, width, height):
-            cut_count += 1
-            dice.append(DieReading(None, det.box, best_p, "cut off by the picture's edge"))
+        if reason is not None:
+            dice.append(DieReading(None, det.box, best_p, reason))
         elif pip_map is not None and _layout_agrees(pip_map, best):
             dice.append(DieReading(best, det.box, confidence_map(best_p) if calibrated else best_p, None))
         elif best_p >= value_threshold:
-            dice.append(DieReading(None, det.box, best_p, "pip count disagrees"))
+            dice.append(DieReading(None, det.box, best_p, UnknownReason.PIPS_DISAGREE))
         elif p[0] >= best_p:
-            dice.append(DieReading(None, det.box, best_p, "not a readable face"))
+            dice.append(DieReading(None, det.box, best_p, UnknownReason.NOT_A_FACE))
         else:
-            dice.append(DieReading(None, det.box, best_p, "low confidence"))
+            dice.append(DieReading(None, det.box, best_p, UnknownReason.LOW_CONFIDENCE))
+    leaning_count = aside.count(UnknownReason.LEANING)
+    cut_count = aside.count(UnknownReason.CUT_OFF)
 
     if _is_blurred([crop for _, _, crop in kept]):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
@@ -317,7 +323,7 @@ def read_image(
         )
     if cut_count:
         problems.append(f"{_dice_word(cut_count)} cut off by the edge of the picture: move it into view")
-    unreadable = sum(1 for d in dice if d.value is None and d.reason not in ("leaning", "cut off by the picture's edge"))
+    unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if unreadable:
         problems.append(f"{_dice_word(unreadable)} unreadable: re-roll or adjust")
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))

@@ -8,6 +8,26 @@ Coordinates are image pixels with the origin at the top-left corner; boxes are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class UnknownReason(StrEnum):
+    """Why a die is reported without a value (:attr:`DieReading.reason`).
+
+    Members compare equal to their text, which is what ``dicetable read`` and
+    the reports print.
+    """
+
+    LOW_CONFIDENCE = "low confidence"
+    NOT_A_FACE = "not a readable face"
+    PIPS_DISAGREE = "pip count disagrees"
+    LEANING = "leaning"
+    CUT_OFF = "cut off by the picture's edge"
+
+    @property
+    def needs_reroll(self) -> bool:
+        """Whether this die is simply unreadable (re-roll or adjust), rather than leaning or cut off by the edge."""
+        return self not in (UnknownReason.LEANING, UnknownReason.CUT_OFF)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +46,8 @@ class DieReading:
         The reader's confidence in ``value`` (or, when ``value`` is ``None``,
         in its best guess), in ``[0, 1]``.
     reason : str or None, optional
-        Why the value is unknown (e.g. ``"low confidence"``, ``"leaning"``);
-        ``None`` when a value is given.
+        Why the value is unknown, usually an :class:`UnknownReason` (e.g.
+        ``"low confidence"``, ``"leaning"``); ``None`` when a value is given.
     """
 
     value: int | None

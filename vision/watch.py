@@ -39,7 +39,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.reading import ImageReading
+from vision.reading import ImageReading, UnknownReason
 from vision.sources.base import Frame
 from vision.tray import MarkerLayout, TrayGeometry, detect_markers, fit_tray, marker_shift_px
 
@@ -655,11 +655,11 @@ class RollWatcher:
                 lean = max(w, h) > c.lean_box_size * side or max(w, h) / max(1, min(w, h)) > c.lean_box_aspect
             lean = lean or (reason is not None and "lean" in reason.lower())
             if lean:
-                value, reason = None, "leaning"
+                value, reason = None, UnknownReason.LEANING
                 problems.append(f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; "
                                 "lay it flat or re-roll")
             elif value is not None and d.confidence < c.min_confidence:
-                value, reason = None, "low confidence"
+                value, reason = None, UnknownReason.LOW_CONFIDENCE
             if value is None and not lean:
                 problems.append(f"the die at ({cx:.0f}, {cy:.0f}) mm cannot be read ({reason or 'unsure'})")
             out.append(TrayDie(value, (cx, cy), (x, y, w, h), float(d.confidence), self._in_hold(cx, cy), reason))
