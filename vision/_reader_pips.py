@@ -23,7 +23,7 @@ import itertools
 import cv2
 import numpy as np
 
-__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "PIP_LAYOUTS"]
+__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "layout_spacing", "PIP_LAYOUTS"]
 
 #: Pip centres of face values 1-6 in units of the pip spacing, face centre at
 #: the origin, ``(x, y)``.
@@ -225,6 +225,26 @@ def pip_blobs(contrast_view: np.ndarray, margin: float) -> list[np.ndarray]:
     return [_blobs_of(d) for d in _binarisations(contrast_view, margin)]
 
 
+def layout_spacing(points: np.ndarray, value: int) -> float:
+    """Pip spacing (centre to corner pip along a face axis) of `value` pips at `points`.
+
+    Parameters
+    ----------
+    points : ndarray of shape (value, 2)
+        Pip centres, in any unit (the spacing comes out in the same unit).
+    value : int
+        Face value 2..6 whose layout the points are taken as.
+
+    Returns
+    -------
+    float
+        The points' RMS distance from their mean over the layout's RMS radius
+        in spacings (:data:`PIP_LAYOUTS`).
+    """
+    c = points - points.mean(axis=0)
+    return float(np.sqrt((c**2).sum(axis=1).mean())) / _LAYOUT_UNIT[value][1]
+
+
 def _layout_error(points: np.ndarray, value: int) -> float:
     """Worst pip distance from layout `value` after the best rotation (RMS-radius units); inf if no fit."""
     unit, _ = _LAYOUT_UNIT[value]
@@ -318,7 +338,6 @@ def match_subset(blobs: np.ndarray, value: int) -> tuple[int, ...] | None:
         return None
     if not value <= len(blobs) <= 12:
         return None
-    _, layout_rms = _LAYOUT_UNIT[value]
     for sub in itertools.combinations(range(len(blobs)), value):
         idx = list(sub)
         a = areas[idx]
@@ -326,7 +345,7 @@ def match_subset(blobs: np.ndarray, value: int) -> tuple[int, ...] | None:
             continue
         p = pts[idx]
         centre = p.mean(axis=0)
-        spacing = float(np.sqrt(((p - centre) ** 2).sum(axis=1).mean())) / layout_rms
+        spacing = layout_spacing(p, value)
         if not SPACING_RANGE[0] <= spacing <= SPACING_RANGE[1]:
             continue
         if np.hypot(*centre) > (min(0.22, PAIR_CENTRE_OFFSET * spacing) if value == 2 else 0.22):

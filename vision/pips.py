@@ -151,7 +151,7 @@ AREA_RATIO: float = 3.0
 
 def _holds_layout(blobs: np.ndarray) -> bool:
     """Whether all marked pips together form the layout of their count."""
-    from vision._reader_pips import _LAYOUT_UNIT, _layout_error
+    from vision._reader_pips import _layout_error, layout_spacing
 
     n = len(blobs)
     pts, areas = blobs[:, :2], blobs[:, 2]
@@ -162,8 +162,7 @@ def _holds_layout(blobs: np.ndarray) -> bool:
         return float(areas[0]) >= ONE_MIN_AREA
     if float(areas.max()) > AREA_RATIO * float(areas.min()):
         return False
-    spacing = float(np.sqrt(((pts - centre) ** 2).sum(axis=1).mean())) / _LAYOUT_UNIT[n][1]
-    if not SPACING_RANGE[0] <= spacing <= SPACING_RANGE[1]:
+    if not SPACING_RANGE[0] <= layout_spacing(pts, n) <= SPACING_RANGE[1]:
         return False
     return _layout_error(pts, n) <= LAYOUT_TOLERANCE
 

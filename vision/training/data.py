@@ -244,6 +244,48 @@ def cut_context(image: np.ndarray, cx: float, cy: float, side: float) -> np.ndar
     return _crop_square(image, cx, cy, side * CONTEXT_FACTOR, CONTEXT_SIZE)
 
 
+def context_px(points: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
+    """Image points in px of the context crop :func:`cut_context` cuts with the same ``cx, cy, side``.
+
+    Parameters
+    ----------
+    points : ndarray of shape (K, 3)
+        ``x``, ``y`` and a length (a radius), image px.
+    cx, cy, side : float
+        As given to :func:`cut_context`, image px.
+
+    Returns
+    -------
+    ndarray of shape (K, 3), dtype float64
+        The same points in px of the ``CONTEXT_SIZE`` crop (the square's
+        rounding as in :func:`vision.face._crop_square`).
+    """
+    side_px = max(1, int(round(side * CONTEXT_FACTOR)))
+    x0, y0 = int(round(cx - side_px / 2.0)), int(round(cy - side_px / 2.0))
+    f = CONTEXT_SIZE / side_px
+    p = np.asarray(points, np.float64).reshape(-1, 3)
+    return np.column_stack([(p[:, 0] - x0 + 0.5) * f - 0.5, (p[:, 1] - y0 + 0.5) * f - 0.5, p[:, 2] * f])
+
+
+def source_hash(*paths: str | Path) -> str:
+    """Short hash of source files, so that caches of drawn or rendered crops follow code changes.
+
+    Parameters
+    ----------
+    *paths : str or Path
+        The files, hashed in the order given.
+
+    Returns
+    -------
+    str
+        The first 8 hex digits of their SHA-1.
+    """
+    h = hashlib.sha1()
+    for path in paths:
+        h.update(Path(path).read_bytes())
+    return h.hexdigest()[:8]
+
+
 def load_cache(
     train_dir: Path = DEFAULT_TRAIN_DIR,
     cache_dir: Path = DEFAULT_CACHE_DIR,

@@ -152,12 +152,12 @@ def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_M
     """
     import cv2
 
-    from vision.render import PIP_LAYOUTS as GRID_LAYOUTS
+    from vision._reader_pips import PIP_LAYOUTS
 
     side = pip_map.shape[0]
     box = side / (1.0 + 2.0 * margin)
     grid = np.array([(u, v) for v in (-1, 0, 1) for u in (-1, 0, 1)], np.float64)
-    used = np.array([tuple(g) in {tuple(p) for p in GRID_LAYOUTS[value]} for g in grid])
+    used = np.array([tuple(g) in set(PIP_LAYOUTS[value]) for g in grid])
     raw = np.asarray(pip_map, np.float32)
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float64)
     candidates = []

@@ -13,7 +13,7 @@ import numpy as np
 
 from vision.render import PIP_LAYOUTS, STYLES, RenderedDie, Unreadable, render_randomised, render_tray
 from vision.render._die import PIP_OFFSET
-from vision.training.data import CONTEXT_FACTOR, CONTEXT_SIZE, _far_from_dice, cut_context, iou, nominal_side
+from vision.training.data import CONTEXT_SIZE, _far_from_dice, context_px, cut_context, iou, nominal_side, source_hash
 
 
 def render_samples(n_images: int, seed: int, *, randomised: bool = False,
@@ -57,7 +57,7 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False,
             cx, cy, side = b[0] + b[2] / 2, b[1] + b[3] / 2, nominal_side(b[2], b[3])
             crops.append(cut_context(img, cx, cy, side))
             labels.append(0 if d.unreadable == Unreadable.LEANING else d.value)
-            pips.append(none if labels[-1] == 0 else _in_context(top_face_pips(d), cx, cy, side))
+            pips.append(none if labels[-1] == 0 else context_px(top_face_pips(d), cx, cy, side))
         sizes = [max(b[2:]) for b in boxes]
         for _ in range(2):
             for _try in range(20):
@@ -113,14 +113,6 @@ def top_face_pips(die: RenderedDie, pip_radius: float = 0.095) -> np.ndarray:
     return np.array(out, np.float64).reshape(-1, 3)
 
 
-def _in_context(pips: np.ndarray, cx: float, cy: float, side: float) -> np.ndarray:
-    """Image-px pips as px of the context crop :func:`cut_context` cuts around ``(cx, cy)``."""
-    side_px = max(1, int(round(side * CONTEXT_FACTOR)))
-    x0, y0 = int(round(cx - side_px / 2.0)), int(round(cy - side_px / 2.0))
-    f = CONTEXT_SIZE / side_px
-    return np.column_stack([(pips[:, 0] - x0 + 0.5) * f - 0.5, (pips[:, 1] - y0 + 0.5) * f - 0.5, pips[:, 2] * f])
-
-
 def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bool = False,
                           with_pips: bool = False) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`render_samples`, kept in `cache_dir` and redrawn when the renderer's code changes.
@@ -139,7 +131,6 @@ def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bo
     pips : list of N ndarrays of shape (K, 3)
         Empty arrays unless `with_pips`.
     """
-    import hashlib
     import time
     from pathlib import Path
 
@@ -147,11 +138,9 @@ def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bo
 
     if n_images <= 0:
         return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), []
-    code = hashlib.sha1()
-    for f in sorted(Path(vision.render.__file__).parent.glob("*.py")) + [Path(__file__)]:
-        code.update(f.read_bytes())
+    code = source_hash(*sorted(Path(vision.render.__file__).parent.glob("*.py")), __file__)
     kind = "randomised" if randomised else "tray"
-    path = Path(cache_dir) / f"render_{kind}_{n_images}_{seed}_{CONTEXT_SIZE}_{code.hexdigest()[:8]}.npz"
+    path = Path(cache_dir) / f"render_{kind}_{n_images}_{seed}_{CONTEXT_SIZE}_{code}.npz"
     if path.is_file():
         z = np.load(path)
         bounds = np.cumsum(z["pip_counts"])[:-1]

@@ -65,6 +65,7 @@ from vision.training.data import (
     FACE_TO_DIE,
     PIPS_TO_DIE,
     load_cache,
+    source_hash,
 )
 
 
@@ -92,16 +93,9 @@ class FaceNet(nn.Module):
         return self.head(self.drop(x))
 
 
-def _source_hash(path: str) -> str:
-    """Short hash of a source file, so that caches of drawn crops follow code changes."""
-    import hashlib
-
-    return hashlib.sha1(Path(path).read_bytes()).hexdigest()[:8]
-
-
 def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
     """Drawn context crops (:func:`vision.training.synth.synth_set`), cached in `cache_dir`."""
-    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{_source_hash(synth.__file__)}.npz"
+    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{source_hash(synth.__file__)}.npz"
     if path.is_file():
         z = np.load(path)
         return z["crops"], z["labels"]
@@ -162,14 +156,13 @@ def train(args: argparse.Namespace) -> dict:
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
     ren, ren_y = render_cache(args.render, args.seed, args.cache_dir)
     rnd, rnd_y = render_cache(args.render_randomised, args.seed + 1, args.cache_dir, randomised=True)
-    ren, ren_y = np.concatenate([ren, rnd]), np.concatenate([ren_y, rnd_y])
     dv, dv_y, held_out = dev_training_cache(args)
-    ctx = np.concatenate([real, syn, ren] + [dv] * args.dev_weight)
-    y = np.concatenate([real_y, syn_y, ren_y] + [dv_y] * args.dev_weight)
+    ctx = np.concatenate([real, syn, ren, rnd] + [dv] * args.dev_weight)
+    y = np.concatenate([real_y, syn_y, ren_y, rnd_y] + [dv_y] * args.dev_weight)
     counts = {
         "train_photos_by_kind": dict(Counter(kinds.tolist())),
         "synthetic_drawn": int(len(syn_y)),
-        "rendered": int(len(ren_y) - len(rnd_y)),
+        "rendered": int(len(ren_y)),
         "rendered_randomised": int(len(rnd_y)),
         "dev_samples": int(len(dv_y)),
         "dev_weight": args.dev_weight,
