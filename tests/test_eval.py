@@ -218,3 +218,13 @@ def test_reliability_plot_marks_each_filled_bin():
     cols = (np.abs(img[200:500].astype(int) - bar).sum(axis=2) < 10).any(axis=0)
     runs = np.count_nonzero(np.diff(cols.astype(int)) == 1)
     assert runs == 3  # bins 0.3-0.4, 0.5-0.6 and 0.9-1.0
+
+
+def test_contact_sheet_names_keep_their_distinguishing_end():
+    from vision.evaluate import _fit_left
+
+    name = "nell_IMG_20191208_112342.jpg"
+    short = _fit_left(name, 92, 0.28)
+    assert short.startswith("..") and short.endswith("112342.jpg")  # the photo's own part survives
+    assert cv2.getTextSize(short, cv2.FONT_HERSHEY_SIMPLEX, 0.28, 1)[0][0] <= 92
+    assert _fit_left("a_1.jpg", 92, 0.28) == "a_1.jpg"

@@ -503,6 +503,19 @@ _KIND_COLOURS = {
 }
 
 
+def _fit_left(text: str, width: int, scale: float) -> str:
+    """`text`, its start cut off (marked ``..``) until it fits `width` px at `scale`: photo names differ at the end."""
+    def fits(t: str) -> bool:
+        return cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] <= width
+
+    if fits(text):
+        return text
+    for k in range(1, len(text)):
+        if fits(".." + text[k:]):
+            return ".." + text[k:]
+    return ""
+
+
 def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.ndarray:
     x, y, w, h = o.box
     side = max(w, h) * 1.4
@@ -520,7 +533,8 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     if o.read is None and o.reason:  # why the reader said unknown
         text += " " + _REASON_SHORT.get(o.reason, o.reason[:6])
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
-    cv2.putText(label, name[:22], (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1, cv2.LINE_AA)
+    cv2.putText(label, _fit_left(name, tile - 4, 0.28), (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1,
+                cv2.LINE_AA)
     out = np.vstack([crop, label])
     cv2.rectangle(out, (0, 0), (tile - 1, tile - 1), colour, 1)
     return out
