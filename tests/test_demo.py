@@ -187,3 +187,12 @@ def test_demo_cli_full_game_with_the_real_reader(rules, capsys):
                 yahtzee_bonuses=len(re.findall(r"\(\+100 Yahtzee bonus\)", out)))
     assert _printed_totals(lines) == (card_total(rs, card),)
     assert re.search(r"^Reading: \d+ of \d+ dice read right", out, re.M)
+
+
+@pytest.mark.parametrize("extra", [["--headless"], []])
+def test_demo_says_a_bad_runtime_variable_before_the_game_starts(extra, monkeypatch, capsys):
+    monkeypatch.setenv("DICETABLE_ONNX_BACKEND", "tensorrt")
+    assert main(["demo", *extra, "--players", "1", "--port", "0"]) == 2
+    captured = capsys.readouterr()
+    assert "DICETABLE_ONNX_BACKEND='tensorrt'" in captured.err and "auto, onnxruntime, opencv" in captured.err
+    assert "Player 1" not in captured.out  # no game was started

@@ -4,7 +4,9 @@ The names below are imported lazily, so ``import vision`` stays cheap:
 
 * :func:`read_image` (:mod:`vision.reader`): photo -> :class:`ImageReading`;
 * :func:`load_image` (:mod:`vision.images`): path -> BGR ``uint8`` array;
-* :class:`DieReading`, :class:`ImageReading` (:mod:`vision.reading`).
+* :class:`DieReading`, :class:`ImageReading` (:mod:`vision.reading`);
+* :func:`chosen_backend`: the runtime the networks will run on (checks
+  ``DICETABLE_ONNX_BACKEND``; a command can call it first to fail early).
 
 Example::
 
@@ -18,18 +20,20 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["read_image", "load_image", "DieReading", "ImageReading"]
+__all__ = ["read_image", "load_image", "DieReading", "ImageReading", "chosen_backend"]
 
 _LAZY = {
     "read_image": "vision.reader",
     "load_image": "vision.images",
     "DieReading": "vision.reading",
     "ImageReading": "vision.reading",
+    "chosen_backend": "vision._onnx",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
     from vision.images import load_image
     from vision.reader import read_image
+    from vision._onnx import chosen_backend
     from vision.reading import DieReading, ImageReading
 
 

@@ -50,6 +50,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the demo game; exit status 0."""
+    from vision import chosen_backend
+
+    chosen_backend()  # a bad DICETABLE_ONNX_BACKEND is said now, not at the first throw
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]  # levels as in --players NAME:LEVEL
     if not args.headless:
         from table.demo_served import serve_demo
