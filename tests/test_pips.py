@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-from vision.pips import DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, layouts_on_map
+from vision.pips import (DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, layouts_on_map, marked_peaks,
+                         marked_pips)
 from vision.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
 
 
@@ -47,6 +48,36 @@ def test_an_extra_pip_spoils_a_layout():
     four = _drawn_map(4)
     cv2.circle(four, (32, 32), 3, 1.0, -1)  # a centre pip: this is a 5, not a 4
     assert layouts_on_map(four, 0.15) == {5}
+
+
+def _faint_map(value: int, height: float, *, spacing: float = 11.0, angle_deg: float = 0.0) -> np.ndarray:
+    """Gaussian marks of `height` (sigma 1.6 px) at the layout of `value`: too thin for blobs of a pip's size."""
+    yy, xx = np.mgrid[0:CROP_SIZE, 0:CROP_SIZE].astype(np.float32)
+    m = np.zeros((CROP_SIZE, CROP_SIZE), np.float32)
+    a = np.deg2rad(angle_deg)
+    for px, py in PIP_LAYOUTS[value]:
+        x = 31.5 + spacing * (px * np.cos(a) - py * np.sin(a))
+        y = 31.5 + spacing * (px * np.sin(a) + py * np.cos(a))
+        m = np.maximum(m, height * np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * 1.6**2)))
+    return m
+
+
+@pytest.mark.parametrize("value", range(2, 7))
+def test_faint_marks_are_read_by_their_peaks(value):
+    faint = _faint_map(value, 0.45, angle_deg=15)
+    assert len(marked_pips(faint, 0.15, 0.3)) == 0  # no mark big enough for a blob
+    assert len(marked_peaks(faint, 0.15, 0.5)) == 0  # nothing as high as the split thresholds
+    peaks = marked_peaks(faint, 0.15, 0.3)
+    assert len(peaks) == value and np.all(peaks[:-1, 2] >= peaks[1:, 2])  # one peak per pip, highest first
+    assert layouts_on_map(faint, 0.15) == {value}
+
+
+def test_peaks_do_not_make_a_lone_faint_mark_a_one_nor_a_line_a_layout():
+    assert layouts_on_map(_faint_map(1, 0.45), 0.15) == set()  # a 1 needs a blob of a pip's size
+    line = np.zeros((64, 64), np.float32)
+    for x in (14, 24, 34, 44, 54):
+        cv2.circle(line, (x, 32), 2, 0.4, -1)
+    assert layouts_on_map(line, 0.15) == set()  # five peaks in a row are no 5
 
 
 def test_predict_shapes_and_range(finder):

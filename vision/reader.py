@@ -295,16 +295,16 @@ def read_image(
     # the second opinion is asked only where the face reader's answer could be given
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     maps = np.asarray(pip_finder.predict([kept[i][2] for i in asked]), np.float32)
-    pip_maps: list[np.ndarray | None] = [None] * len(kept)
+    agrees = [False] * len(kept)
     for i, m in zip(asked, maps):
-        pip_maps[i] = m
+        agrees[i] = _layout_agrees(m, int(np.argmax(kept[i][1][1:]) + 1))
     dice: list[DieReading] = []
-    for (det, p, _), reason, pip_map in zip(kept, aside, pip_maps):
+    for (det, p, _), reason, agree in zip(kept, aside, agrees):
         best = int(np.argmax(p[1:]) + 1)
         best_p = float(p[best])
         if reason is not None:
             dice.append(DieReading(None, det.box, best_p, reason))
-        elif pip_map is not None and _layout_agrees(pip_map, best):
+        elif agree:
             dice.append(DieReading(best, det.box, confidence_map(best_p) if calibrated else best_p, None))
         elif best_p >= value_threshold:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.PIPS_DISAGREE))
