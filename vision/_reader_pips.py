@@ -246,23 +246,30 @@ def layout_spacing(points: np.ndarray, value: int) -> float:
 
 
 def _layout_error(points: np.ndarray, value: int) -> float:
-    """Worst pip distance from layout `value` after the best rotation (RMS-radius units); inf if no fit."""
+    """Worst pip distance from layout `value` after the best rotation (RMS-radius units); inf if no fit.
+
+    The rotations tried turn each point off the centre onto each layout pip
+    off the centre; a rotation counts when every layout pip has its own
+    nearest point. All rotations are tried at once (arrays of shape
+    (rotations, points, layout pips)).
+    """
     unit, _ = _LAYOUT_UNIT[value]
     c = points - points.mean(axis=0)
     c = c / float(np.sqrt((c**2).sum(axis=1).mean()))
-    best = np.inf
-    for a in c:
-        if np.hypot(*a) < 0.3:
-            continue
-        for b in unit:
-            if np.hypot(*b) < 0.3:
-                continue
-            ang = np.arctan2(b[1], b[0]) - np.arctan2(a[1], a[0])
-            rot = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
-            d = np.sqrt((((c @ rot.T)[:, None, :] - unit[None, :, :]) ** 2).sum(axis=2))
-            if len(set(d.argmin(axis=0).tolist())) == value:  # one point per layout pip
-                best = min(best, float(d.min(axis=0).max()))
-    return best
+    a = c[np.hypot(c[:, 0], c[:, 1]) >= 0.3]
+    b = unit[np.hypot(unit[:, 0], unit[:, 1]) >= 0.3]
+    if not len(a) or not len(b):
+        return np.inf
+    ang = (np.arctan2(b[:, 1], b[:, 0])[None, :] - np.arctan2(a[:, 1], a[:, 0])[:, None]).ravel()
+    cos, sin = np.cos(ang)[:, None], np.sin(ang)[:, None]
+    rx = cos * c[None, :, 0] - sin * c[None, :, 1]  # (rotations, points)
+    ry = sin * c[None, :, 0] + cos * c[None, :, 1]
+    d = np.sqrt((rx[:, :, None] - unit[None, None, :, 0]) ** 2 + (ry[:, :, None] - unit[None, None, :, 1]) ** 2)
+    nearest = np.sort(d.argmin(axis=1), axis=1)  # (rotations, layout pips): the nearest point of each
+    one_each = (np.diff(nearest, axis=1) != 0).all(axis=1)  # one point per layout pip
+    if not one_each.any():
+        return np.inf
+    return float(d.min(axis=1)[one_each].max(axis=1).min())
 
 
 def pips_match(contrast_view: np.ndarray, value: int, margin: float) -> bool:

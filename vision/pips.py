@@ -217,8 +217,9 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
         blobs = marked_pips(pip_map, margin, threshold)
         if 1 <= len(blobs) <= 6 and _holds_layout(blobs):
             found.add(len(blobs))
-    for threshold in PEAK_THRESHOLDS:
-        peaks = marked_peaks(pip_map, margin, threshold)
+    all_peaks = marked_peaks(pip_map, margin, min(PEAK_THRESHOLDS)) if PEAK_THRESHOLDS else np.zeros((0, 3))
+    for threshold in PEAK_THRESHOLDS:  # a peak kept at the lowest height is kept at any (suppression goes by height)
+        peaks = all_peaks[all_peaks[:, 2] >= threshold]
         if 2 <= len(peaks) <= 6 and _holds_layout(peaks, sized=False):
             found.add(len(peaks))
     return found
