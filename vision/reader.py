@@ -64,19 +64,17 @@ __all__ = [
 
 #: Least face-reader probability of the best face value (1-6) to give a value
 #: (the pip finder must agree too). Measured on the held-out DEV fold (474
-#: dice) with face reader v5 and pip finder v3 trained without it, per-die
-#: accuracy / silent errors (second look under 0.6): 0.3: 90.7 % / 1.5 %;
-#: 0.5: 90.3 % / 1.3 %; 0.6: 90.3 % / 1.3 %; 0.7: 88.8 % / 1.3 %; 0.8: 87.8 % /
-#: 1.1 %. Of the 6 silent errors at 0.5-0.7, 5 look like label problems on
-#: inspection (the crop clearly shows the value read, or an unlabelled die).
-#: On the rendered stress sets (``python benchmarks/stress_sets.py --n 10
-#: [--threshold T]``, 22 sets, 1074 dice): right / silent 1026 / 14 at 0.7,
-#: 1030 / 15 at 0.5. Counting a silent error as ten unknown dice (a wrong score
-#: against a re-roll), 0.5 and 0.7 cost about the same over both sets; 0.7 is
-#: kept, the side of fewer silent errors. (Face reader v3 / pip finder v2:
-#: held-out 86.9 % / 0.8 % at 0.7; stress 969 / 12 of 1025 dice at 0.7, 979 / 19
-#: at 0.3.) Re-tune when a model is retrained (``benchmarks/tune_reader.py
-#: --fold 1 --face-model ... --pip-model ...`` on the fold twins).
+#: dice) with face reader v6 and pip finder v3 trained without it (layout check
+#: on blobs and peaks), per-die accuracy / silent errors (second look under
+#: 0.6): 0.3: 91.8 % / 1.7 %; 0.4: 91.6 % / 1.3 %; 0.5: 91.1 % / 1.1 %; 0.6:
+#: 90.9 % / 1.1 %; 0.7: 90.5 % / 1.1 %; 0.8: 89.2 % / 1.1 %. On the rendered
+#: stress sets (``python benchmarks/stress_sets.py --n 10 [--threshold T]``, 22
+#: sets, 1074 dice): right / silent 1029 / 9 at 0.7, 1035 / 14 at 0.5. Counting a
+#: silent error as ten unknown dice (a wrong score against a re-roll), 0.7 costs
+#: least. (Face reader v5: held-out 88.8 % / 1.3 % at 0.7, stress 1026 / 14; face
+#: reader v3 / pip finder v2: held-out 86.9 % / 0.8 %, stress 969 / 12 of 1025.)
+#: Re-tune when a model is retrained (``benchmarks/tune_reader.py --fold 1
+#: --face-model ... --pip-model ...`` on the fold twins).
 VALUE_THRESHOLD: float = 0.70
 
 #: Dice whose best face value has a probability under this get the second look
