@@ -94,6 +94,7 @@ def test_write_report_makes_contact_sheet_and_metrics(tiny, tmp_path):
     assert {"metrics.json", "failures.png"} <= names
     sheet = cv2.imread(str(tmp_path / "rep" / "failures.png"))
     assert sheet is not None and sheet.shape[1] == 12 * 96
+    assert sheet.shape[0] > 96 and sheet[96:].any()  # one row of tiles, then the legend strip below it
     metrics = json.loads((tmp_path / "rep" / "metrics.json").read_text())
     assert metrics["overall"]["correct"] == 3
     assert (tmp_path / "rep" / "failures" / "a_1.jpg").is_file()
@@ -228,3 +229,9 @@ def test_contact_sheet_names_keep_their_distinguishing_end():
     assert short.startswith("..") and short.endswith("112342.jpg")  # the photo's own part survives
     assert cv2.getTextSize(short, cv2.FONT_HERSHEY_SIMPLEX, 0.28, 1)[0][0] <= 92
     assert _fit_left("a_1.jpg", 92, 0.28) == "a_1.jpg"
+
+
+def test_an_empty_dataset_is_an_error_not_a_zero_score(tmp_path):
+    (tmp_path / "labels.json").write_text('{"images": []}')
+    with pytest.raises(DatasetError, match="lists no images"):
+        load_dataset(tmp_path)

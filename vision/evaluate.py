@@ -241,8 +241,9 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     Raises
     ------
     DatasetError
-        If the folder or ``labels.json`` is missing, is not valid JSON, or an entry
-        lacks ``file`` or has a die without a value 1-6 and a 4-number box.
+        If the folder or ``labels.json`` is missing, is not valid JSON, lists
+        no images, or an entry lacks ``file`` or has a die without a value 1-6
+        and a 4-number box.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -279,6 +280,9 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
                 )
             dice.append(LabelledDie(value, box))  # type: ignore[arg-type]
         out.append(LabelledImage(root / entry["file"], tuple(dice)))
+    if not out:
+        raise DatasetError(f'{str(labels_path)!r} lists no images; add entries to its "images" list '
+                           '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})')
     return out
 
 
@@ -486,7 +490,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     if tiles:
         rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
         rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
-        sheet = np.vstack([np.hstack(r) for r in rows])
+        sheet = np.vstack([np.hstack(r) for r in rows] + [_legend(columns * tile)])
         cv2.imwrite(str(out / "failures.png"), sheet)
         written.append(out / "failures.png")
     return written
@@ -501,6 +505,21 @@ _REASON_SHORT = {
 _KIND_COLOURS = {
     "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
 }
+
+
+def _legend(width: int) -> np.ndarray:
+    """A strip explaining the contact sheet's labels, `width` px wide, BGR ``uint8``."""
+    strip = np.zeros((34, width, 3), np.uint8)
+    x = 4
+    for kind, colour in _KIND_COLOURS.items():
+        cv2.putText(strip, kind, (x, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
+        x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)[0][0] + 12
+    reasons = ", ".join(f"{short} = {str(reason)}" for reason, short in _REASON_SHORT.items())
+    cv2.putText(strip, "t = labelled value, r = value read (? none, - no die labelled)", (x + 8, 13),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA)
+    cv2.putText(strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1,
+                cv2.LINE_AA)
+    return strip
 
 
 def _fit_left(text: str, width: int, scale: float) -> str:
@@ -529,7 +548,7 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
     truth = "-" if o.truth is None else str(o.truth)
     read = "?" if o.read is None else str(o.read)
-    text = f"{o.kind[:5]} t{truth} r{read}"
+    text = f"{o.kind} t{truth} r{read}"
     if o.read is None and o.reason:  # why the reader said unknown
         text += " " + _REASON_SHORT.get(o.reason, o.reason[:6])
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)

@@ -20,6 +20,10 @@ __all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths"]
 IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
 
+#: Least width and height of a photo, px: anything smaller cannot hold a die.
+MIN_SIDE_PX: int = 8
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read one photo as a BGR image.
 
@@ -37,8 +41,8 @@ def load_image(path: str | Path) -> np.ndarray:
     Raises
     ------
     ImageLoadError
-        If `path` is missing, is a folder, cannot be read, or is not an image
-        OpenCV can decode.
+        If `path` is missing, is a folder, cannot be read, is not an image
+        OpenCV can decode, or is under :data:`MIN_SIDE_PX` on a side.
     """
     p = Path(path)
     if not p.exists():
@@ -54,6 +58,10 @@ def load_image(path: str | Path) -> np.ndarray:
         raise ImageLoadError(
             f"{str(path)!r} is not an image OpenCV can decode; give a JPEG, PNG, BMP, TIFF or WebP photo"
         )
+    height, width = image.shape[:2]
+    if min(height, width) < MIN_SIDE_PX:
+        raise ImageLoadError(f"{str(path)!r} is {width}x{height} px, too small to hold a die; give a photo of the "
+                             f"tray (at least {MIN_SIDE_PX} px a side; 640x480 or more reads best)")
     return image
 
 

@@ -170,7 +170,9 @@ def check_image(image_bgr: object, name: str = "image_bgr") -> np.ndarray:
         raise ValueError(
             f"{name} must have shape (H, W, 3) (BGR) or (H, W) (grey), got {image_bgr.shape}"
         )
-    if image_bgr.shape[0] < 8 or image_bgr.shape[1] < 8:
+    from vision.images import MIN_SIDE_PX
+
+    if image_bgr.shape[0] < MIN_SIDE_PX or image_bgr.shape[1] < MIN_SIDE_PX:
         raise ValueError(f"{name} is too small ({image_bgr.shape[1]}x{image_bgr.shape[0]} px); give a photo")
     return image_bgr
 
