@@ -133,6 +133,24 @@ def test_phantom_with_low_detector_score_is_dropped_but_strong_one_kept():
     assert reading.values == (None,)
 
 
+def test_phantom_is_dropped_on_its_first_look_though_the_second_look_dilutes_it():
+    """The second look (turns, contrast views) is for faces; a phantom's 'not a die' must not be averaged away."""
+
+    class FirstSureThenDiluted:
+        def __init__(self):
+            self.calls = 0
+
+        def predict(self, crops):
+            self.calls += 1
+            return np.stack([_probs(0, 0.94) if self.calls == 1 else np.full(7, 1 / 7, np.float32) for _ in crops])
+
+    det = FakeDetector([Detection((100, 100, 30, 24), 0.49)])  # a wood-grain spot in jim_input_dice5.jpg
+    faces = FirstSureThenDiluted()
+    reading = read_image(IMAGE, detector=det, face_reader=faces, pip_finder=FakePipFinder([0]))
+    assert faces.calls == 2  # it did get the second look
+    assert reading.dice == () and reading.problems == ("no dice found",)
+
+
 def test_no_detections_reports_no_dice():
     reading = read_image(IMAGE, detector=FakeDetector([]), face_reader=FakeFaceReader([]))
     assert reading.dice == () and reading.problems == ("no dice found",)

@@ -268,11 +268,16 @@ def read_image(
     crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in detections]
     probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(detections), -1)
     if tta:
+        first_not_a_die = probs[:, 0].copy()
         probs = _second_look(face_reader, crops, probs)
+        # a phantom's second look (turns and contrast views, meant for faces) can dilute "not a die"
+        not_a_die = np.maximum(first_not_a_die, probs[:, 0])
+    else:
+        not_a_die = probs[:, 0]
 
     kept: list[tuple[Detection, np.ndarray, np.ndarray]] = []
-    for det, p, crop in zip(detections, probs, crops):
-        if p[0] >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
+    for det, p, crop, p_not_a_die in zip(detections, probs, crops, not_a_die):
+        if p_not_a_die >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
             continue  # a phantom: a pip-like spot or a tray edge
         kept.append((det, p, crop))
     if not kept:
