@@ -101,6 +101,26 @@ class OnnxNet:
         return np.asarray(self._net.forward(), np.float32)
 
 
+def retrain_hint(stem: str, trainer: str) -> str:
+    """What to do about a missing or broken packaged model, for error messages.
+
+    Parameters
+    ----------
+    stem : str
+        The model's file stem in ``vision/models`` (e.g. ``"face_reader"``).
+    trainer : str
+        The module under :mod:`vision.training` that trains it (e.g. ``"train_face"``).
+
+    Returns
+    -------
+    str
+        Reinstall, or retrain with the command recorded in the model's JSON.
+    """
+    return ("reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
+            f"`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/{stem}.json "
+            f"(python -m vision.training.{trainer} --out vision/models ...)")
+
+
 def load_onnx(path: Path, what: str, error: type[Exception], hint: str) -> tuple[OnnxNet, dict[str, Any]]:
     """Load an ONNX model and the JSON metadata beside it.
 

@@ -113,12 +113,10 @@ class DieDetector:
         nms_iou: float = 0.4,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
-        from vision._onnx import load_onnx
+        from vision._onnx import load_onnx, retrain_hint
 
-        self._net, self.metadata = load_onnx(
-            path, "die-detector", DetectorModelError,
-            "reinstall dicetable, or, in a source checkout, retrain it with `pip install -e '.[train]'` then "
-            "`python -m vision.training.train_detector --out vision/models`")
+        self._net, self.metadata = load_onnx(path, "die-detector", DetectorModelError,
+                                             retrain_hint("die_detector", "train_detector"))
         self.model_path = path
         self.score_threshold = float(score_threshold)
         self.nms_iou = float(nms_iou)

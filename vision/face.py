@@ -28,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision._onnx import retrain_hint
 from vision.errors import VisionError
 
 __all__ = [
@@ -56,12 +57,7 @@ CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
 #: The packaged model; its metadata is the JSON file with the same stem.
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "face_reader.onnx"
 
-_RETRAIN_HINT = (
-    "reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
-    "`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/face_reader.json "
-    "(e.g. `python -m vision.training.train_face --out vision/models --depth 2 --widths 48 64 96 128 --epochs 20 "
-    "--dev-train all`)"
-)
+_RETRAIN_HINT = retrain_hint("face_reader", "train_face")
 
 
 class FaceModelError(VisionError, OSError):

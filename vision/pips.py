@@ -24,15 +24,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision._onnx import retrain_hint
 from vision.errors import VisionError
 from vision.face import CROP_SIZE, preprocess
 
 __all__ = ["PipFinder", "PipModelError", "default_pip_finder", "layouts_on_map", "marked_peaks", "PIP_THRESHOLD"]
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pip_finder.onnx"
-_RETRAIN_HINT = ("reinstall dicetable, or, in a source checkout, retrain it with "
-                 "`pip install -e '.[train]'` then the command recorded under \"command\" in "
-                 "vision/models/pip_finder.json (python -m vision.training.train_pips --out vision/models ...)")
+_RETRAIN_HINT = retrain_hint("pip_finder", "train_pips")
 
 #: A pixel is part of a pip when the map's probability is at least this.
 #: Measured on the held-out DEV fold with a pip finder trained on the other
@@ -53,7 +52,7 @@ SPLIT_THRESHOLDS: tuple[float, ...] = (0.5, 0.7)
 #: peaks at 0.3 and 0.5 too 89.2 % / 6; at 0.2, 0.3 and 0.5 89.5 % / 6. DEV
 #: in-sample (947 dice): 91.9 % / 6; 92.9 % / 6; 93.1 % / 7 (0.2 made the
 #: faint glare in the middle of a red 2 a third pip). Averaging the maps of
-#: the crop's four turns for the dice that still disagree gained 0.6 % on the
+#: the crop's four turns for the dice that still disagree gained 0.4 % on the
 #: held-out fold but gave 2 more silent errors on the rendered marbled set
 #: (white swirls), so it is not done. With face reader v6 (held-out, 0.7):
 #: blobs only 89.9 % / 5 dice, with peaks 90.5 % / 5.

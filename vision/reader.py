@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 
 from vision.detect import Detection
+from vision.images import MIN_SIDE_PX
 from vision.reading import DieReading, ImageReading, UnknownReason
 
 __all__ = [
@@ -170,8 +171,6 @@ def check_image(image_bgr: object, name: str = "image_bgr") -> np.ndarray:
         raise ValueError(
             f"{name} must have shape (H, W, 3) (BGR) or (H, W) (grey), got {image_bgr.shape}"
         )
-    from vision.images import MIN_SIDE_PX
-
     if image_bgr.shape[0] < MIN_SIDE_PX or image_bgr.shape[1] < MIN_SIDE_PX:
         raise ValueError(f"{name} is too small ({image_bgr.shape[1]}x{image_bgr.shape[0]} px); give a photo")
     return image_bgr
@@ -267,13 +266,11 @@ def read_image(
 
     crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in detections]
     probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(detections), -1)
+    first_look = probs
     if tta:
-        first_not_a_die = probs[:, 0].copy()
-        probs = _second_look(face_reader, crops, probs)
-        # a phantom's second look (turns and contrast views, meant for faces) can dilute "not a die"
-        not_a_die = np.maximum(first_not_a_die, probs[:, 0])
-    else:
-        not_a_die = probs[:, 0]
+        probs = _second_look(face_reader, crops, probs)  # a new array where it changes anything
+    # a phantom's second look (turns and contrast views, meant for faces) can dilute "not a die"
+    not_a_die = np.maximum(first_look[:, 0], probs[:, 0])
 
     kept: list[tuple[Detection, np.ndarray, np.ndarray]] = []
     for det, p, crop, p_not_a_die in zip(detections, probs, crops, not_a_die):
@@ -300,12 +297,12 @@ def read_image(
     # the second opinion is asked only where the face reader's answer could be given
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     maps = np.asarray(pip_finder.predict([kept[i][2] for i in asked]), np.float32)
+    bests = [int(np.argmax(p[1:]) + 1) for _, p, _ in kept]
     agrees = [False] * len(kept)
     for i, m in zip(asked, maps):
-        agrees[i] = _layout_agrees(m, int(np.argmax(kept[i][1][1:]) + 1))
+        agrees[i] = _layout_agrees(m, bests[i])
     dice: list[DieReading] = []
-    for (det, p, _), reason, agree in zip(kept, aside, agrees):
-        best = int(np.argmax(p[1:]) + 1)
+    for (det, p, _), best, reason, agree in zip(kept, bests, aside, agrees):
         best_p = float(p[best])
         if reason is not None:
             dice.append(DieReading(None, det.box, best_p, reason))

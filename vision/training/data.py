@@ -267,6 +267,26 @@ def context_px(points: np.ndarray, cx: float, cy: float, side: float) -> np.ndar
     return np.column_stack([(p[:, 0] - x0 + 0.5) * f - 0.5, (p[:, 1] - y0 + 0.5) * f - 0.5, p[:, 2] * f])
 
 
+def recorded_command(module: str, argv: list[str] | None) -> str:
+    """The command line that ran a trainer, for its model's JSON (key ``command``).
+
+    Parameters
+    ----------
+    module : str
+        The trainer's module, e.g. ``"vision.training.train_face"``.
+    argv : list of str or None
+        The arguments given to its ``main``; None means the process's own (``sys.argv[1:]``).
+
+    Returns
+    -------
+    str
+        ``python -m MODULE ARGS``.
+    """
+    import sys
+
+    return f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
+
+
 def source_hash(*paths: str | Path) -> str:
     """Short hash of source files, so that caches of drawn or rendered crops follow code changes.
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -65,6 +64,7 @@ from vision.training.data import (
     FACE_TO_DIE,
     PIPS_TO_DIE,
     load_cache,
+    recorded_command,
     source_hash,
 )
 
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
                         + ("dev metrics below are on the held-out fold only" if args.dev_train.startswith("fold:")
                            else "dev metrics below are on photos the model was trained on")),
         },
-        "command": "python -m vision.training.train_face " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": recorded_command("vision.training.train_face", argv),
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
             "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",

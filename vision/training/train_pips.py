@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -47,6 +46,7 @@ from vision.training.data import (
     build_samples,
     dev_train_selection,
     load_cache,
+    recorded_command,
 )
 from vision.training.pip_data import label_real, pip_target, synth_with_pips
 
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
                         if args.teacher else "none"),
             "counts": res["counts"],
         },
-        "command": "python -m vision.training.train_pips " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": recorded_command("vision.training.train_pips", argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
