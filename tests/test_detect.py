@@ -104,3 +104,31 @@ def test_box_iou_known_values():
     b = [(0, 0, 10, 10), (5, 0, 10, 10), (20, 20, 5, 5)]
     np.testing.assert_allclose(box_iou(a, b), [[1.0, 50 / 150, 0.0]])
     assert box_iou(np.zeros((0, 4)), b).shape == (0, 3)
+
+
+def _maps_with_boxes(boxes_scores, grid=(40, 40)):
+    """Detector output maps (heat, log w, log h, dx, dy) with one peak per ``((cx, cy, w, h), score)``, px at scale 1."""
+    from vision.detect import STRIDE
+
+    maps = np.zeros((5, *grid), np.float32)
+    for (cx, cy, w, h), score in boxes_scores:
+        r, c = int(cy // STRIDE), int(cx // STRIDE)
+        maps[:, r, c] = (score, np.log(w / STRIDE), np.log(h / STRIDE), cx / STRIDE - c, cy / STRIDE - r)
+    return maps
+
+
+@pytest.mark.parametrize("small_score", [0.5, 0.9])
+def test_detect_drops_a_box_inside_a_bigger_die(small_score):
+    # a small box around one pip of a die (the stress sets' phantom "1"), stronger or weaker than the die
+    det = default_detector()
+    maps = _maps_with_boxes([((80, 80, 40, 40), 0.8), ((92, 70, 12, 12), small_score)])
+    found = det._decode(maps, 1.0, (160, 160))
+    assert [d.box for d in found] == [(60, 60, 40, 40)]
+
+
+def test_detect_keeps_touching_and_neighbouring_dice():
+    det = default_detector()
+    # two equal dice whose boxes overlap (touching at 45 degrees), and a small die beside a big one
+    maps = _maps_with_boxes([((60, 60, 40, 40), 0.8), ((92, 64, 40, 40), 0.7), ((60, 118, 20, 20), 0.6)])
+    found = det._decode(maps, 1.0, (160, 160))
+    assert sorted(d.box for d in found) == [(40, 40, 40, 40), (50, 108, 20, 20), (72, 44, 40, 40)]
