@@ -94,3 +94,20 @@ def test_read_bad_input_exits_2_one_line(tmp_path, capsys, make, match):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dicetable read: error:") and match in lines[0]
     assert "Traceback" not in captured.err and captured.out == ""
+
+
+def test_read_goes_on_past_a_bad_file_and_names_it(photos, fives, tmp_path, capsys):
+    fake = tmp_path / "fake.jpg"
+    fake.write_text("hello")
+    missing_pixels = tmp_path / "dot.png"
+    cv2.imwrite(str(missing_pixels), np.zeros((1, 1, 3), np.uint8))
+    good = photos / "a.jpg"
+    assert main(["read", str(fake), str(good), str(missing_pixels)]) == 2
+    captured = capsys.readouterr()
+    out_lines = captured.out.strip().splitlines()
+    assert len(out_lines) == 2 and out_lines[1].startswith(str(good))  # header and the good photo
+    assert captured.err.startswith("dicetable read: error: 2 of 3 files could not be read:")
+    assert "fake.jpg" in captured.err and "dot.png" in captured.err and "Traceback" not in captured.err
+    assert main(["read", "--json", str(good), str(fake)]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert [entry["image"] for entry in doc] == [str(good)]

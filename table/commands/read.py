@@ -29,7 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Read every photo; print a table (or JSON); exit 0, or 2 on a bad path or file."""
+    """Read every photo; print a table (or JSON); exit 0, or 2 on a bad path or file.
+
+    A file that is not a readable photo does not stop the others: they are
+    read and printed first, then every such file is named on stderr (exit 2).
+    """
+    from vision.errors import ImageLoadError
     from vision.images import expand_image_paths, load_image
     from vision.reader import read_image
 
@@ -39,22 +44,30 @@ def run(args: argparse.Namespace) -> int:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create the --annotate folder {str(args.annotate)!r}: {exc.strerror or exc}") from exc
-    results = []
+    results, unreadable = [], []
     for path in paths:
-        image = load_image(path)
+        try:
+            image = load_image(path)
+        except ImageLoadError as exc:
+            unreadable.append(str(exc))
+            continue
         reading = read_image(image)
         results.append((path, reading))
         if args.annotate is not None:
             _write_annotated(args.annotate, path, image, reading)
-    if args.json:
+    if results and args.json:
         doc = [
             {"image": str(path), "dice": [d.to_json() for d in reading.dice], "problems": list(reading.problems)}
             for path, reading in results
         ]
         # one photo per line: valid JSON that stays readable and greppable
         print("[\n" + ",\n".join(json.dumps(entry) for entry in doc) + "\n]" if doc else "[]")
-    else:
+    elif results:
         _print_table(results)
+    if len(unreadable) == 1:
+        raise UsageError(unreadable[0])
+    if unreadable:
+        raise UsageError(f"{len(unreadable)} of {len(paths)} files could not be read:\n  " + "\n  ".join(unreadable))
     return 0
 
 
