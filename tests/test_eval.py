@@ -221,6 +221,15 @@ def test_reliability_plot_marks_each_filled_bin():
     assert runs == 3  # bins 0.3-0.4, 0.5-0.6 and 0.9-1.0
 
 
+def test_reliability_plot_prints_the_ece_it_is_given():
+    # the report reads bins back from rounded JSON; the plot must still print the report's ECE
+    bins = reliability_bins([0.35, 0.55, 0.56, 0.95], [True, False, True, True])
+    ece = expected_calibration_error(bins)
+    title_rows = slice(30, 56)
+    assert np.array_equal(draw_reliability(bins)[title_rows], draw_reliability(bins, ece=ece)[title_rows])
+    assert not np.array_equal(draw_reliability(bins)[title_rows], draw_reliability(bins, ece=ece + 0.1)[title_rows])
+
+
 def test_contact_sheet_names_keep_their_distinguishing_end():
     from vision.evaluate import _fit_left
 

@@ -467,11 +467,11 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 
     rel = result.reliability()
     bins = [ReliabilityBin(**b) for b in rel["bins"]]
-    plot = draw_reliability(bins, title=f"Reliability: {result.dataset.name}")
+    plot = draw_reliability(bins, title=f"Reliability: {result.dataset.name}", ece=rel["ece"])
     if rel["dice"] and bins[-1].count > 0.5 * rel["dice"]:  # most dice in the top bin: add a zoom on it
         zoom = result.reliability(span=(bins[-1].lo, 1.0))
         plot = np.hstack([plot, draw_reliability([ReliabilityBin(**b) for b in zoom["bins"]], span=(bins[-1].lo, 1.0),
-                                                 title=f"zoom on {bins[-1].lo:.1f}-1.0")])
+                                                 title=f"zoom on {bins[-1].lo:.1f}-1.0", ece=zoom["ece"])])
     cv2.imwrite(str(out / "reliability.png"), plot)
     written.append(out / "reliability.png")
     tiles = []

@@ -128,7 +128,8 @@ def _text(img, s, xy, scale=0.45, colour=_INK, thick=1, anchor="left"):
 
 
 def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliability of stated confidence",
-                     size: tuple[int, int] = (720, 640), span: tuple[float, float] = (0.0, 1.0)) -> np.ndarray:
+                     size: tuple[int, int] = (720, 640), span: tuple[float, float] = (0.0, 1.0),
+                     ece: float | None = None) -> np.ndarray:
     """Draw a reliability diagram with OpenCV.
 
     Bars show each bin's observed accuracy; a dot marks (mean stated confidence,
@@ -147,6 +148,10 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
     span : tuple of 2 float, optional
         Range of both axes (a zoom, as for :func:`reliability_bins`); accuracies
         below it are drawn at its bottom.
+    ece : float, optional
+        The ECE to print (a fraction); default: worked out from `bins`. Give
+        it when `bins` were rounded (read back from JSON), so the plot says
+        what the text report says.
 
     Returns
     -------
@@ -169,7 +174,7 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
         return int(round(bottom - min(max((a - s_lo) / (s_hi - s_lo), 0.0), 1.0) * ph))
 
     total = sum(b.count for b in bins)
-    ece = expected_calibration_error(bins)
+    ece = expected_calibration_error(bins) if ece is None else float(ece)
     _text(img, title, (W // 2, 24), 0.6, thick=2, anchor="centre")
     _text(img, f"{total} dice given a value; expected calibration error (ECE) {100 * ece:.1f}%; "
           "above the line: under-confident", (W // 2, 48), 0.45, anchor="centre")
