@@ -132,3 +132,33 @@ def test_detect_keeps_touching_and_neighbouring_dice():
     maps = _maps_with_boxes([((60, 60, 40, 40), 0.8), ((92, 64, 40, 40), 0.7), ((60, 118, 20, 20), 0.6)])
     found = det._decode(maps, 1.0, (160, 160))
     assert sorted(d.box for d in found) == [(40, 40, 40, 40), (50, 108, 20, 20), (72, 44, 40, 40)]
+
+
+def test_detect_looks_closer_when_the_dice_are_small_in_a_big_photo():
+    # nine rendered trays tiled into one 1920 x 1440 photo: dice about 13 px across at the 384 px input
+    from vision.detect import INPUT_LONG_SIDE
+
+    trays = [render.render_tray([1, 2, 3, 4, 5], seed=k, style="felt") for k in range(9)]
+    h, w = trays[0].image.shape[:2]
+    photo = np.vstack([np.hstack([t.image for t in trays[r * 3:r * 3 + 3]]) for r in range(3)])
+    truth = [(d.box[0] + (k % 3) * w, d.box[1] + (k // 3) * h, d.box[2], d.box[3])
+             for k, t in enumerate(trays) for d in t.dice]
+    det = DieDetector()
+    sides = []
+    plain = det.heatmaps
+    det.heatmaps = lambda image, long_side=INPUT_LONG_SIDE: sides.append(long_side) or plain(image, long_side)
+    found = det.detect(photo)
+    assert sides[0] == INPUT_LONG_SIDE and len(sides) == 2 and sides[1] > 1.5 * INPUT_LONG_SIDE
+    assert len(match_dice([d.box for d in found], truth)) == len(truth) == 45
+
+
+def test_detect_reads_once_when_the_dice_are_big_enough():
+    from vision.detect import INPUT_LONG_SIDE
+
+    tray = render.render_tray([1, 2, 3, 4, 5], seed=0, style="felt")
+    det = DieDetector()
+    sides = []
+    plain = det.heatmaps
+    det.heatmaps = lambda image, long_side=INPUT_LONG_SIDE: sides.append(long_side) or plain(image, long_side)
+    assert len(det.detect(tray.image)) == 5
+    assert sides == [INPUT_LONG_SIDE]
