@@ -318,6 +318,23 @@ def test_training_samples_from_randomised_renders():
     assert (labels > 0).any() and (labels == 0).any() and set(labels.tolist()) <= set(range(7))
 
 
+def test_training_samples_skip_a_render_whose_dice_all_fell_outside(monkeypatch):
+    import vision.training.render_data as render_data
+    from vision.render import RenderedTray
+
+    real = render_data.render_randomised
+    calls = []
+
+    def first_one_empty(values, seed):
+        calls.append(seed)
+        tray = real(values, seed=seed)
+        return RenderedTray(image=tray.image, dice=(), style=tray.style, touching=()) if len(calls) == 1 else tray
+
+    monkeypatch.setattr(render_data, "render_randomised", first_one_empty)
+    crops, labels = render_data.render_samples(2, seed=1, randomised=True)
+    assert len(calls) == 2 and len(crops) == len(labels) and (labels > 0).any()
+
+
 @pytest.mark.parametrize("style", ["round", "box"])
 def test_tray_scale_draws_the_same_tray_faster(style):
     full = TrayScene(seed=5, style=style)

@@ -58,6 +58,8 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False,
             crops.append(cut_context(img, cx, cy, side))
             labels.append(0 if d.unreadable == Unreadable.LEANING else d.value)
             pips.append(none if labels[-1] == 0 else context_px(top_face_pips(d), cx, cy, side))
+        if not boxes:  # every die fell outside the picture: nothing to take negatives beside
+            continue
         sizes = [max(b[2:]) for b in boxes]
         for _ in range(2):
             for _try in range(20):
