@@ -7,7 +7,9 @@ the photo downscaled to :data:`INPUT_LONG_SIDE` pixels on its long side and
 returns, every :data:`STRIDE` pixels, how likely a die centre is there, the
 die's box size and the centre's sub-cell offset. Local maxima of that heatmap
 above a threshold become :class:`Detection` boxes, mapped back to the pixels of
-the photo that was given.
+the photo that was given. When the dice found are small on that input (a wide
+view of a big photo), the photo is read again closer
+(:data:`SMALL_DIE_INPUT_PX`).
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in image pixels with ``x`` to the right and ``y`` down (OpenCV
@@ -40,8 +42,10 @@ __all__ = [
     "detect_dice",
     "box_iou",
     "CONTAINED_SHARE",
-    "SMALL_DIE_INPUT_PX",
     "CONTAINED_AREA_RATIO",
+    "SMALL_DIE_INPUT_PX",
+    "TARGET_DIE_INPUT_PX",
+    "MAX_INPUT_LONG_SIDE",
 ]
 
 #: Long side, in pixels, of the image the network sees.
@@ -58,7 +62,9 @@ DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "die_det
 SMALL_DIE_INPUT_PX: float = 16.0
 #: ... the photo is read again at the input size that makes them about this big
 #: (at most the photo's own size and :data:`MAX_INPUT_LONG_SIDE`). The network
-#: was trained on dice of about 15-60 input px; in a wide view (four 640 px DEV
+#: was trained on photos brought to this input size (scale jitter 0.55-1.7,
+#: :mod:`vision.training.train_detector`), where the DEV dice are about 24 px
+#: across; in a wide view (four 640 px DEV
 #: photos tiled into one 1280 px photo, 311 dice about 12 input px across at 384)
 #: it missed 31 dice and the reader got 239 right; read again closer (about 770
 #: px) it missed 0 and got 286 right (the photos alone: 0 missed, 288 right). The

@@ -1,7 +1,7 @@
 """The pip reader: from a photo to the face values of the dice in it.
 
 Pipeline: :mod:`vision.detect` finds die boxes on the photo downscaled to
-384 px; :func:`vision.face.crop_die` cuts each box from the *full-resolution*
+384 px (closer when the dice are small there); :func:`vision.face.crop_die` cuts each box from the *full-resolution*
 photo; :mod:`vision.face` gives each crop class probabilities (0 = "not a
 readable face", 1..6 = face values); :mod:`vision.pips` marks where the top
 face's pips are; this module decides, per die, a value or "unknown" (rule
