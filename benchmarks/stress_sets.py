@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
     parser.add_argument("--threshold", type=float, default=None,
                         help="the reader's value threshold to try, strictly between 0 and 1 "
-                             "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.70)")
+                             "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.75)")
     args = parser.parse_args()
     read = None
     if args.threshold is not None:

@@ -54,7 +54,7 @@ SPLIT_THRESHOLDS: tuple[float, ...] = (0.5, 0.7)
 #: faint glare in the middle of a red 2 a third pip). Averaging the maps of
 #: the crop's four turns for the dice that still disagree gained 0.4 % on the
 #: held-out fold but gave 2 more silent errors on the rendered marbled set
-#: (white swirls), so it is not done. With face reader v6 (held-out, 0.7):
+#: (white swirls), so it is not done. With face reader v6 (held-out, value threshold 0.7):
 #: blobs only 89.9 % / 5 dice, with peaks 90.5 % / 5.
 PEAK_THRESHOLDS: tuple[float, ...] = (0.3, 0.5)
 #: Two peaks closer than this (fraction of the die box side) are one pip.

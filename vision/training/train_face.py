@@ -18,7 +18,8 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
 - Synthetic tray images from :mod:`vision.render` when it is importable and
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
   plus background and half-off squares as class 0), and
-  ``--render-randomised N`` domain-randomised images (default 600,
+  ``--render-randomised N`` domain-randomised images (default 600; the
+  shipped face reader v7 used 1200,
   :func:`vision.render.render_randomised`: every look including coloured pips,
   surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0).
 
