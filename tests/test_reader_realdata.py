@@ -71,3 +71,10 @@ def test_dev_every_kingpi_image_exactly_right(dev_result):
     kingpi = [im for im in dev_result.images if im.path.name.startswith("kingpi_")]
     assert len(kingpi) == 13
     assert [im.path.name for im in kingpi if not im.exact] == []
+
+
+def test_dev_jim_wood_table_gives_no_phantom_die(dev_result):
+    """The reddish wood grain of the jim photos holds pip-like spots; none may be reported as a die."""
+    jim = [im for im in dev_result.images if im.path.name.startswith("jim_")]
+    assert len(jim) == 6
+    assert [(im.path.name, o.box) for im in jim for o in im.outcomes if o.kind == "extra"] == []
