@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
     parser.add_argument("--face-model", default=None)
     parser.add_argument("--no-tta", action="store_true")
-    parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7])
+    parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85])
     parser.add_argument("--pip-model", default=None)
     parser.add_argument("--fold", type=int, default=None,
                         help="only the DEV photos of this fold (vision.training.data.dev_fold), e.g. the held-out one")
