@@ -78,3 +78,21 @@ def test_dev_jim_wood_table_gives_no_phantom_die(dev_result):
     jim = [im for im in dev_result.images if im.path.name.startswith("jim_")]
     assert len(jim) == 6
     assert [(im.path.name, o.box) for im in jim for o in im.outcomes if o.kind == "extra"] == []
+
+
+def test_dev_single_die_close_ups_are_not_read_as_their_pips():
+    """The 300 close-ups of dev/single (one die filling about 3/4 of the picture) must not turn into wrong values."""
+    from vision.images import load_image
+    from vision.reader import read_image
+
+    folder = DEV / "single"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent (the DEV set's single-die close-ups)")
+    wrong = right = 0
+    for path in sorted(folder.glob("*/*.jpg")):
+        values = read_image(load_image(path)).values
+        truth = int(path.parent.name)
+        wrong += sum(v is not None and v != truth for v in values)
+        right += values == (truth,)
+    # measured with the coarse close-up look: 235 right, 3 wrong values (without it: 38 right, 83 wrong)
+    assert right >= 200 and wrong <= 6
