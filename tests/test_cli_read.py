@@ -102,12 +102,14 @@ def test_read_goes_on_past_a_bad_file_and_names_it(photos, fives, tmp_path, caps
     missing_pixels = tmp_path / "dot.png"
     cv2.imwrite(str(missing_pixels), np.zeros((1, 1, 3), np.uint8))
     good = photos / "a.jpg"
-    assert main(["read", str(fake), str(good), str(missing_pixels)]) == 2
+    missing = tmp_path / "missing.jpg"
+    assert main(["read", str(fake), str(missing), str(good), str(missing_pixels)]) == 2
     captured = capsys.readouterr()
     out_lines = captured.out.strip().splitlines()
     assert len(out_lines) == 2 and out_lines[1].startswith(str(good))  # header and the good photo
-    assert captured.err.startswith("dicetable read: error: 2 of 3 files could not be read:")
-    assert "fake.jpg" in captured.err and "dot.png" in captured.err and "Traceback" not in captured.err
+    assert captured.err.startswith("dicetable read: error: 3 of 4 paths could not be read:")
+    assert all(name in captured.err for name in ("fake.jpg", "missing.jpg", "dot.png"))
+    assert "Traceback" not in captured.err
     assert main(["read", "--json", str(good), str(fake)]) == 2
     doc = json.loads(capsys.readouterr().out)
     assert [entry["image"] for entry in doc] == [str(good)]

@@ -31,20 +31,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read every photo; print a table (or JSON); exit 0, or 2 on a bad path or file.
 
-    A file that is not a readable photo does not stop the others: they are
-    read and printed first, then every such file is named on stderr (exit 2).
+    A path that is missing, an empty folder or a file that is not a readable
+    photo does not stop the others: they are read and printed first, then
+    every bad path is named on stderr (exit 2).
     """
     from vision.errors import ImageLoadError
     from vision.images import expand_image_paths, load_image
     from vision.reader import read_image
 
-    paths = expand_image_paths(args.paths)
+    paths, unreadable = [], []
+    for given in args.paths:  # a missing path or an empty folder does not stop the others either
+        try:
+            paths.extend(expand_image_paths([given]))
+        except ImageLoadError as exc:
+            unreadable.append(str(exc))
     if args.annotate is not None:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create the --annotate folder {str(args.annotate)!r}: {exc.strerror or exc}") from exc
-    results, unreadable = [], []
+    results = []
     for path in paths:
         try:
             image = load_image(path)
@@ -67,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if len(unreadable) == 1:
         raise UsageError(unreadable[0])
     if unreadable:
-        raise UsageError(f"{len(unreadable)} of {len(paths)} files could not be read:\n  " + "\n  ".join(unreadable))
+        raise UsageError(f"{len(unreadable)} of {len(results) + len(unreadable)} paths could not be read:\n  "
+                         + "\n  ".join(unreadable))
     return 0
 
 
