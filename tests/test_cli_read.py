@@ -61,7 +61,8 @@ def test_read_json_contract(photos, fives, capsys):
         assert set(entry) == {"image", "dice", "problems"}
         assert all(isinstance(p, str) for p in entry["problems"])
         for die in entry["dice"]:
-            assert set(die) == {"value", "box", "confidence"}
+            assert set(die) == {"value", "box", "confidence", "reason"}
+            assert (die["reason"] is None) == (die["value"] is not None)
             assert die["value"] is None or die["value"] in range(1, 7)
             assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
             assert 0.0 <= die["confidence"] <= 1.0

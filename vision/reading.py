@@ -56,8 +56,14 @@ class DieReading:
     reason: str | None = None
 
     def to_json(self) -> dict:
-        """Return the JSON object of ``dicetable read --json`` for this die."""
-        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 4)}
+        """Return the JSON object of ``dicetable read --json`` for this die.
+
+        ``reason`` says why ``value`` is null (e.g. ``"low confidence"``); it is
+        null when a value is given. ``confidence`` of an unknown die is the
+        reader's confidence in its best guess, which was not enough.
+        """
+        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 4),
+                "reason": None if self.reason is None else str(self.reason)}
 
 
 @dataclass(frozen=True, slots=True)

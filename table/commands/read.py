@@ -24,7 +24,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
                         help="write each photo with boxes and values drawn into OUT_DIR (unknown dice in orange)")
     parser.add_argument("--json", action="store_true",
-                        help='print one JSON array: {"image", "dice": [{"value", "box", "confidence"}], "problems"} per photo')
+                        help='print one JSON array: {"image", "dice": [{"value", "box", "confidence", "reason"}], "problems"} '
+                             'per photo ("reason": why a value is null)')
     parser.set_defaults(func=run)
 
 
