@@ -96,3 +96,13 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
         right += values == (truth,)
     # measured with the coarse close-up look: 235 right, 3 wrong values (without it: 38 right, 83 wrong)
     assert right >= 200 and wrong <= 6
+
+
+def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path):
+    """The shipped models were trained on DEV; eval must say so rather than pass the numbers off as held-out."""
+    from table.cli import main
+    from table.commands.eval import _is_the_dev_set
+
+    assert main(["eval", str(DEV)]) == 0
+    assert "in-sample" in capsys.readouterr().err
+    assert not _is_the_dev_set(tmp_path)

@@ -71,4 +71,24 @@ def run(args: argparse.Namespace) -> int:
     if args.report is not None:
         written = write_report(result, args.report)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
+    if args.face_model is None and _is_the_dev_set(Path(args.dataset)):
+        print("note: the shipped face reader and pip finder were trained on these DEV photos too (see \"dev_set\" in "
+              "vision/models/*.json), so these numbers are in-sample; the held-out estimate (networks trained without "
+              "half of DEV) is in the comment of vision.reader.VALUE_THRESHOLD", file=sys.stderr)
     return 0
+
+
+def _is_the_dev_set(dataset: Path) -> bool:
+    """Whether `dataset` is the DEV set the shipped models were trained on.
+
+    That is ``../shared/dice-images/dev`` beside the source checkout, or beside
+    the working folder (an installed copy, run from the checkout as the README does).
+    """
+    import vision
+
+    beside = Path("..") / "shared" / "dice-images" / "dev"
+    candidates = (Path(vision.__file__).resolve().parents[1] / beside, Path.cwd() / beside)
+    try:
+        return any(dataset.resolve() == dev.resolve() for dev in candidates)
+    except OSError:
+        return False
