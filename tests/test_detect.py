@@ -136,7 +136,7 @@ def test_detect_keeps_touching_and_neighbouring_dice():
 
 def test_detect_looks_closer_when_the_dice_are_small_in_a_big_photo():
     # nine rendered trays tiled into one 1920 x 1440 photo: dice about 13 px across at the 384 px input
-    from vision.detect import CLOSE_UP_LONG_SIDE, INPUT_LONG_SIDE
+    from vision.detect import INPUT_LONG_SIDE
 
     trays = [render.render_tray([1, 2, 3, 4, 5], seed=k, style="felt") for k in range(9)]
     h, w = trays[0].image.shape[:2]
@@ -148,13 +148,12 @@ def test_detect_looks_closer_when_the_dice_are_small_in_a_big_photo():
     plain = det.heatmaps
     det.heatmaps = lambda image, long_side=INPUT_LONG_SIDE: sides.append(long_side) or plain(image, long_side)
     found = det.detect(photo)
-    sides = [side for side in sides if side != CLOSE_UP_LONG_SIDE]  # the coarse look for close-ups is always taken
     assert sides[0] == INPUT_LONG_SIDE and len(sides) == 2 and sides[1] > 1.5 * INPUT_LONG_SIDE
     assert len(match_dice([d.box for d in found], truth)) == len(truth) == 45
 
 
 def test_detect_reads_once_when_the_dice_are_big_enough():
-    from vision.detect import CLOSE_UP_LONG_SIDE, INPUT_LONG_SIDE
+    from vision.detect import INPUT_LONG_SIDE
 
     tray = render.render_tray([1, 2, 3, 4, 5], seed=0, style="felt")
     det = DieDetector()
@@ -162,20 +161,15 @@ def test_detect_reads_once_when_the_dice_are_big_enough():
     plain = det.heatmaps
     det.heatmaps = lambda image, long_side=INPUT_LONG_SIDE: sides.append(long_side) or plain(image, long_side)
     assert len(det.detect(tray.image)) == 5
-    assert sides == [INPUT_LONG_SIDE, CLOSE_UP_LONG_SIDE]  # the normal look and the coarse one for close-ups
+    assert sides == [INPUT_LONG_SIDE]
 
 
-@pytest.mark.parametrize("value", [2, 4, 6])
-def test_detect_close_up_of_one_die_is_one_die_not_its_pips(value):
-    # a die filling about 3/4 of the picture: too big for the 384 px look, which boxes its pips as dice
-    tray = render.render_tray([value], seed=value, style="felt")
-    x, y, w, h = tray.dice[0].box
-    side = 1.3 * max(w, h)
-    cx, cy = x + w / 2, y + h / 2
-    scale = 256 / side
-    warp = np.array([[scale, 0, 128 - scale * cx], [0, scale, 128 - scale * cy]])
-    close_up = cv2.warpAffine(tray.image, warp, (256, 256), flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REFLECT)
-    found = default_detector().detect(close_up)
-    assert len(found) == 1
-    bx, by, bw, bh = found[0].box
-    assert min(bw, bh) > 0.5 * 256 and abs(bx + bw / 2 - 128) < 40 and abs(by + bh / 2 - 128) < 40
+def test_detect_finds_the_dice_of_a_tray_inside_a_bigger_photo():
+    # the tray takes half the photo's width: at a coarse scale it looks like one big die, which must not hide the dice
+    tray = render.render_tray([1, 2, 3, 4, 5], seed=3, style="box")
+    h, w = tray.image.shape[:2]
+    photo = np.full((2 * h, 2 * w, 3), 90, np.uint8)
+    photo[h // 2:h // 2 + h, w // 2:w // 2 + w] = tray.image
+    truth = [(d.box[0] + w // 2, d.box[1] + h // 2, d.box[2], d.box[3]) for d in tray.dice]
+    found = default_detector().detect(photo)
+    assert len(match_dice([d.box for d in found], truth)) == 5

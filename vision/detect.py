@@ -9,8 +9,7 @@ die's box size and the centre's sub-cell offset. Local maxima of that heatmap
 above a threshold become :class:`Detection` boxes, mapped back to the pixels of
 the photo that was given. When the dice found are small on that input (a wide
 view of a big photo), the photo is read again closer
-(:data:`SMALL_DIE_INPUT_PX`); a coarse look finds a close-up die too big for
-that input (:data:`CLOSE_UP_LONG_SIDE`).
+(:data:`SMALL_DIE_INPUT_PX`).
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in image pixels with ``x`` to the right and ``y`` down (OpenCV
@@ -47,8 +46,6 @@ __all__ = [
     "SMALL_DIE_INPUT_PX",
     "TARGET_DIE_INPUT_PX",
     "MAX_INPUT_LONG_SIDE",
-    "CLOSE_UP_LONG_SIDE",
-    "CLOSE_UP_SHARE",
 ]
 
 #: Long side, in pixels, of the image the network sees.
@@ -76,20 +73,6 @@ SMALL_DIE_INPUT_PX: float = 16.0
 TARGET_DIE_INPUT_PX: float = 24.0
 #: Largest long side of the second, closer look (px).
 MAX_INPUT_LONG_SIDE: int = 1024
-
-#: Long side (px) of a coarse look taken at every photo, for close-ups: a die
-#: that fills most of the picture is too big for the network at
-#: :data:`INPUT_LONG_SIDE`, which then boxes its pips as dice (read as 1s and
-#: 2s with high confidence: silent errors). Coarse boxes at least
-#: :data:`CLOSE_UP_SHARE` of the photo's long side are taken as dice, and the
-#: boxes inside them are dropped (:data:`CONTAINED_SHARE`). On the 300 single-die
-#: close-ups of ``../shared/dice-images/dev/single`` (one die filling about 3/4 of
-#: the picture) this gave one big box for 28 of 30 sampled; on the 158 DEV photos
-#: it gave no box that big (at 128 px: 11, at 96 px: 86, so 160 is used).
-CLOSE_UP_LONG_SIDE: int = 160
-#: Least long side of a coarse box, as a share of the photo's long side, to count
-#: as a close-up die.
-CLOSE_UP_SHARE: float = 0.35
 
 #: Default minimum heatmap peak for a candidate die (0..1).
 DEFAULT_SCORE_THRESHOLD: float = 0.35
@@ -191,14 +174,12 @@ class DieDetector:
 
         Notes
         -----
-        The photo is first read at :data:`INPUT_LONG_SIDE` px, and coarsely at
-        :data:`CLOSE_UP_LONG_SIDE` px for a close-up die that fills much of
-        the picture (the boxes inside it, its pips, are dropped). When the dice
-        found are smaller than :data:`SMALL_DIE_INPUT_PX` (a wide view of a big
-        photo) it is read again closer and that reading is returned.
+        The photo is first read at :data:`INPUT_LONG_SIDE` px; when the dice
+        found there are smaller than :data:`SMALL_DIE_INPUT_PX` (a wide view
+        of a big photo) it is read again closer and that reading is returned.
         """
         maps, scale = self.heatmaps(image_bgr)
-        found = self._with_close_up_dice(image_bgr, self._decode(maps, scale, image_bgr.shape[:2]))
+        found = self._decode(maps, scale, image_bgr.shape[:2])
         long_side = max(image_bgr.shape[:2])
         if not found or long_side <= INPUT_LONG_SIDE:
             return found
@@ -210,17 +191,6 @@ class DieDetector:
             return found
         maps, scale = self.heatmaps(image_bgr, long_side=closer)
         return self._decode(maps, scale, image_bgr.shape[:2])
-
-    def _with_close_up_dice(self, image_bgr: np.ndarray, found: tuple[Detection, ...]) -> tuple[Detection, ...]:
-        """`found` plus the dice of the coarse look that fill much of the picture, without the boxes inside them."""
-        long_side = max(image_bgr.shape[:2])
-        maps, scale = self.heatmaps(image_bgr, long_side=CLOSE_UP_LONG_SIDE)
-        big = [d for d in self._decode(maps, scale, image_bgr.shape[:2]) if max(d.box[2:]) >= CLOSE_UP_SHARE * long_side]
-        if not big:
-            return found
-        merged = sorted(big + list(found), key=lambda d: -d.score)
-        boxes = np.array([d.box for d in merged], np.float64)
-        return tuple(merged[k] for k in _drop_contained(boxes, _nms(boxes, self.nms_iou)))
 
     def heatmaps(self, image_bgr: np.ndarray, long_side: int = INPUT_LONG_SIDE) -> tuple[np.ndarray, float]:
         """Run the network; return its output maps and the input scale.
