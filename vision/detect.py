@@ -178,19 +178,17 @@ class DieDetector:
         found there are smaller than :data:`SMALL_DIE_INPUT_PX` (a wide view
         of a big photo) it is read again closer and that reading is returned.
         """
+        shape = image_bgr.shape[:2]
+        long_side = max(shape)
         maps, scale = self.heatmaps(image_bgr)
-        found = self._decode(maps, scale, image_bgr.shape[:2])
-        long_side = max(image_bgr.shape[:2])
-        if not found or long_side <= INPUT_LONG_SIDE:
-            return found
-        small = float(np.median([max(d.box[2], d.box[3]) for d in found])) * scale
-        if small >= SMALL_DIE_INPUT_PX:
-            return found
-        closer = min(long_side, MAX_INPUT_LONG_SIDE, int(INPUT_LONG_SIDE * TARGET_DIE_INPUT_PX / max(small, 1.0)))
-        if closer <= INPUT_LONG_SIDE:
-            return found
-        maps, scale = self.heatmaps(image_bgr, long_side=closer)
-        return self._decode(maps, scale, image_bgr.shape[:2])
+        found = self._decode(maps, scale, shape)
+        if found and long_side > INPUT_LONG_SIDE:
+            small = float(np.median([max(d.box[2], d.box[3]) for d in found])) * scale
+            closer = min(long_side, MAX_INPUT_LONG_SIDE, int(INPUT_LONG_SIDE * TARGET_DIE_INPUT_PX / max(small, 1.0)))
+            if small < SMALL_DIE_INPUT_PX and closer > INPUT_LONG_SIDE:
+                maps, scale = self.heatmaps(image_bgr, long_side=closer)
+                return self._decode(maps, scale, shape)
+        return found
 
     def heatmaps(self, image_bgr: np.ndarray, long_side: int = INPUT_LONG_SIDE) -> tuple[np.ndarray, float]:
         """Run the network; return its output maps and the input scale.
@@ -270,13 +268,18 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a = np.asarray(a, np.float64).reshape(-1, 4)
     b = np.asarray(b, np.float64).reshape(-1, 4)
+    inter = _box_intersections(a, b)
+    union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
+    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
+
+
+def _box_intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Overlap area (px squared) of every pair of ``(x, y, w, h)`` boxes: float64 ``(N, 4)``, ``(M, 4)`` -> ``(N, M)``."""
     ax2, ay2 = a[:, 0] + a[:, 2], a[:, 1] + a[:, 3]
     bx2, by2 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
     iw = np.clip(np.minimum(ax2[:, None], bx2[None]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0, None)
     ih = np.clip(np.minimum(ay2[:, None], by2[None]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0, None)
-    inter = iw * ih
-    union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
-    return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
+    return iw * ih
 
 
 def _nms(boxes: np.ndarray, iou: float) -> list[int]:
@@ -295,10 +298,7 @@ def _drop_contained(boxes: np.ndarray, keep: list[int]) -> list[int]:
         return keep
     b = boxes[keep]
     area = b[:, 2] * b[:, 3]
-    x2, y2 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
-    iw = np.clip(np.minimum(x2[:, None], x2[None]) - np.maximum(b[:, None, 0], b[None, :, 0]), 0, None)
-    ih = np.clip(np.minimum(y2[:, None], y2[None]) - np.maximum(b[:, None, 1], b[None, :, 1]), 0, None)
-    inter = iw * ih
+    inter = _box_intersections(b, b)
     inside = (inter >= CONTAINED_SHARE * area[:, None]) & (area[None] >= CONTAINED_AREA_RATIO * area[:, None])
     return [k for k, row in zip(keep, inside) if not row.any()]
 

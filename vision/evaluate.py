@@ -42,7 +42,12 @@ __all__ = [
     "evaluate",
     "format_report",
     "write_report",
+    "DEFAULT_DEV_DIR",
 ]
+
+#: The DEV set (``../shared/dice-images/dev`` beside a source checkout): the
+#: labelled photos the reader is tuned and the networks trained on.
+DEFAULT_DEV_DIR: Path = Path(__file__).resolve().parents[1] / ".." / "shared" / "dice-images" / "dev"
 
 #: Column names of the confusion matrix after the six face values.
 UNKNOWN, MISSED = "unknown", "missed"

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             for path, reading in results
         ]
         # one photo per line: valid JSON that stays readable and greppable
-        print("[\n" + ",\n".join(json.dumps(entry) for entry in doc) + "\n]" if doc else "[]")
+        print("[\n" + ",\n".join(json.dumps(entry) for entry in doc) + "\n]")
     elif results:
         _print_table(results)
     if len(unreadable) == 1:

@@ -37,6 +37,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.evaluate import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 from vision.face import DEFAULT_MARGIN, _crop_square
 
 #: Context crops cover this many times the nominal crop side.
@@ -52,7 +53,6 @@ FACE_TO_DIE: float = 1.1
 NEG_CENTRE_GAP: float = 0.6
 
 DEFAULT_TRAIN_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "train"
-DEFAULT_DEV_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "dev"
 
 #: The DEV set is split into this many folds by image (:func:`dev_fold`) so that
 #: a model trained on some folds can be measured on the others.

@@ -22,9 +22,7 @@ import cv2
 import numpy as np
 
 from vision.face import FaceReader, crop_die
-from vision.training.data import iou
-
-DEFAULT_DEV_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "dev"
+from vision.training.data import DEFAULT_DEV_DIR, iou
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 import time
 from pathlib import Path
 
@@ -46,6 +45,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from vision.training.data import recorded_command
 from vision.training.detect_data import load_cache
 
 STRIDE = 4
@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
         "device": args.device,
         "train_seconds": round(time.time() - t0),
         "parameters": int(sum(p.numel() for p in net.parameters())),
-        "command": "python -m vision.training.train_detector " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": recorded_command("vision.training.train_detector", argv),
         "torch": torch.__version__,
     }
     (args.out / "die_detector.json").write_text(json.dumps(meta, indent=2) + "\n")
