@@ -173,3 +173,47 @@ def test_detect_finds_the_dice_of_a_tray_inside_a_bigger_photo():
     truth = [(d.box[0] + w // 2, d.box[1] + h // 2, d.box[2], d.box[3]) for d in tray.dice]
     found = default_detector().detect(photo)
     assert len(match_dice([d.box for d in found], truth)) == 5
+
+
+def _rendered_close_up(seed: int = 0, share: float = 0.65):
+    """A rendered die enlarged to fill `share` of a 480 px picture, and its box there."""
+    tray = render.render_tray([seed % 6 + 1, 2, 5], seed=seed, style=["felt", "round", "box"][seed % 3])
+    x, y, w, h = tray.dice[0].box
+    side = max(w, h) / share
+    x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
+    x1, y1 = int(x0 + side), int(y0 + side)
+    zoom = 480 / (y1 - y0)
+    image = cv2.resize(tray.image[y0:y1, x0:x1], None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
+    return image, tuple(int(round(v)) for v in ((x - x0) * zoom, (y - y0) * zoom, w * zoom, h * zoom))
+
+
+def test_large_candidates_offer_a_close_up_die_holding_its_pip_boxes():
+    # the main look boxes pips or parts of a die that fills 0.65 of the picture; the coarse look boxes the die
+    image, die = _rendered_close_up()
+    det = DieDetector()
+    found = det.detect(image)
+    assert found and box_iou([d.box for d in found], [die]).max() < 0.5
+    large = det.large_candidates(image, found)
+    assert len(large) == 1
+    assert box_iou([large[0].detection.box], [die])[0, 0] > 0.6
+    assert large[0].inside and set(large[0].inside) <= set(range(len(found)))
+
+
+def test_large_candidates_skip_the_coarse_look_when_the_dice_are_small():
+    from vision.detect import INPUT_LONG_SIDE
+
+    # four rendered trays tiled 2 x 2: dice about 0.06 of the photo's long side
+    trays = [render.render_tray([1, 2, 3, 4, 5], seed=k, style="felt").image for k in range(4)]
+    photo = np.vstack([np.hstack(trays[:2]), np.hstack(trays[2:])])
+    det = DieDetector()
+    found = det.detect(photo)
+    assert len(found) >= 18
+    sides = []
+    plain = det.heatmaps
+    det.heatmaps = lambda image, long_side=INPUT_LONG_SIDE: sides.append(long_side) or plain(image, long_side)
+    assert det.large_candidates(photo, found) == ()
+    assert sides == []
+
+
+def test_large_candidates_of_an_empty_frame_are_none():
+    assert DieDetector().large_candidates(np.full((480, 640, 3), 90, np.uint8), ()) == ()

@@ -9,7 +9,9 @@ die's box size and the centre's sub-cell offset. Local maxima of that heatmap
 above a threshold become :class:`Detection` boxes, mapped back to the pixels of
 the photo that was given. When the dice found are small on that input (a wide
 view of a big photo), the photo is read again closer
-(:data:`SMALL_DIE_INPUT_PX`).
+(:data:`SMALL_DIE_INPUT_PX`); a coarse look offers boxes of dice too big for
+that input (close-ups, :meth:`DieDetector.large_candidates`) for the reader to
+judge.
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in image pixels with ``x`` to the right and ``y`` down (OpenCV
@@ -46,6 +48,10 @@ __all__ = [
     "SMALL_DIE_INPUT_PX",
     "TARGET_DIE_INPUT_PX",
     "MAX_INPUT_LONG_SIDE",
+    "COARSE_LONG_SIDE",
+    "LARGE_DIE_SHARE",
+    "COARSE_LOOK_MIN_BOX_SHARE",
+    "LargeCandidate",
 ]
 
 #: Long side, in pixels, of the image the network sees.
@@ -73,6 +79,27 @@ SMALL_DIE_INPUT_PX: float = 16.0
 TARGET_DIE_INPUT_PX: float = 24.0
 #: Largest long side of the second, closer look (px).
 MAX_INPUT_LONG_SIDE: int = 1024
+
+#: Long side (px) of the coarse look for dice too big for :data:`INPUT_LONG_SIDE`.
+#: A die that fills much of the picture (a close-up) is several times the size
+#: the network was trained on at 384 px, and it boxes the die's pips as dice
+#: (read as 1s and 2s with high confidence: silent errors). At 192 px such a
+#: die is found as one box: on ``../shared/dice-images/dev/single`` (one die
+#: filling about 3/4 of the picture) 29 of 30 sampled close-ups gave one box
+#: 0.5-0.9 of the picture. Coarser looks also box trays as dice (at 128 px the
+#: kingpi tray, at 96 px most nell trays).
+COARSE_LONG_SIDE: int = 192
+#: Least long side of a coarse box, as a share of the photo's long side, to be
+#: a :class:`LargeCandidate` (dice at 384 px are trained to about 24 px, 0.06 of
+#: the long side, with scale jitter up to 1.7; dice at 0.3 of the picture are
+#: still read right at 384 px, at 0.45 some are split into their pips).
+LARGE_DIE_SHARE: float = 0.2
+#: The coarse look is taken only when nothing was found or the biggest box found
+#: is at least this share of the photo's long side: a die too big for the main
+#: look (0.45 of the picture and more; dice up to 0.3 of it are read right
+#: there) has pips of about a quarter of its side, 0.1 of the picture. The dice
+#: of the nell DEV photos are 0.05-0.07 of the picture, kingpi's 0.08.
+COARSE_LOOK_MIN_BOX_SHARE: float = 0.08
 
 #: Default minimum heatmap peak for a candidate die (0..1).
 DEFAULT_SCORE_THRESHOLD: float = 0.35
@@ -113,6 +140,28 @@ class Detection:
 
     box: tuple[int, int, int, int]
     score: float
+
+
+@dataclass(frozen=True, slots=True)
+class LargeCandidate:
+    """A big box of the coarse look that has smaller candidates inside it.
+
+    It is either one close-up die (the boxes inside are its pips) or a group of
+    dice, a tray say (the boxes inside are dice); the detector cannot tell
+    which, the reader judges (:func:`vision.reader.read_image`).
+
+    Parameters
+    ----------
+    detection : Detection
+        The big box, in pixels of the photo.
+    inside : tuple of int
+        Indices, into the candidates it was offered against, of the boxes that
+        lie inside it (:data:`CONTAINED_SHARE`, :data:`CONTAINED_AREA_RATIO`);
+        empty for a big box that the main look missed altogether.
+    """
+
+    detection: Detection
+    inside: tuple[int, ...]
 
 
 class DieDetector:
@@ -189,6 +238,42 @@ class DieDetector:
                 maps, scale = self.heatmaps(image_bgr, long_side=closer)
                 return self._decode(maps, scale, shape)
         return found
+
+    def large_candidates(self, image_bgr: np.ndarray, found: tuple[Detection, ...]) -> tuple[LargeCandidate, ...]:
+        """Boxes of a coarse look that may be dice too big for :meth:`detect`.
+
+        Parameters
+        ----------
+        image_bgr : ndarray of shape (H, W, 3), dtype uint8
+            The photo, BGR.
+        found : tuple of Detection
+            What :meth:`detect` found in it.
+
+        Returns
+        -------
+        tuple of LargeCandidate
+            The boxes of a look at :data:`COARSE_LONG_SIDE` px whose long side
+            is at least :data:`LARGE_DIE_SHARE` of the photo's and that either
+            hold boxes of `found` inside them or touch none of them (a die
+            the main look missed); empty, without the coarse look, when every
+            box found is smaller than :data:`COARSE_LOOK_MIN_BOX_SHARE` of the
+            photo (also when it was read closer), or when none is that big.
+        """
+        shape = image_bgr.shape[:2]
+        long_side = max(shape)
+        if found and max(max(d.box[2], d.box[3]) for d in found) < COARSE_LOOK_MIN_BOX_SHARE * long_side:
+            return ()  # nothing found is big enough to be the pips of a close-up die
+        maps, scale = self.heatmaps(image_bgr, long_side=COARSE_LONG_SIDE)
+        big = [d for d in self._decode(maps, scale, shape) if max(d.box[2], d.box[3]) >= LARGE_DIE_SHARE * long_side]
+        if not big or not found:
+            return tuple(LargeCandidate(d, ()) for d in big)
+        found_boxes = np.array([d.box for d in found], np.float64)
+        big_boxes = np.array([d.box for d in big], np.float64)
+        inside = _contained_in(found_boxes, big_boxes)
+        touches = _box_intersections(found_boxes, big_boxes) > 0
+        # a big box holding found boxes, or one the main look missed altogether
+        return tuple(LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
+                     for d, col, near in zip(big, inside.T, touches.T) if col.any() or not near.any())
 
     def heatmaps(self, image_bgr: np.ndarray, long_side: int = INPUT_LONG_SIDE) -> tuple[np.ndarray, float]:
         """Run the network; return its output maps and the input scale.
@@ -292,14 +377,20 @@ def _nms(boxes: np.ndarray, iou: float) -> list[int]:
     return keep
 
 
+def _contained_in(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """Whether each `inner` box lies inside each `outer` box (:data:`CONTAINED_SHARE`, :data:`CONTAINED_AREA_RATIO`): ``(N, 4)``, ``(M, 4)`` -> bool ``(N, M)``."""
+    inner_area = inner[:, 2] * inner[:, 3]
+    outer_area = outer[:, 2] * outer[:, 3]
+    inter = _box_intersections(inner, outer)
+    return (inter >= CONTAINED_SHARE * inner_area[:, None]) & (outer_area[None] >= CONTAINED_AREA_RATIO * inner_area[:, None])
+
+
 def _drop_contained(boxes: np.ndarray, keep: list[int]) -> list[int]:
     """`keep` without the boxes that lie inside a bigger kept box (see :data:`CONTAINED_SHARE`)."""
     if len(keep) < 2:
         return keep
     b = boxes[keep]
-    area = b[:, 2] * b[:, 3]
-    inter = _box_intersections(b, b)
-    inside = (inter >= CONTAINED_SHARE * area[:, None]) & (area[None] >= CONTAINED_AREA_RATIO * area[:, None])
+    inside = _contained_in(b, b)
     return [k for k, row in zip(keep, inside) if not row.any()]
 
 

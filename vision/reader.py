@@ -1,7 +1,9 @@
 """The pip reader: from a photo to the face values of the dice in it.
 
 Pipeline: :mod:`vision.detect` finds die boxes on the photo downscaled to
-384 px (closer when the dice are small there); :func:`vision.face.crop_die` cuts each box from the *full-resolution*
+384 px (closer when the dice are small there, and coarser for a die too big
+for it: :func:`_close_up_dice` judges whether such a big box is one die or a
+group of dice); :func:`vision.face.crop_die` cuts each box from the *full-resolution*
 photo; :mod:`vision.face` gives each crop class probabilities (0 = "not a
 readable face", 1..6 = face values); :mod:`vision.pips` marks where the top
 face's pips are; this module decides, per die, a value or "unknown" (rule
@@ -47,7 +49,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.detect import Detection
+from vision.detect import Detection, LargeCandidate
 from vision.images import MIN_SIDE_PX
 from vision.reading import DieReading, ImageReading, UnknownReason
 
@@ -103,6 +105,23 @@ FACE_CROP_MARGIN: float = 0.085
 DROP_NOT_A_DIE_PROB: float = 0.80
 #: ... and that the detector scored below this is dropped (a phantom).
 DROP_MAX_DETECTOR_SCORE: float = 0.60
+
+#: Least long side of a box inside a close-up die's box, as a share of the
+#: die's long side, for it to be one of its pips (a pip or two boxed by the
+#: detector's main look). On the sampled close-ups of
+#: ``../shared/dice-images/dev/single`` such boxes were 0.21-0.79 of the die;
+#: dice inside a tray's box (a rendered tray in a bigger photo, four nell photos
+#: tiled into one) 0.07-0.26 of it.
+PIP_BOX_SHARE: float = 0.15
+#: A box inside a large candidate at least this share of its long side is the
+#: same die boxed more tightly (its top face), not a pip.
+SAME_DIE_SHARE: float = 0.6
+#: A box inside a large candidate read as a 1 or 2 with at least this
+#: probability is a die, not a pip (:func:`_close_up_dice`). On the sampled
+#: close-ups a pip or two boxed alone was read at 0.18-0.91; the dice inside
+#: trays at 0.91-0.98 (a die showing 1 in the kingpi tray, cropped so the tray
+#: fills the picture, at 0.96).
+PIP_BOX_MAX_PROB: float = 0.93
 
 #: Mean grey level (0-255) under which a frame is "too dark".
 DARK_MEAN_LEVEL: float = 35.0
@@ -267,23 +286,39 @@ def read_image(
         problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
 
     detections = list(detector.detect(image))
-    if not detections:
+    large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
+    candidates = detections + [c.detection for c in large]
+    if not candidates:
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
 
-    crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in detections]
-    probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(detections), -1)
+    crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in candidates]
+    probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(candidates), -1)
     first_look = probs
     if tta:
         probs = _second_look(face_reader, crops, probs)  # a new array where it changes anything
+    forced_unknown = [False] * len(candidates)
+    if large:
+        taken, unsure = _close_up_dice(large, [d.box for d in detections], probs, first_look, crops,
+                                       len(detections), value_threshold, pip_finder)
+        dropped = {i for j in taken + unsure for i in large[j].inside}
+        keep = [i for i in range(len(detections)) if i not in dropped]
+        keep += [len(detections) + j for j in taken + unsure]
+        forced_unknown = [False] * (len(keep) - len(unsure)) + [True] * len(unsure)
+        candidates = [candidates[i] for i in keep]
+        crops = [crops[i] for i in keep]
+        probs, first_look = probs[keep], first_look[keep]
+    detections = candidates
     # a phantom's second look (turns and contrast views, meant for faces) can dilute "not a die"
     not_a_die = np.maximum(first_look[:, 0], probs[:, 0])
 
     kept: list[tuple[Detection, np.ndarray, np.ndarray]] = []
-    for det, p, crop, p_not_a_die in zip(detections, probs, crops, not_a_die):
+    pips_disagree: list[bool] = []
+    for det, p, crop, p_not_a_die, forced in zip(detections, probs, crops, not_a_die, forced_unknown):
         if p_not_a_die >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
             continue  # a phantom: a pip-like spot or a tray edge
         kept.append((det, p, crop))
+        pips_disagree.append(forced)
     if not kept:
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
@@ -293,12 +328,14 @@ def read_image(
     height, width = image.shape[:2]
     # leaning and cut-off dice are told apart by their boxes; the others get a value or a reason
     aside: list[UnknownReason | None] = []
-    for (det, p, _), area in zip(kept, areas):
+    for (det, p, _), area, forced in zip(kept, areas, pips_disagree):
         leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
         if leaning and (p[0] > 0.2 or float(p[1:].max()) < 0.95):
             aside.append(UnknownReason.LEANING)
         elif _cut_by_edge(det.box, width, height):
             aside.append(UnknownReason.CUT_OFF)
+        elif forced:
+            aside.append(UnknownReason.PIPS_DISAGREE)  # a close-up die whose pips were boxed as dice
         else:
             aside.append(None)
     # the second opinion is asked only where the face reader's answer could be given
@@ -354,6 +391,101 @@ def _layout_agrees(pip_map: np.ndarray, value: int) -> bool:
     from vision.pips import layouts_on_map
 
     return value in layouts_on_map(pip_map, FACE_CROP_MARGIN)
+
+
+def _close_up_dice(
+    large: tuple[LargeCandidate, ...],
+    boxes: list[tuple[int, int, int, int]],
+    probs: np.ndarray,
+    first_look: np.ndarray,
+    crops: list[np.ndarray],
+    first: int,
+    value_threshold: float,
+    pip_finder: _PipFinderLike,
+) -> tuple[list[int], list[int]]:
+    """Which large candidates are one close-up die, not a group of dice.
+
+    A large box from the detector's coarse look
+    (:meth:`vision.detect.DieDetector.large_candidates`) is either one die too
+    big for the detector's main look, whose pips were boxed as small "dice",
+    or a group of dice (a tray in a wider photo), whose boxes inside are dice.
+    Only the boxes inside that look like a face count (best value at least 0.5
+    and more likely than "not a face"). A large box with no box inside (one the
+    main look missed) is read as usual. Otherwise it is
+
+    * one die, read as usual, when the face reader reads it as a value ``v``
+      with at least `value_threshold`, the pip finder's layout agrees, and the
+      boxes inside could be its pips: at most ``v`` of them, each at least
+      :data:`PIP_BOX_SHARE` of its long side, none read, with at least
+      `value_threshold`, as more than ``v`` (a pip reads as a 1, two
+      neighbouring pips as a 2; the dice of a tray read as their own values
+      and are smaller);
+    * one die of unknown value (``"pip count disagrees"``) when it looks more
+      like a face than not and every box inside looks like a pip or two (read
+      as at most 2 with less than :data:`PIP_BOX_MAX_PROB`, at least
+      :data:`PIP_BOX_SHARE` of its long side): reading those as dice would
+      report 1s and 2s that are not there;
+    * otherwise not a die: the boxes inside stand.
+
+    Parameters
+    ----------
+    large : tuple of LargeCandidate
+        The candidates; ``inside`` indexes the first `first` rows of `probs`.
+    boxes : list of (x, y, w, h)
+        The boxes of the small candidates (at least the first `first`), px.
+    probs : ndarray of shape (first + len(large), 7), dtype float64
+        Face-reader probabilities of the small candidates, then of the large.
+    crops : list of ndarray
+        The matching face crops.
+    first : int
+        Number of small candidates.
+    value_threshold : float
+        Least probability of a value to count.
+    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
+        The second opinion.
+
+    Returns
+    -------
+    dice : list of int
+        Indices into `large` of the candidates that are one die, read as usual.
+    unknown : list of int
+        Indices into `large` of the candidates that are one die of unknown value.
+    """
+    values = [int(np.argmax(p[1:]) + 1) for p in probs]
+    best = [float(p[1:].max()) for p in probs]
+    sure = [b >= value_threshold for b in best]
+    # the boxes inside are judged on the face reader's first look: the second
+    # look makes a pip or two read as a 1 or 2 surer than it is
+    inner_values = [int(np.argmax(p[1:]) + 1) for p in first_look[:first]]
+    inner_best = [float(p[1:].max()) for p in first_look[:first]]
+    dice: list[int] = []
+    unknown: list[int] = []
+    maybe: list[int] = []
+    for j, cand in enumerate(large):
+        k = first + j
+        if not cand.inside:
+            dice.append(j)  # a die the main look missed
+            continue
+        side = max(cand.detection.box[2], cand.detection.box[3])
+        faces = [i for i in cand.inside if inner_best[i] >= 0.5 and inner_best[i] > first_look[i][0]]
+        same = [i for i in faces if max(boxes[i][2], boxes[i][3]) >= SAME_DIE_SHARE * side]
+        pips = [i for i in faces if i not in same]
+        inner_sure = [i for i in faces if inner_best[i] >= value_threshold]
+        v = values[k]
+        if (sure[k] and len(pips) <= v
+                and not any(inner_values[i] > v for i in inner_sure if i in pips)
+                and all(inner_values[i] == v for i in inner_sure if i in same)):
+            maybe.append(j)
+        elif best[k] > probs[k][0] and all(
+            inner_values[i] <= 2 and inner_best[i] < PIP_BOX_MAX_PROB
+            and max(boxes[i][2], boxes[i][3]) >= PIP_BOX_SHARE * side for i in pips
+        ):
+            unknown.append(j)
+    if maybe:
+        maps = np.asarray(pip_finder.predict([crops[first + j] for j in maybe]), np.float32)
+        for j, m in zip(maybe, maps):
+            (dice if _layout_agrees(m, values[first + j]) else unknown).append(j)
+    return dice, unknown
 
 
 def _is_blurred(crops: list[np.ndarray]) -> bool:

@@ -1,0 +1,163 @@
+"""Benchmark: dice of every size in the picture, from close-ups to trays in wide views.
+
+The detector's main look is trained for dice about 24 px across at 384 px; a
+die that fills much of the picture is boxed as its pips there, and a coarse
+look offers it whole (:meth:`vision.detect.DieDetector.large_candidates`,
+judged by the reader: one die, or a group of dice such as a tray). This prints,
+for each kind of picture, how the dice were read:
+
+* ``single``: the 300 single-die close-ups of ``../shared/dice-images/dev/single``
+  (right = the one die read right and nothing else given a value);
+* ``crop S``: every other kingpi and jim DEV die, cropped so that it fills S of
+  the picture's side (neighbours partly in view);
+* ``tray in photo``: a rendered tray centred in a photo 1.6, 2.0 and 2.5 times
+  its size (the tray must not be taken for one big die);
+* ``tiled 2x2``: four nell DEV photos tiled into one 1280 px photo.
+
+Usage::
+
+    python benchmarks/close_ups.py [--dev ../shared/dice-images/dev]
+
+Needs the DEV set for all but the rendered rows (they are skipped, with a note,
+when it is absent).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision import render  # noqa: E402
+from vision.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.reader import read_image  # noqa: E402
+
+COLUMNS = ("dice", "right", "unknown", "wrong", "missed", "extraV")
+
+
+def _score(reading, truth: list[tuple[tuple[int, int, int, int], int]], counts: Counter) -> None:
+    """Add one picture's dice to `counts`: each labelled die right, unknown, wrong or missed; extras given a value."""
+    matched = dict(match_dice([d.box for d in reading.dice], [box for box, _ in truth]))
+    by_truth = {j: i for i, j in matched.items()}
+    for j, (_, value) in enumerate(truth):
+        counts["dice"] += 1
+        if j not in by_truth:
+            counts["missed"] += 1
+            continue
+        read = reading.dice[by_truth[j]].value
+        counts["right" if read == value else "unknown" if read is None else "wrong"] += 1
+    counts["extraV"] += sum(1 for i, d in enumerate(reading.dice) if i not in matched and d.value is not None)
+
+
+def single_close_ups(dev: Path) -> Counter:
+    counts: Counter = Counter()
+    for path in sorted((dev / "single").glob("*/*.jpg")):
+        values = read_image(load_image(path)).values
+        truth = int(path.parent.name)
+        counts["dice"] += 1
+        right = values.count(truth) >= 1
+        counts["right" if right else "unknown" if any(v is None for v in values) else "missed"] += 1
+        counts["wrong"] += sum(v is not None and v != truth for v in values) > 0
+        counts["extraV"] += max(0, sum(v is not None for v in values) - 1)
+    return counts
+
+
+def cropped_dice(dev: Path, share: float) -> Counter:
+    """Every other kingpi and jim die, cropped to fill `share` of the picture; the labelled dice in view are scored."""
+    counts: Counter = Counter()
+    for item in load_dataset(dev):
+        if not item.path.name.startswith(("kingpi", "jim")):
+            continue
+        image = load_image(item.path)
+        height, width = image.shape[:2]
+        for die in item.dice[::2]:
+            x, y, w, h = die.box
+            side = max(w, h) / share
+            x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
+            x1, y1 = int(min(width, x + w / 2 + side / 2)), int(min(height, y + h / 2 + side / 2))
+            reading = read_image(image[y0:y1, x0:x1])
+            in_view = []
+            main = 0
+            for other in item.dice:  # the neighbours in view, clipped: a value for them is not an extra
+                ox, oy, ow, oh = other.box
+                cx0, cy0, cx1, cy1 = max(ox, x0), max(oy, y0), min(ox + ow, x1), min(oy + oh, y1)
+                if other is die:
+                    main = len(in_view)
+                if cx1 > cx0 and cy1 > cy0:
+                    in_view.append(((cx0 - x0, cy0 - y0, cx1 - cx0, cy1 - cy0), other.value))
+            matched = dict(match_dice([d.box for d in reading.dice], [b for b, _ in in_view]))
+            by_truth = {j: i for i, j in matched.items()}
+            counts["dice"] += 1
+            if main not in by_truth:
+                counts["missed"] += 1
+            else:
+                read = reading.dice[by_truth[main]].value
+                counts["right" if read == die.value else "unknown" if read is None else "wrong"] += 1
+            counts["extraV"] += sum(1 for i, d in enumerate(reading.dice) if i not in matched and d.value is not None)
+    return counts
+
+
+def tray_in_photo() -> Counter:
+    counts: Counter = Counter()
+    for seed in range(12):
+        tray = render.render_tray([1, 2, 3, 4, 5], seed=seed, style=["felt", "round", "box"][seed % 3])
+        h, w = tray.image.shape[:2]
+        for factor in (1.6, 2.0, 2.5):
+            ch, cw = int(h * factor), int(w * factor)
+            photo = np.full((ch, cw, 3), (60 + seed * 10) % 200 + 30, np.uint8)
+            oy, ox = (ch - h) // 2, (cw - w) // 2
+            photo[oy:oy + h, ox:ox + w] = tray.image
+            truth = [((d.box[0] + ox, d.box[1] + oy, d.box[2], d.box[3]), d.value) for d in tray.dice]
+            _score(read_image(photo), truth, counts)
+    return counts
+
+
+def tiled(dev: Path) -> Counter:
+    counts: Counter = Counter()
+    items = [it for it in load_dataset(dev) if it.path.name.startswith("nell")][:40]
+    for k in range(0, len(items) - 3, 4):
+        group = items[k:k + 4]
+        images = [load_image(it.path) for it in group]
+        h, w = images[0].shape[:2]
+        photo = np.vstack([np.hstack(images[0:2]), np.hstack(images[2:4])])
+        truth = [((d.box[0] + (j % 2) * w, d.box[1] + (j // 2) * h, d.box[2], d.box[3]), d.value)
+                 for j, it in enumerate(group) for d in it.dice]
+        _score(read_image(photo), truth, counts)
+    return counts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="the DEV set (default: %(default)s)")
+    args = parser.parse_args(argv)
+    rows: list[tuple[str, Counter]] = []
+    have_dev = (args.dev / "labels.json").is_file()
+    if not have_dev:
+        print(f"note: {args.dev} is absent; only the rendered rows are measured", file=sys.stderr)
+    jobs = [("tray in photo", tray_in_photo)]
+    if have_dev:
+        jobs = [("single", lambda: single_close_ups(args.dev))] + [
+            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65)
+        ] + jobs + [("tiled 2x2", lambda: tiled(args.dev))]
+    print(f"{'pictures':<14}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'seconds':>9}")
+    for name, job in jobs:
+        start = time.perf_counter()
+        counts = job()
+        rows.append((name, counts))
+        print(f"{name:<14}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{time.perf_counter() - start:>9.1f}",
+              flush=True)
+    print("right / unknown / wrong / missed: the labelled dice; extraV: values given where no die is in view"
+          " (single: values beyond the one die)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
