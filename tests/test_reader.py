@@ -388,6 +388,56 @@ def test_real_pipeline_reads_a_rendered_close_up_die_not_its_pips():
     assert wrong == 0 and right >= 7
 
 
+def _rendered_tray(seed=1):
+    render = pytest.importorskip("vision.render")
+    return render.render_tray([1, 2, 3, 4, 5], seed=seed, style="felt")
+
+
+def test_real_pipeline_dark_frame_is_too_dark_not_blurred():
+    # the blur measure is contrast-free: a darkened sharp frame used to be called blurred too
+    _real_models_or_skip()
+    dark = (_rendered_tray().image * 0.2).astype(np.uint8)
+    problems = read_image(dark).problems
+    assert any(p.startswith("frame too dark") for p in problems)
+    assert not any(p.startswith("frame blurred") for p in problems)
+
+
+def test_real_pipeline_blurred_frame_is_blurred():
+    _real_models_or_skip()
+    blurred = cv2.GaussianBlur(_rendered_tray().image, (0, 0), 3)
+    assert any(p.startswith("frame blurred") for p in read_image(blurred).problems)
+
+
+def test_real_pipeline_over_exposed_frame_is_too_bright():
+    _real_models_or_skip()
+    bright = np.clip(_rendered_tray().image.astype(np.float32) * 6, 0, 255).astype(np.uint8)
+    problems = read_image(bright).problems
+    assert any(p.startswith("frame too bright") and "lower the exposure" in p for p in problems)
+    assert not any(p.startswith("frame too bright") for p in read_image(_rendered_tray().image).problems)
+
+
+def test_real_pipeline_tiny_dice_get_no_value_and_a_hint():
+    # a 64 x 48 picture: dice about 8 px across, whose pips are a pixel; before the rule the 5 was read as a 2
+    _real_models_or_skip()
+    tray = _rendered_tray()
+    tiny = cv2.resize(tray.image, (64, 48), interpolation=cv2.INTER_AREA)
+    reading = read_image(tiny)
+    assert reading.dice and all(d.value is None and d.reason == "too small in the picture" for d in reading.dice)
+    assert any("px across in the picture" in p and "move the camera closer" in p for p in reading.problems)
+    assert not any(p.startswith("frame blurred") for p in reading.problems)
+
+
+def test_die_box_under_min_die_px_gets_no_value():
+    from vision.reader import MIN_DIE_PX
+
+    side = int(MIN_DIE_PX) - 1
+    det = FakeDetector([Detection((100, 100, side, side), 0.9), Detection((200, 100, 40, 40), 0.9)])
+    faces = FakeFaceReader([_probs(5, 0.99), _probs(5, 0.99)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([5, 5]))
+    assert reading.values == (None, 5)
+    assert reading.dice[0].reason == "too small in the picture"
+
+
 _PIP_XY = {
     1: [(0.5, 0.5)], 2: [(0.25, 0.25), (0.75, 0.75)], 3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
     4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],

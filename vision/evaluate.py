@@ -504,7 +504,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 #: Short forms of the reader's reasons for the contact sheet's labels.
 _REASON_SHORT = {
     UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
-    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut",
+    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
 }
 
 _KIND_COLOURS = {

@@ -36,7 +36,7 @@ with ``dicetable eval``; see the constants):
   :data:`VALUE_THRESHOLD` and the pip-layout check agrees;
 * otherwise unknown, with a reason (:class:`vision.reading.UnknownReason`:
   ``"low confidence"``, ``"not a readable face"``, ``"pip count disagrees"``,
-  ``"leaning"``, ``"cut off by the picture's edge"``).
+  ``"leaning"``, ``"cut off by the picture's edge"``, ``"too small in the picture"``).
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels of the image given, ``x`` right, ``y`` down.
@@ -59,7 +59,10 @@ __all__ = [
     "DROP_NOT_A_DIE_PROB",
     "DROP_MAX_DETECTOR_SCORE",
     "DARK_MEAN_LEVEL",
-    "BLUR_LAPLACIAN_VAR",
+    "BLUR_SHARPNESS",
+    "BRIGHT_SHARE",
+    "SMALL_DIE_PX",
+    "MIN_DIE_PX",
     "read_image",
     "check_image",
     "pip_contrast_view",
@@ -126,11 +129,34 @@ PIP_BOX_MAX_PROB: float = 0.93
 #: Mean grey level (0-255) under which a frame is "too dark".
 DARK_MEAN_LEVEL: float = 35.0
 
-#: Median, over the dice found, of the variance of the Laplacian of each die's
-#: 64-px grey crop (grey levels squared) under which the frame is "blurred".
-#: On dev the sharpest-source minimum is 644 (kingpi), the softest 86 (nell,
-#: small dice enlarged); a Gaussian blur of sigma 3 px takes nell to about 3.
-BLUR_LAPLACIAN_VAR: float = 40.0
+#: Median, over the dice found, of each die's sharpness (the variance of the
+#: Laplacian of its grey face crop over the variance of its grey levels, so a
+#: dark frame is not taken for a blurred one) under which the frame is
+#: "blurred". On the DEV photos the softest source (nell, small dice enlarged)
+#: has at least 0.028 (kingpi 0.10, jim 0.52); darkened to a fifth the same;
+#: a Gaussian blur of sigma 2 px takes nell to at most 0.027 (median 0.004),
+#: sigma 3 px kingpi to 0.018-0.041. The raw variance used before (40 grey
+#: levels squared) called every darkened photo blurred.
+BLUR_SHARPNESS: float = 0.025
+
+#: Share of the picture blown out to white (all channels >= 250) above which
+#: the frame is "too bright". DEV photos: at most 0.024; the same exposed 1.8
+#: times brighter: kingpi 0.33-0.44, nell 0.76-0.99 (jim, white dice on dark
+#: wood, 0.05); rendered white card and paper trays at most 0.1.
+BRIGHT_SHARE: float = 0.25
+
+#: Dice whose median box is under this many pixels across are too small in the
+#: picture to tell blur from size; when some of them are unreadable the reader
+#: says so instead of "blurred" (nell DEV photos brought to 200 px: 11-17 px).
+SMALL_DIE_PX: float = 20.0
+
+#: A die whose box is under this many pixels across gets no value ("too small
+#: in the picture"): its pips are a pixel or two. Every third DEV photo scaled
+#: so that its dice are N px across (329 dice), right / wrong values without
+#: the rule: 8 px 101 / 15, 10 px 183 / 10, 12 px 245 / 7, 14 px 278 / 1, 17 px
+#: 296 / 1; with it (13 px): 1 / 0, 19 / 1, 135 / 1, 245 / 1, 295 / 1; with 12
+#: px: 12 px 201 / 5. A silent error costs more than a re-roll, so 13.
+MIN_DIE_PX: float = 13.0
 
 #: A die box whose area is more than this times the median box area (with 3 or
 #: more dice) is a die leaning on a wall or another die (its side faces show).
@@ -284,6 +310,9 @@ def read_image(
     mean_level = float(image[::step, ::step].mean())
     if mean_level < DARK_MEAN_LEVEL:
         problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
+    blown_out = float((image[::step, ::step].min(axis=2) >= 250).mean())
+    if blown_out > BRIGHT_SHARE:
+        problems.append(f"frame too bright ({blown_out:.0%} of it blown out to white): lower the exposure or the light")
 
     detections = list(detector.detect(image))
     large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
@@ -334,6 +363,8 @@ def read_image(
             aside.append(UnknownReason.LEANING)
         elif _cut_by_edge(det.box, width, height):
             aside.append(UnknownReason.CUT_OFF)
+        elif max(det.box[2], det.box[3]) < MIN_DIE_PX:
+            aside.append(UnknownReason.TOO_SMALL)
         elif forced:
             aside.append(UnknownReason.PIPS_DISAGREE)  # a close-up die whose pips were boxed as dice
         else:
@@ -361,7 +392,13 @@ def read_image(
     leaning_count = aside.count(UnknownReason.LEANING)
     cut_count = aside.count(UnknownReason.CUT_OFF)
 
-    if _is_blurred([crop for _, _, crop in kept]):
+    die_px = float(np.median([max(d.box[2], d.box[3]) for d, _, _ in kept]))
+    unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
+    if die_px < SMALL_DIE_PX:
+        if unreadable:
+            problems.append(f"dice only about {die_px:.0f} px across in the picture: "
+                            "move the camera closer or use a bigger photo")
+    elif _is_blurred([crop for _, _, crop in kept]):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
     if leaning_count:
         problems.append(
@@ -369,7 +406,6 @@ def read_image(
         )
     if cut_count:
         problems.append(f"{_dice_word(cut_count)} cut off by the edge of the picture: move it into view")
-    unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if unreadable:
         problems.append(f"{_dice_word(unreadable)} unreadable: re-roll or adjust")
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))
@@ -489,10 +525,14 @@ def _close_up_dice(
 
 
 def _is_blurred(crops: list[np.ndarray]) -> bool:
+    """Whether the median sharpness of the face crops is under :data:`BLUR_SHARPNESS` (contrast-free)."""
     if not crops:
         return False
-    sharpness = [float(cv2.Laplacian(cv2.cvtColor(c, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var()) for c in crops]
-    return float(np.median(sharpness)) < BLUR_LAPLACIAN_VAR
+    sharpness = []
+    for crop in crops:
+        grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        sharpness.append(float(cv2.Laplacian(grey, cv2.CV_32F).var()) / (float(grey.astype(np.float32).var()) + 1.0))
+    return float(np.median(sharpness)) < BLUR_SHARPNESS
 
 
 def _second_look(face_reader: _FaceReaderLike, crops: list[np.ndarray], probs: np.ndarray) -> np.ndarray:

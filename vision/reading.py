@@ -23,6 +23,7 @@ class UnknownReason(StrEnum):
     PIPS_DISAGREE = "pip count disagrees"
     LEANING = "leaning"
     CUT_OFF = "cut off by the picture's edge"
+    TOO_SMALL = "too small in the picture"
 
     @property
     def needs_reroll(self) -> bool:
