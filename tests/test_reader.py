@@ -52,13 +52,15 @@ def _layout_map(value):
 
 
 class FakePipFinder:
-    """The second opinion: pip maps that hold the layouts of the given values, one per crop (0: no pips)."""
+    """The second opinion: pip maps that hold the layouts of the given values, one per crop (0: no pips; also for crops beyond them)."""
 
     def __init__(self, values):
         self.values = list(values)
 
     def predict(self, crops):
-        return np.stack([_layout_map(v) for v in self.values[: len(crops)]]) if len(crops) else np.zeros((0, 64, 64), np.float32)
+        if not len(crops):
+            return np.zeros((0, 64, 64), np.float32)
+        return np.stack([_layout_map(self.values[i] if i < len(self.values) else 0) for i in range(len(crops))])
 
 
 def test_confident_face_gives_value_and_unsure_face_gives_unknown():
@@ -208,6 +210,38 @@ def test_big_box_the_main_look_missed_is_read_as_a_die():
     faces = FakeFaceReader([_probs(4, 0.97)])
     reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([4]))
     assert reading.values == (4,)
+
+
+def test_pip_maps_turned_are_turned_back_onto_the_crop():
+    from vision.reader import _pip_maps_turned
+
+    crop = np.zeros((64, 64, 3), np.uint8)
+    crop[:10, :10] = 255  # a bright mark in the crop's top-left corner
+
+    class TopRightOnly:
+        """Marks only what is bright in the top-right corner of what it is shown."""
+
+        def predict(self, crops):
+            maps = np.zeros((len(crops), 64, 64), np.float32)
+            for m, c in zip(maps, crops):
+                m[:10, -10:] = c[:10, -10:, 0] / 255.0
+            return maps
+
+    out = _pip_maps_turned(TopRightOnly(), [crop], np.zeros((1, 64, 64), np.float32))
+    assert out.shape == (1, 64, 64)
+    assert out[0, :10, :10].min() == 1.0 and out[0].sum() == 100.0  # seen in one turn, drawn where it is
+
+
+def test_faint_pips_marked_in_a_turn_corroborate_the_value():
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    faces = FakeFaceReader([_probs(3, 0.97)])
+    # the plain crop's map shows no pips, one of the turns shows the 3
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False,
+                         pip_finder=QueuedPipFinder([0, 0, 3, 0]), calibrated=False)
+    assert reading.values == (3,)
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False,
+                         pip_finder=QueuedPipFinder([0, 0, 0, 0]), calibrated=False)
+    assert reading.values == (None,) and reading.dice[0].reason == "pip count disagrees"
 
 
 def test_pip_contrast_view_turns_coloured_pips_dark_on_light():

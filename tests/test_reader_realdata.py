@@ -58,10 +58,11 @@ def test_dev_blank_image_gives_no_dice(dev_result):
 # 1200 domain-randomised renders) and pip finder v3 (widths 24-48-64, rendered and
 # label-guided pip targets; layout check on blobs and peaks), both trained on the
 # TRAIN set and on every DEV photo (so these numbers are not a measure of
-# generalisation: the held-out DEV fold gave 90.5 % / 0.8 %, see vision/reader.py),
-# detector with the containment rule, VALUE_THRESHOLD 0.75: accuracy 0.931, silent
-# errors 0.005 (4 wrong + 1 extra of 947), kingpi 1.000 (78 of 78, every image exact).
-ACCURACY_FLOOR = 0.92
+# generalisation: the held-out DEV fold gave 91.1 % / 0.8 %, see vision/reader.py),
+# detector with the containment rule, VALUE_THRESHOLD 0.75, pip maps of turned crops
+# where the first disagrees: accuracy 0.938, silent errors 0.005 (4 wrong + 1 extra
+# of 947), kingpi 1.000 (78 of 78, every image exact).
+ACCURACY_FLOOR = 0.925
 SILENT_CEILING = 0.010
 KINGPI_FLOOR = 1.0
 
