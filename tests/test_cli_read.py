@@ -81,6 +81,21 @@ def test_read_table_and_annotate(photos, fives, tmp_path, capsys):
     assert (out_dir / "empty.png").is_file()
 
 
+def test_annotate_keeps_photos_of_the_same_name_and_never_overwrites_a_photo(photos, fives, tmp_path, capsys):
+    other = tmp_path / "other"
+    other.mkdir()
+    cv2.imwrite(str(other / "a.jpg"), render.render_tray([4, 4], seed=5, style="felt").image)
+    out_dir = tmp_path / "ann"
+    assert main(["read", str(photos / "a.jpg"), str(other / "a.jpg"), "--annotate", str(out_dir)]) == 0
+    assert sorted(p.name for p in out_dir.iterdir()) == ["a-2.jpg", "a.jpg"]
+    assert cv2.imread(str(out_dir / "a.jpg")).shape == cv2.imread(str(photos / "a.jpg")).shape
+    # annotating into the photos' own folder writes beside them
+    before = (photos / "a.jpg").read_bytes()
+    assert main(["read", str(photos / "a.jpg"), "--annotate", str(photos)]) == 0
+    assert (photos / "a.jpg").read_bytes() == before
+    assert (photos / "a-annotated.jpg").is_file()
+
+
 @pytest.mark.parametrize("make, match", [
     (lambda p: p / "missing.jpg", "does not exist"),
     (lambda p: (p / "fake.jpg").write_text("hello") and p / "fake.jpg", "not an image"),

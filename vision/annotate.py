@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.reading import ImageReading
 
-__all__ = ["READ_COLOUR", "UNKNOWN_COLOUR", "annotate_reading", "annotate_outcomes"]
+__all__ = ["READ_COLOUR", "UNKNOWN_COLOUR", "MIN_DRAWING_PX", "annotate_reading", "annotate_outcomes"]
 
 #: Box colour (BGR) of a die with a value.
 READ_COLOUR: tuple[int, int, int] = (40, 200, 40)
@@ -38,6 +38,11 @@ def _draw(image: np.ndarray, box, text: str, colour) -> None:
     cv2.putText(image, text, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
 
 
+#: Photos with a long side under this many pixels are drawn enlarged (by a
+#: whole factor) so that values and problems stay legible.
+MIN_DRAWING_PX: int = 480
+
+
 def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray:
     """Return a copy of `image_bgr` with each die's box and value (``?`` when unknown) drawn.
 
@@ -50,24 +55,42 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
 
     Returns
     -------
-    ndarray of shape (H, W, 3), dtype uint8
-        The drawing; problems are written along the top edge.
+    ndarray of shape (k H, k W, 3), dtype uint8
+        The drawing; problems are written along the top edge, wrapped to its
+        width. ``k`` is 1, or the least whole factor that brings a photo
+        smaller than :data:`MIN_DRAWING_PX` to that size.
     """
-    out = image_bgr.copy()
+    k = -(-MIN_DRAWING_PX // max(image_bgr.shape[:2]))
+    out = image_bgr.copy() if k <= 1 else cv2.resize(image_bgr, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
+    k = max(k, 1)
     for d in reading.dice:
+        box = tuple(v * k for v in d.box)
         if d.value is None:
-            _draw(out, d.box, "?", UNKNOWN_COLOUR)
+            _draw(out, box, "?", UNKNOWN_COLOUR)
         else:
-            _draw(out, d.box, str(d.value), READ_COLOUR)
+            _draw(out, box, str(d.value), READ_COLOUR)
     scale = max(0.45, max(out.shape[:2]) / 1400)
     thick = max(1, round(scale * 1.5))
     y = 0
     for problem in reading.problems:
-        (tw, th), base = cv2.getTextSize(problem, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-        cv2.rectangle(out, (0, y), (tw + 10, y + th + base + 8), (0, 0, 0), -1)
-        cv2.putText(out, problem, (5, y + th + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), thick, cv2.LINE_AA)
-        y += th + base + 8
+        for line in _wrapped(problem, out.shape[1] - 10, scale, thick):
+            (tw, th), base = cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+            cv2.rectangle(out, (0, y), (tw + 10, y + th + base + 8), (0, 0, 0), -1)
+            cv2.putText(out, line, (5, y + th + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), thick, cv2.LINE_AA)
+            y += th + base + 8
     return out
+
+
+def _wrapped(text: str, width: int, scale: float, thick: int) -> list[str]:
+    """`text` split at spaces into lines at most `width` px wide (a longer word stays on its own line)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        candidate = f"{lines[-1]} {word}" if lines else word
+        if lines and cv2.getTextSize(candidate, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[0][0] <= width:
+            lines[-1] = candidate
+        else:
+            lines.append(word)
+    return lines
 
 
 def annotate_outcomes(image_bgr: np.ndarray, outcomes: Iterable) -> np.ndarray:

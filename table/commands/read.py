@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot create the --annotate folder {str(args.annotate)!r}: {exc.strerror or exc}") from exc
     results = []
+    written: set[Path] = set()
     for path in paths:
         try:
             image = load_image(path)
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         reading = read_image(image)
         results.append((path, reading))
         if args.annotate is not None:
-            _write_annotated(args.annotate, path, image, reading)
+            written.add(_write_annotated(args.annotate, path, image, reading, written))
     if results and args.json:
         doc = [
             {"image": str(path), "dice": [d.to_json() for d in reading.dice], "problems": list(reading.problems)}
@@ -79,23 +80,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_annotated(folder: Path, path: Path, image, reading) -> None:
+def _write_annotated(folder: Path, path: Path, image, reading, taken: set[Path]) -> Path:
+    """Write the annotated photo into `folder` and return its path.
+
+    The name is the photo's; a photo of the same name from another folder
+    read in the same run gets ``-2``, ``-3`` ..., and the photo itself is never
+    overwritten (when `folder` is its own folder the name gets ``-annotated``).
+    """
     import cv2
 
     from vision.annotate import annotate_reading
 
     suffix = path.suffix.lower() if path.suffix.lower() in (".png", ".jpg", ".jpeg") else ".png"
     target = folder / (path.stem + suffix)
+    if target.resolve() == path.resolve():
+        target = folder / (path.stem + "-annotated" + suffix)
+    stem, n = target.stem, 1
+    while target in taken or target.resolve() == path.resolve():
+        n += 1
+        target = folder / f"{stem}-{n}{suffix}"
     if not cv2.imwrite(str(target), annotate_reading(image, reading)):
         raise UsageError(f"cannot write the annotated image {str(target)!r}")
+    return target
 
 
 def _print_table(results) -> None:
     out = sys.stdout
     width = max([len("image")] + [len(str(p)) for p, _ in results])
-    out.write(f"{'image':<{width}}  dice  values{'':<14}  unknown  problems\n")
-    for path, reading in results:
-        values = " ".join("?" if v is None else str(v) for v in reading.values) or "-"
+    rows = [(" ".join("?" if v is None else str(v) for v in reading.values) or "-") for _, reading in results]
+    values_width = max([20] + [len(v) for v in rows])  # many dice widen the column instead of pushing the rest
+    out.write(f"{'image':<{width}}  dice  {'values':<{values_width}}  unknown  problems\n")
+    for (path, reading), values in zip(results, rows):
         unknown = sum(v is None for v in reading.values)
         problems = "; ".join(reading.problems) or "-"
-        out.write(f"{str(path):<{width}}  {len(reading.dice):4d}  {values:<20}  {unknown:7d}  {problems}\n")
+        out.write(f"{str(path):<{width}}  {len(reading.dice):4d}  {values:<{values_width}}  {unknown:7d}  {problems}\n")
