@@ -224,8 +224,8 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
     _text(img, "accuracy in bin", (lx + 22, ly + 2), 0.4)
     lx += 140
     cv2.circle(img, (lx + 8, ly - 3), 5, (30, 30, 30), -1, cv2.LINE_AA)
-    _text(img, "mean confidence (size: dice)", (lx + 20, ly + 2), 0.4)
-    lx += 225
+    _text(img, "bin (size: dice)", (lx + 20, ly + 2), 0.4)
+    lx += 150
     cv2.line(img, (lx, ly - 3), (lx + 16, ly - 3), (120, 120, 120), 2, cv2.LINE_AA)
     _text(img, "calibrated", (lx + 22, ly + 2), 0.4)
     lx += 105

@@ -23,8 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("dataset", metavar="DATASET_DIR", type=Path, help="folder with labels.json and its photos")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON instead of the text report")
     parser.add_argument("--report", metavar="OUT_DIR", type=Path,
-                        help="write metrics.json, failures.png (a contact sheet of every failure) and "
-                             "annotated failure photos into OUT_DIR")
+                        help="write metrics.json, reliability.png (stated confidence against observed "
+                             "accuracy), failures.png (a contact sheet of every failure) and annotated "
+                             "failure photos into OUT_DIR")
     parser.add_argument("--face-model", metavar="ONNX", type=Path,
                         help="face-reader model to measure instead of the packaged one")
     parser.add_argument("--detector-model", metavar="ONNX", type=Path,
