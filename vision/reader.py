@@ -461,11 +461,11 @@ def _close_up_dice(
 
     * one die, read as usual, when the face reader reads it as a value ``v``
       with at least `value_threshold`, the pip finder's layout agrees, and the
-      boxes inside could be its pips: at most ``v`` of them, each at least
-      :data:`PIP_BOX_SHARE` of its long side, none read, with at least
-      `value_threshold`, as more than ``v`` (a pip reads as a 1, two
-      neighbouring pips as a 2; the dice of a tray read as their own values
-      and are smaller);
+      boxes inside could be its pips: at most ``v`` of them, none read, with
+      at least `value_threshold`, as more than ``v`` (a pip reads as a 1, two
+      neighbouring pips as a 2; the dice of a tray read as their own values).
+      A box inside at least :data:`SAME_DIE_SHARE` of its long side is the
+      same die boxed tighter, not a pip: read surely, it must read ``v`` too;
     * one die of unknown value (``"pip count disagrees"``) when it looks more
       like a face than not and every box inside looks like a pip or two (read
       as at most 2 with less than :data:`PIP_BOX_MAX_PROB`, at least
