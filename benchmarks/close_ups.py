@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [("tray in photo", tray_in_photo)]
     if have_dev:
         jobs = [("single", lambda: single_close_ups(args.dev))] + [
-            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65)
+            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9)
         ] + jobs + [("tiled 2x2", lambda: tiled(args.dev))]
     print(f"{'pictures':<14}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'seconds':>9}")
     for name, job in jobs:

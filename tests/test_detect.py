@@ -126,6 +126,18 @@ def test_detect_drops_a_box_inside_a_bigger_die(small_score):
     assert [d.box for d in found] == [(60, 60, 40, 40)]
 
 
+def test_detect_drops_a_tray_sized_box_that_would_hide_the_dice_in_it():
+    # three dice and a box five times their size around them (a tray seen as a die in a wide view)
+    det = default_detector()
+    maps = _maps_with_boxes([((40, 40, 20, 20), 0.7), ((80, 44, 20, 20), 0.7), ((60, 80, 20, 20), 0.7),
+                             ((60, 60, 100, 100), 0.9)], grid=(40, 40))
+    found = det._decode(maps, 1.0, (160, 160))
+    assert sorted(d.box for d in found) == [(30, 30, 20, 20), (50, 70, 20, 20), (70, 34, 20, 20)]
+    # two candidates are too few to tell which size the dice are: the containment rule stands
+    maps = _maps_with_boxes([((40, 40, 20, 20), 0.7), ((60, 60, 100, 100), 0.9)])
+    assert [d.box for d in det._decode(maps, 1.0, (160, 160))] == [(10, 10, 100, 100)]
+
+
 def test_detect_keeps_touching_and_neighbouring_dice():
     det = default_detector()
     # two equal dice whose boxes overlap (touching at 45 degrees), and a small die beside a big one

@@ -203,6 +203,21 @@ def test_die_read_surely_inside_an_unsure_big_box_stands():
     assert reading.dice[0].box == small[0].box
 
 
+def test_speck_far_smaller_than_a_die_read_for_sure_is_dropped():
+    from vision.reader import SPECK_RATIO
+
+    side = int(100 * SPECK_RATIO) - 2
+    det = FakeDetector([Detection((100, 100, 100, 100), 0.9), Detection((300, 100, side, side), 0.6),
+                        Detection((400, 100, 80, 80), 0.8)])
+    faces = FakeFaceReader([_probs(3, 0.97), _probs(1, 0.99), _probs(5, 0.97)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([3, 1, 5]))
+    assert reading.values == (3, 5)
+    # with no die read for sure there is nothing to compare with: all are kept
+    faces = FakeFaceReader([_probs(3, 0.5), _probs(1, 0.99), _probs(5, 0.5)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([1]))
+    assert len(reading.dice) == 3
+
+
 def test_big_box_the_main_look_missed_is_read_as_a_die():
     from vision.detect import LargeCandidate
 

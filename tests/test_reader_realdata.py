@@ -96,12 +96,14 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
         wrong += sum(v is not None and v != truth for v in values)
         right += values == (truth,)
     # without the coarse look: 38 right, 83 wrong values; with it 222 right, 2 wrong (a neighbouring die cut by
-    # the crop read as a 2, and nell_IMG_20191208_112342_d16, labelled 2, which shows three pips)
-    assert right >= 210 and wrong <= 3
+    # the crop read as a 2, and nell_IMG_20191208_112342_d16, labelled 2, which shows three pips); with the
+    # framed coarse look too and the speck rule, 233 right, 0 wrong
+    assert right >= 220 and wrong <= 1
 
 
-def test_dev_dice_cropped_to_fill_the_picture_are_read_whole():
-    """kingpi and jim dice cropped so that one fills 0.65 of the picture: read as dice, not as their pips."""
+@pytest.mark.parametrize("share, least_right", [(0.65, 44), (0.9, 41)])
+def test_dev_dice_cropped_to_fill_the_picture_are_read_whole(share, least_right):
+    """kingpi and jim dice cropped so that one fills `share` of the picture: read as dice, not as their pips."""
     from vision.evaluate import load_dataset, match_dice
     from vision.reader import read_image
 
@@ -117,7 +119,7 @@ def test_dev_dice_cropped_to_fill_the_picture_are_read_whole():
         height, width = image.shape[:2]
         for die in item.dice[::2]:
             x, y, w, h = die.box
-            side = max(w, h) / 0.65
+            side = max(w, h) / share
             x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
             x1, y1 = int(min(width, x + w / 2 + side / 2)), int(min(height, y + h / 2 + side / 2))
             reading = read_image(image[y0:y1, x0:x1])
@@ -126,8 +128,9 @@ def test_dev_dice_cropped_to_fill_the_picture_are_read_whole():
             value = next((reading.dice[i].value for i in matched), None)
             right += value == die.value
             wrong += value is not None and value != die.value
-    # before the coarse look: 1 of 46 right, 36 missed (their pips read as 1s and 2s); with it 46 right
-    assert total == 46 and right >= 44 and wrong == 0
+    # 0.65: before the coarse look 1 of 46 right, 36 missed (their pips read as 1s and 2s), with it 46 right;
+    # 0.9: 43 right, 3 unknown with the framed coarse look (40 without it)
+    assert total == 46 and right >= least_right and wrong == 0
 
 
 def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path):

@@ -130,6 +130,14 @@ SAME_DIE_SHARE: float = 0.6
 #: fills the picture, at 0.96).
 PIP_BOX_MAX_PROB: float = 0.93
 
+#: A candidate whose long side is under this share of the biggest die given a
+#: value in the same photo is dropped: dice are all one size, seen from above
+#: (a die leaning on a wall shows about 1.5 times bigger, a far die in an
+#: oblique view about half), so it is a speck of dust or a pip. Found on DEV
+#: kingpi dice cropped to fill 0.45-0.65 of the picture: an 11 x 14 px speck
+#: on the felt beside a 140 px die was read as a 1 at 0.99.
+SPECK_RATIO: float = 0.25
+
 #: Mean grey level (0-255) under which a frame is "too dark".
 DARK_MEAN_LEVEL: float = 35.0
 
@@ -399,6 +407,12 @@ def read_image(
             dice.append(DieReading(None, det.box, best_p, UnknownReason.NOT_A_FACE))
         else:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.LOW_CONFIDENCE))
+    # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size)
+    sure_side = max((max(d.box[2], d.box[3]) for d in dice if d.value is not None), default=0)
+    specks = [max(d.box[2], d.box[3]) < SPECK_RATIO * sure_side for d in dice]
+    dice = [d for d, speck in zip(dice, specks) if not speck]
+    kept = [k for k, speck in zip(kept, specks) if not speck]
+    aside = [a for a, speck in zip(aside, specks) if not speck]
     leaning_count = aside.count(UnknownReason.LEANING)
     cut_count = aside.count(UnknownReason.CUT_OFF)
 
