@@ -43,6 +43,7 @@ __all__ = [
     "default_detector",
     "detect_dice",
     "box_iou",
+    "box_intersections",
     "CONTAINED_SHARE",
     "CONTAINED_AREA_RATIO",
     "SMALL_DIE_INPUT_PX",
@@ -295,7 +296,7 @@ class DieDetector:
         found_boxes = np.array([d.box for d in found], np.float64)
         big_boxes = np.array([d.box for d in big], np.float64)
         inside = _contained_in(found_boxes, big_boxes)
-        touches = _box_intersections(found_boxes, big_boxes) > 0
+        touches = box_intersections(found_boxes, big_boxes) > 0
         # a big box holding found boxes, or one the main look missed altogether
         return tuple(LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
                      for d, col, near in zip(big, inside.T, touches.T) if col.any() or not near.any())
@@ -404,13 +405,23 @@ def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     a = np.asarray(a, np.float64).reshape(-1, 4)
     b = np.asarray(b, np.float64).reshape(-1, 4)
-    inter = _box_intersections(a, b)
+    inter = box_intersections(a, b)
     union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
     return np.where(union > 0, inter / np.maximum(union, 1e-9), 0.0)
 
 
-def _box_intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Overlap area (px squared) of every pair of ``(x, y, w, h)`` boxes: float64 ``(N, 4)``, ``(M, 4)`` -> ``(N, M)``."""
+def box_intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Overlap area (px squared) of every pair of ``(x, y, w, h)`` boxes.
+
+    Parameters
+    ----------
+    a : ndarray of shape (N, 4), dtype float64
+    b : ndarray of shape (M, 4), dtype float64
+
+    Returns
+    -------
+    ndarray of shape (N, M), dtype float64
+    """
     ax2, ay2 = a[:, 0] + a[:, 2], a[:, 1] + a[:, 3]
     bx2, by2 = b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
     iw = np.clip(np.minimum(ax2[:, None], bx2[None]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0, None)
@@ -432,7 +443,7 @@ def _contained_in(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
     """Whether each `inner` box lies inside each `outer` box (:data:`CONTAINED_SHARE`, :data:`CONTAINED_AREA_RATIO`): ``(N, 4)``, ``(M, 4)`` -> bool ``(N, M)``."""
     inner_area = inner[:, 2] * inner[:, 3]
     outer_area = outer[:, 2] * outer[:, 3]
-    inter = _box_intersections(inner, outer)
+    inter = box_intersections(inner, outer)
     return (inter >= CONTAINED_SHARE * inner_area[:, None]) & (outer_area[None] >= CONTAINED_AREA_RATIO * inner_area[:, None])
 
 

@@ -151,10 +151,12 @@ DARK_MEAN_LEVEL: float = 35.0
 #: levels squared) called every darkened photo blurred.
 BLUR_SHARPNESS: float = 0.025
 
-#: Share of the picture blown out to white (all channels >= 250) above which
-#: the frame is "too bright". DEV photos: at most 0.024; the same exposed 1.8
-#: times brighter: kingpi 0.33-0.44, nell 0.76-0.99 (jim, white dice on dark
-#: wood, 0.05); rendered white card and paper trays at most 0.1.
+#: Share of the picture outside the dice blown out to white (all channels >=
+#: 250) above which the frame is "too bright". Whole DEV photos: at most 0.024;
+#: the same exposed 1.8 times brighter: kingpi 0.33-0.44, nell 0.76-0.99 (jim,
+#: white dice on dark wood, 0.05); rendered white card and paper trays at most
+#: 0.1. Outside the dice, so that an ivory die filling a close-up is not taken
+#: for over-exposure (the newcomer check: 11 of 50 such close-ups, 26-45 %).
 BRIGHT_SHARE: float = 0.25
 
 #: Dice whose median box is under this many pixels across are too small in the
@@ -322,14 +324,13 @@ def read_image(
     mean_level = float(image[::step, ::step].mean())
     if mean_level < DARK_MEAN_LEVEL:
         problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
-    blown_out = float((image[::step, ::step].min(axis=2) >= 250).mean())
-    if blown_out > BRIGHT_SHARE:
-        problems.append(f"frame too bright ({blown_out:.0%} of it blown out to white): lower the exposure or the light")
+    blown = image[::step, ::step].min(axis=2) >= 250  # blown out to white, on the same sparse grid
 
     detections = list(detector.detect(image))
     large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
     candidates = detections + [c.detection for c in large]
     if not candidates:
+        problems += _too_bright(blown, step, [])
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
 
@@ -343,6 +344,7 @@ def read_image(
         taken, unsure = _close_up_dice(large, [d.box for d in detections], probs, first_look, crops,
                                        len(detections), value_threshold, pip_finder)
         dropped = {i for j in taken + unsure for i in large[j].inside}
+        dropped |= _same_die_boxes([d.box for d in detections], [large[j].detection.box for j in taken + unsure])
         keep = [i for i in range(len(detections)) if i not in dropped]
         keep += [len(detections) + j for j in taken + unsure]
         forced_unknown = [False] * (len(keep) - len(unsure)) + [True] * len(unsure)
@@ -361,6 +363,7 @@ def read_image(
         kept.append((det, p, crop))
         pips_disagree.append(forced)
     if not kept:
+        problems += _too_bright(blown, step, [])
         problems.append("no dice found")
         return ImageReading((), tuple(problems))
 
@@ -416,6 +419,7 @@ def read_image(
     leaning_count = aside.count(UnknownReason.LEANING)
     cut_count = aside.count(UnknownReason.CUT_OFF)
 
+    problems += _too_bright(blown, step, [d.box for d in dice])
     die_px = float(np.median([max(d.box[2], d.box[3]) for d, _, _ in kept]))
     unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if die_px < SMALL_DIE_PX:
@@ -548,6 +552,24 @@ def _close_up_dice(
     return dice, unknown
 
 
+def _same_die_boxes(boxes: list[tuple[int, int, int, int]], dice: list[tuple[int, int, int, int]]) -> set[int]:
+    """Indices of `boxes` that are one of the close-up `dice` again: IoU over 0.4 or at least 60 % inside it.
+
+    The boxes inside a close-up die (:class:`vision.detect.LargeCandidate`) are
+    those at most 1/1.6 of its area; a box of nearly the die's own size is the
+    same die boxed by the main look and would count it twice.
+    """
+    if not boxes or not dice:
+        return set()
+    from vision.detect import box_intersections, box_iou
+
+    a = np.asarray(boxes, np.float64)
+    b = np.asarray(dice, np.float64)
+    ious = box_iou(a, b)
+    inside = box_intersections(a, b) >= 0.6 * (a[:, 2] * a[:, 3])[:, None]
+    return {int(i) for i in np.nonzero((ious > 0.4).any(axis=1) | inside.any(axis=1))[0]}
+
+
 def _pip_maps_turned(pip_finder: _PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
     """The pip finder's maps of `crops` at their four 90-degree turns, turned back and combined by maximum.
 
@@ -576,6 +598,36 @@ def _pip_maps_turned(pip_finder: _PipFinderLike, crops: list[np.ndarray], maps: 
     for k in (1, 2, 3):
         out = np.maximum(out, np.stack([np.rot90(m, -k) for m in more[k - 1]]))
     return out
+
+
+def _too_bright(blown: np.ndarray, step: int, boxes: list[tuple[int, int, int, int]]) -> list[str]:
+    """The "too bright" problem, or none: judged on the picture outside the dice.
+
+    Parameters
+    ----------
+    blown : ndarray of shape (H', W'), dtype bool
+        Whether each pixel of the photo sampled every `step` px is blown out to white.
+    step : int
+        The sampling step, px.
+    boxes : list of (x, y, w, h)
+        The dice, px of the photo: a light die filling a close-up is not an
+        exposure fault. When they cover more than 3/4 of the picture nothing is
+        judged.
+
+    Returns
+    -------
+    list of str
+        One problem when more than :data:`BRIGHT_SHARE` of the rest is blown out, else empty.
+    """
+    outside = np.ones_like(blown)
+    for x, y, w, h in boxes:
+        outside[y // step: -(-(y + h) // step), x // step: -(-(x + w) // step)] = False
+    if outside.mean() < 0.25:
+        return []
+    share = float(blown[outside].mean())
+    if share <= BRIGHT_SHARE:
+        return []
+    return [f"frame too bright ({share:.0%} of it blown out to white): lower the exposure or the light"]
 
 
 def _is_blurred(crops: list[np.ndarray]) -> bool:
