@@ -12,7 +12,8 @@ for each kind of picture, how the dice were read:
   the picture's side (neighbours partly in view);
 * ``tray in photo``: a rendered tray centred in a photo 1.6, 2.0 and 2.5 times
   its size (the tray must not be taken for one big die);
-* ``tiled 2x2``: four nell DEV photos tiled into one 1280 px photo.
+* ``tiled 2x2``: four nell DEV photos tiled into one 1280 px photo (ten such);
+* ``kingpi 3x3``: nine kingpi DEV photos tiled into one 3840 px photo.
 
 Usage::
 
@@ -30,6 +31,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,16 +122,23 @@ def tray_in_photo() -> Counter:
     return counts
 
 
-def tiled(dev: Path) -> Counter:
+def tiled(dev: Path, prefix: str, grid: int, photos: int) -> Counter:
+    """DEV photos of one source tiled `grid` x `grid` into one photo, the first `photos` of them."""
     counts: Counter = Counter()
-    items = [it for it in load_dataset(dev) if it.path.name.startswith("nell")][:40]
-    for k in range(0, len(items) - 3, 4):
-        group = items[k:k + 4]
-        images = [load_image(it.path) for it in group]
-        h, w = images[0].shape[:2]
-        photo = np.vstack([np.hstack(images[0:2]), np.hstack(images[2:4])])
-        truth = [((d.box[0] + (j % 2) * w, d.box[1] + (j // 2) * h, d.box[2], d.box[3]), d.value)
-                 for j, it in enumerate(group) for d in it.dice]
+    items = [it for it in load_dataset(dev) if it.path.name.startswith(prefix)][:photos]
+    per = grid * grid
+    for k in range(0, len(items) - per + 1, per):
+        group = items[k:k + per]
+        originals = [load_image(it.path) for it in group]
+        h, w = originals[0].shape[:2]
+        images = [im if im.shape[:2] == (h, w) else cv2.resize(im, (w, h)) for im in originals]
+        photo = np.vstack([np.hstack(images[r * grid:(r + 1) * grid]) for r in range(grid)])
+        truth = []
+        for j, (it, original) in enumerate(zip(group, originals)):
+            sy, sx = h / original.shape[0], w / original.shape[1]
+            oy, ox = (j // grid) * h, (j % grid) * w
+            truth += [((round(d.box[0] * sx) + ox, round(d.box[1] * sy) + oy, round(d.box[2] * sx), round(d.box[3] * sy)),
+                       d.value) for d in it.dice]
         _score(read_image(photo), truth, counts)
     return counts
 
@@ -146,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     if have_dev:
         jobs = [("single", lambda: single_close_ups(args.dev))] + [
             (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9)
-        ] + jobs + [("tiled 2x2", lambda: tiled(args.dev))]
+        ] + jobs + [("tiled 2x2", lambda: tiled(args.dev, "nell", 2, 40)),
+                    ("kingpi 3x3", lambda: tiled(args.dev, "kingpi", 3, 9))]
     print(f"{'pictures':<14}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'seconds':>9}")
     for name, job in jobs:
         start = time.perf_counter()
