@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-from vision.pips import (DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, layouts_on_map, marked_peaks,
-                         marked_pips)
+from vision.pips import (DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, holds_layout_of,
+                         layouts_on_map, marked_peaks, marked_pips)
 from vision.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
 
 
@@ -70,6 +70,17 @@ def test_faint_marks_are_read_by_their_peaks(value):
     peaks = marked_peaks(faint, 0.15, 0.3)
     assert len(peaks) == value and np.all(peaks[:-1, 2] >= peaks[1:, 2])  # one peak per pip, highest first
     assert layouts_on_map(faint, 0.15) == {value}
+
+
+def test_holds_layout_of_answers_as_layouts_on_map():
+    # the reader's fast check must agree with the full set, on clean, faint, spoiled and empty maps
+    four_plus = _drawn_map(4)
+    cv2.circle(four_plus, (32, 32), 3, 1.0, -1)
+    maps = [_drawn_map(v, angle_deg=a) for v in range(1, 7) for a in (0, 30)]
+    maps += [_faint_map(v, 0.45, angle_deg=15) for v in range(2, 7)] + [four_plus, np.zeros((64, 64), np.float32)]
+    for m in maps:
+        found = layouts_on_map(m, 0.15)
+        assert [holds_layout_of(m, 0.15, v) for v in range(1, 7)] == [v in found for v in range(1, 7)]
 
 
 def test_peaks_do_not_make_a_lone_faint_mark_a_one_nor_a_line_a_layout():

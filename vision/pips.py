@@ -17,7 +17,7 @@ of the same size.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -28,7 +28,9 @@ from vision._onnx import retrain_hint
 from vision.errors import VisionError
 from vision.face import CROP_SIZE, preprocess
 
-__all__ = ["PipFinder", "PipModelError", "default_pip_finder", "layouts_on_map", "marked_peaks", "PIP_THRESHOLD"]
+__all__ = [
+    "PipFinder", "PipModelError", "default_pip_finder", "layouts_on_map", "holds_layout_of", "marked_peaks", "PIP_THRESHOLD",
+]
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pip_finder.onnx"
 _RETRAIN_HINT = retrain_hint("pip_finder", "train_pips")
@@ -212,17 +214,39 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     set of int
         Usually empty (no layout) or one value.
     """
-    found = set()
+    return set(_held_layouts(pip_map, margin, range(1, 7)))
+
+
+def holds_layout_of(pip_map: np.ndarray, margin: float, value: int) -> bool:
+    """Whether the marked pips of one crop hold the layout of `value` (``value in layouts_on_map(...)``, faster).
+
+    Parameters
+    ----------
+    pip_map : ndarray of shape (S, S), dtype float32
+        One map from :meth:`PipFinder.predict`.
+    margin : float
+        The margin the crop was cut with (fraction of the box's long side).
+    value : int
+        The face value 1-6 to check.
+
+    Returns
+    -------
+    bool
+    """
+    return next(_held_layouts(pip_map, margin, (value,)), None) is not None
+
+
+def _held_layouts(pip_map: np.ndarray, margin: float, values: Iterable[int]) -> Iterator[int]:
+    """Yield each count in `values` whose layout the marks hold (see :func:`layouts_on_map`); repeats possible."""
     for threshold in (PIP_THRESHOLD, *SPLIT_THRESHOLDS):
         blobs = marked_pips(pip_map, margin, threshold)
-        if 1 <= len(blobs) <= 6 and _holds_layout(blobs):
-            found.add(len(blobs))
+        if len(blobs) in values and _holds_layout(blobs):
+            yield len(blobs)
     all_peaks = marked_peaks(pip_map, margin, min(PEAK_THRESHOLDS)) if PEAK_THRESHOLDS else np.zeros((0, 3))
     for threshold in PEAK_THRESHOLDS:  # a peak kept at the lowest height is kept at any (suppression goes by height)
         peaks = all_peaks[all_peaks[:, 2] >= threshold]
-        if 2 <= len(peaks) <= 6 and _holds_layout(peaks, sized=False):
-            found.add(len(peaks))
-    return found
+        if 2 <= len(peaks) and len(peaks) in values and _holds_layout(peaks, sized=False):
+            yield len(peaks)
 
 
 def marked_peaks(pip_map: np.ndarray, margin: float, threshold: float) -> np.ndarray:

@@ -452,9 +452,9 @@ def _dice_word(n: int) -> str:
 
 def _layout_agrees(pip_map: np.ndarray, value: int) -> bool:
     """Whether the pip finder marked exactly `value` pips, in the layout of `value`."""
-    from vision.pips import layouts_on_map
+    from vision.pips import holds_layout_of
 
-    return value in layouts_on_map(pip_map, FACE_CROP_MARGIN)
+    return holds_layout_of(pip_map, FACE_CROP_MARGIN, value)
 
 
 def _close_up_dice(
