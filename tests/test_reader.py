@@ -218,6 +218,20 @@ def test_speck_far_smaller_than_a_die_read_for_sure_is_dropped():
     assert len(reading.dice) == 3
 
 
+def test_box_far_smaller_than_the_other_dice_is_part_of_a_die():
+    # the detector boxed the corner of a die touching another: its one pip reads as a sure 1
+    from vision.reader import PART_RATIO
+
+    part = int(60 * PART_RATIO) - 4
+    det = FakeDetector([Detection((100, 100, 60, 60), 0.9), Detection((200, 100, 60, 60), 0.9),
+                        Detection((300, 100, 60, 60), 0.9), Detection((400, 100, part, part), 0.7)])
+    faces = FakeFaceReader([_probs(2, 0.97), _probs(6, 0.97), _probs(6, 0.97), _probs(1, 0.99)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([2, 6, 6, 1]))
+    assert reading.values == (2, 6, 6, None)
+    assert reading.dice[3].reason == "only part of a die boxed"
+    assert "1 die unreadable: re-roll or adjust" in reading.problems
+
+
 def test_big_box_the_main_look_missed_is_read_as_a_die():
     from vision.detect import LargeCandidate
 

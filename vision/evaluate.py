@@ -505,6 +505,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 _REASON_SHORT = {
     UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
     UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
+    UnknownReason.PART_OF_A_DIE: "part",
 }
 
 _KIND_COLOURS = {

@@ -24,6 +24,7 @@ class UnknownReason(StrEnum):
     LEANING = "leaning"
     CUT_OFF = "cut off by the picture's edge"
     TOO_SMALL = "too small in the picture"
+    PART_OF_A_DIE = "only part of a die boxed"
 
     @property
     def needs_reroll(self) -> bool:
