@@ -193,7 +193,7 @@ def test_unsure_close_up_die_is_one_unknown_die_not_its_pips():
 
 def test_die_read_surely_inside_an_unsure_big_box_stands():
     # a die showing 1 inside a tray read as a 1 at 0.96 is a die, not a pip
-    from vision.reader import PIP_BOX_MAX_PROB
+    from vision.closeups import PIP_BOX_MAX_PROB
 
     small = _inside((230, 130))
     det = FakeCloseUpDetector(small, _large(1))

@@ -2,8 +2,8 @@
 
 Pipeline: :mod:`vision.detect` finds die boxes on the photo downscaled to
 384 px (closer when the dice are small there, and coarser for a die too big
-for it: :func:`_close_up_dice` judges whether such a big box is one die or a
-group of dice); :func:`vision.face.crop_die` cuts each box from the *full-resolution*
+for it: :func:`vision.closeups.close_up_dice` judges whether such a big box is
+one die or a group of dice); :func:`vision.face.crop_die` cuts each box from the *full-resolution*
 photo; :mod:`vision.face` gives each crop class probabilities (0 = "not a
 readable face", 1..6 = face values); :mod:`vision.pips` marks where the top
 face's pips are; this module decides, per die, a value or "unknown" (rule
@@ -50,7 +50,8 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.detect import Detection, LargeCandidate
+from vision.closeups import PipFinderLike, close_up_dice, same_die_boxes
+from vision.detect import Detection
 from vision.images import MIN_SIDE_PX
 from vision.reading import DieReading, ImageReading, UnknownReason
 
@@ -113,23 +114,6 @@ FACE_CROP_MARGIN: float = 0.085
 DROP_NOT_A_DIE_PROB: float = 0.80
 #: ... and that the detector scored below this is dropped (a phantom).
 DROP_MAX_DETECTOR_SCORE: float = 0.60
-
-#: Least long side of a box inside a close-up die's box, as a share of the
-#: die's long side, for it to be one of its pips (a pip or two boxed by the
-#: detector's main look). On the sampled close-ups of
-#: ``../shared/dice-images/dev/single`` such boxes were 0.21-0.79 of the die;
-#: dice inside a tray's box (a rendered tray in a bigger photo, four nell photos
-#: tiled into one) 0.07-0.26 of it.
-PIP_BOX_SHARE: float = 0.15
-#: A box inside a large candidate at least this share of its long side is the
-#: same die boxed more tightly (its top face), not a pip.
-SAME_DIE_SHARE: float = 0.6
-#: A box inside a large candidate read as a 1 or 2 with at least this
-#: probability is a die, not a pip (:func:`_close_up_dice`). On the sampled
-#: close-ups a pip or two boxed alone was read at 0.18-0.91; the dice inside
-#: trays at 0.91-0.98 (a die showing 1 in the kingpi tray, cropped so the tray
-#: fills the picture, at 0.96).
-PIP_BOX_MAX_PROB: float = 0.93
 
 #: A candidate whose long side is under this share of the biggest die given a
 #: value in the same photo is dropped: dice are all one size, seen from above
@@ -198,8 +182,7 @@ class _FaceReaderLike(Protocol):
     def predict(self, crops) -> np.ndarray: ...
 
 
-class _PipFinderLike(Protocol):
-    def predict(self, crops) -> np.ndarray: ...
+_PipFinderLike = PipFinderLike
 
 
 class _DetectorLike(Protocol):
@@ -349,10 +332,10 @@ def read_image(
         probs = _second_look(face_reader, crops, probs)  # a new array where it changes anything
     forced_unknown = [False] * len(candidates)
     if large:
-        taken, unsure = _close_up_dice(large, [d.box for d in detections], probs, first_look, crops,
-                                       len(detections), value_threshold, pip_finder)
+        taken, unsure = close_up_dice(large, [d.box for d in detections], probs, first_look, crops,
+                                      len(detections), value_threshold, pip_finder, FACE_CROP_MARGIN)
         dropped = {i for j in taken + unsure for i in large[j].inside}
-        dropped |= _same_die_boxes([d.box for d in detections], [large[j].detection.box for j in taken + unsure])
+        dropped |= same_die_boxes([d.box for d in detections], [large[j].detection.box for j in taken + unsure])
         keep = [i for i in range(len(detections)) if i not in dropped]
         keep += [len(detections) + j for j in taken + unsure]
         forced_unknown = [False] * (len(keep) - len(unsure)) + [True] * len(unsure)
@@ -466,119 +449,6 @@ def _layout_agrees(pip_map: np.ndarray, value: int) -> bool:
     from vision.pips import holds_layout_of
 
     return holds_layout_of(pip_map, FACE_CROP_MARGIN, value)
-
-
-def _close_up_dice(
-    large: tuple[LargeCandidate, ...],
-    boxes: list[tuple[int, int, int, int]],
-    probs: np.ndarray,
-    first_look: np.ndarray,
-    crops: list[np.ndarray],
-    first: int,
-    value_threshold: float,
-    pip_finder: _PipFinderLike,
-) -> tuple[list[int], list[int]]:
-    """Which large candidates are one close-up die, not a group of dice.
-
-    A large box from the detector's coarse look
-    (:meth:`vision.detect.DieDetector.large_candidates`) is either one die too
-    big for the detector's main look, whose pips were boxed as small "dice",
-    or a group of dice (a tray in a wider photo), whose boxes inside are dice.
-    Only the boxes inside that look like a face count (best value at least 0.5
-    and more likely than "not a face"). A large box with no box inside (one the
-    main look missed) is read as usual. Otherwise it is
-
-    * one die, read as usual, when the face reader reads it as a value ``v``
-      with at least `value_threshold`, the pip finder's layout agrees, and the
-      boxes inside could be its pips: at most ``v`` of them, none read, with
-      at least `value_threshold`, as more than ``v`` (a pip reads as a 1, two
-      neighbouring pips as a 2; the dice of a tray read as their own values).
-      A box inside at least :data:`SAME_DIE_SHARE` of its long side is the
-      same die boxed tighter, not a pip: read surely, it must read ``v`` too;
-    * one die of unknown value (``"pip count disagrees"``) when it looks more
-      like a face than not and every box inside looks like a pip or two (read
-      as at most 2 with less than :data:`PIP_BOX_MAX_PROB`, at least
-      :data:`PIP_BOX_SHARE` of its long side): reading those as dice would
-      report 1s and 2s that are not there;
-    * otherwise not a die: the boxes inside stand.
-
-    Parameters
-    ----------
-    large : tuple of LargeCandidate
-        The candidates; ``inside`` indexes the first `first` rows of `probs`.
-    boxes : list of (x, y, w, h)
-        The boxes of the small candidates (at least the first `first`), px.
-    probs : ndarray of shape (first + len(large), 7), dtype float64
-        Face-reader probabilities of the small candidates, then of the large.
-    crops : list of ndarray
-        The matching face crops.
-    first : int
-        Number of small candidates.
-    value_threshold : float
-        Least probability of a value to count.
-    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
-        The second opinion.
-
-    Returns
-    -------
-    dice : list of int
-        Indices into `large` of the candidates that are one die, read as usual.
-    unknown : list of int
-        Indices into `large` of the candidates that are one die of unknown value.
-    """
-    values = [int(np.argmax(p[1:]) + 1) for p in probs]
-    best = [float(p[1:].max()) for p in probs]
-    sure = [b >= value_threshold for b in best]
-    # the boxes inside are judged on the face reader's first look: the second
-    # look makes a pip or two read as a 1 or 2 surer than it is
-    inner_values = [int(np.argmax(p[1:]) + 1) for p in first_look[:first]]
-    inner_best = [float(p[1:].max()) for p in first_look[:first]]
-    dice: list[int] = []
-    unknown: list[int] = []
-    maybe: list[int] = []
-    for j, cand in enumerate(large):
-        k = first + j
-        if not cand.inside:
-            dice.append(j)  # a die the main look missed
-            continue
-        side = max(cand.detection.box[2], cand.detection.box[3])
-        faces = [i for i in cand.inside if inner_best[i] >= 0.5 and inner_best[i] > first_look[i][0]]
-        same = [i for i in faces if max(boxes[i][2], boxes[i][3]) >= SAME_DIE_SHARE * side]
-        pips = [i for i in faces if i not in same]
-        inner_sure = [i for i in faces if inner_best[i] >= value_threshold]
-        v = values[k]
-        if (sure[k] and len(pips) <= v
-                and not any(inner_values[i] > v for i in inner_sure if i in pips)
-                and all(inner_values[i] == v for i in inner_sure if i in same)):
-            maybe.append(j)
-        elif best[k] > probs[k][0] and all(
-            inner_values[i] <= 2 and inner_best[i] < PIP_BOX_MAX_PROB
-            and max(boxes[i][2], boxes[i][3]) >= PIP_BOX_SHARE * side for i in pips
-        ):
-            unknown.append(j)
-    if maybe:
-        maps = np.asarray(pip_finder.predict([crops[first + j] for j in maybe]), np.float32)
-        for j, m in zip(maybe, maps):
-            (dice if _layout_agrees(m, values[first + j]) else unknown).append(j)
-    return dice, unknown
-
-
-def _same_die_boxes(boxes: list[tuple[int, int, int, int]], dice: list[tuple[int, int, int, int]]) -> set[int]:
-    """Indices of `boxes` that are one of the close-up `dice` again: IoU over 0.4 or at least 60 % inside it.
-
-    The boxes inside a close-up die (:class:`vision.detect.LargeCandidate`) are
-    those at most 1/1.6 of its area; a box of nearly the die's own size is the
-    same die boxed by the main look and would count it twice.
-    """
-    if not boxes or not dice:
-        return set()
-    from vision.detect import box_intersections, box_iou
-
-    a = np.asarray(boxes, np.float64)
-    b = np.asarray(dice, np.float64)
-    ious = box_iou(a, b)
-    inside = box_intersections(a, b) >= 0.6 * (a[:, 2] * a[:, 3])[:, None]
-    return {int(i) for i in np.nonzero((ious > 0.4).any(axis=1) | inside.any(axis=1))[0]}
 
 
 def _pip_maps_turned(pip_finder: _PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
