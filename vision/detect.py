@@ -109,7 +109,9 @@ COARSE_LONG_SIDE: int = 192
 #: benchmarks/close_ups.py``, right (wrong) of 46 DEV dice cropped to fill 0.9
 #: of the picture and of the 300 dev/single close-ups: unframed only 40 (0),
 #: 248 (2); framed only (border 0.2) 44 (0), 256 (2), but two rendered close-ups
-#: of 12 read as their pips; both 43 (0), 260 (0), and the rendered ones right.
+#: of 12 read as their pips; both 44 (0), 262 (0), and the rendered ones right.
+#: Both looks start from one shrunk copy of the photo: the kingpi DEV photos
+#: (1280 px, which take the coarse look) read in a median 29.7 ms, not 43 ms.
 COARSE_BORDER: float = 0.2
 #: Least long side of a coarse box, as a share of the photo's long side, to be
 #: a :class:`LargeCandidate` (dice at 384 px are trained to about 24 px, 0.06 of
@@ -285,7 +287,8 @@ class DieDetector:
         long_side = max(shape)
         if found and max(max(d.box[2], d.box[3]) for d in found) < COARSE_LOOK_MIN_BOX_SHARE * long_side:
             return ()  # nothing found is big enough to be the pips of a close-up die
-        looks = self._coarse_look(image_bgr, 0.0) + self._coarse_look(image_bgr, COARSE_BORDER)
+        base, base_scale = _shrunk(image_bgr, COARSE_LONG_SIDE)  # one shrink of the photo serves both looks
+        looks = self._coarse_look(base, 0.0, base_scale, shape) + self._coarse_look(base, COARSE_BORDER, base_scale, shape)
         looks = tuple(sorted(looks, key=lambda d: -d.score))
         if looks:
             boxes = np.array([d.box for d in looks], np.float64)
@@ -301,21 +304,27 @@ class DieDetector:
         return tuple(LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
                      for d, col, near in zip(big, inside.T, touches.T) if col.any() or not near.any())
 
-    def _coarse_look(self, image_bgr: np.ndarray, border: float) -> tuple[Detection, ...]:
-        """The candidates of a look at :data:`COARSE_LONG_SIDE` px at the photo framed by `border` (share of its long side)."""
-        h, w = image_bgr.shape[:2]
-        inner = COARSE_LONG_SIDE / (1.0 + 2.0 * border)
-        scale = inner / max(h, w)
-        nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
-        small = cv2.resize(image_bgr, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-        pad = int(round(border * max(nh, nw)))
-        if pad:
+    def _coarse_look(self, base: np.ndarray, border: float, base_scale: float,
+                     shape: tuple[int, int]) -> tuple[Detection, ...]:
+        """Candidates of a look at :data:`COARSE_LONG_SIDE` px at the photo framed by `border` (share of its long side).
+
+        `base` is the photo shrunk to :data:`COARSE_LONG_SIDE` px (`base_scale`
+        of its pixels per photo pixel); `shape` is the photo's ``(H, W)``.
+        """
+        h, w = shape
+        small = base
+        scale = base_scale
+        pad = 0
+        if border > 0:
+            inner = COARSE_LONG_SIDE / (1.0 + 2.0 * border)
+            small, shrink = _shrunk(base, int(round(inner)))
+            scale = base_scale * shrink
+            pad = int(round(border * max(small.shape[:2])))
             colour = [float(c) for c in small.reshape(-1, 3).mean(axis=0)]
             small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=colour)
         maps, s2 = self.heatmaps(small, long_side=max(small.shape[:2]))
-        framed = self._decode(maps, s2, small.shape[:2])
         out = []
-        for d in framed:
+        for d in self._decode(maps, s2, small.shape[:2]):
             x, y, bw, bh = d.box
             x0, y0 = max(0.0, (x - pad) / scale), max(0.0, (y - pad) / scale)
             x1, y1 = min(float(w), (x + bw - pad) / scale), min(float(h), (y + bh - pad) / scale)
@@ -341,16 +350,8 @@ class DieDetector:
         scale : float
             Network-input pixels per image pixel.
         """
-        h, w = image_bgr.shape[:2]
-        scale = long_side / max(h, w)
-        nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
-        small = image_bgr
-        # halve first while the image is at least twice the target: OpenCV's area
-        # resize has a fast path for exact halves (4.4 -> 2.1 ms for 1280 px)
-        while small.shape[1] >= 2 * nw and small.shape[0] >= 2 * nh:
-            small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
-        interp = cv2.INTER_AREA if nw < small.shape[1] else cv2.INTER_LINEAR
-        small = cv2.resize(small, (nw, nh), interpolation=interp)
+        small, scale = _shrunk(image_bgr, long_side)
+        nh, nw = small.shape[:2]
         ph, pw = (-nh) % _PAD, (-nw) % _PAD
         if ph or pw:
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
@@ -388,6 +389,22 @@ class DieDetector:
             box = (int(round(x1)), int(round(y1)), int(round(x2 - x1)), int(round(y2 - y1)))
             out.append(Detection(box, float(scores[k])))
         return tuple(out)
+
+
+def _shrunk(image_bgr: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
+    """`image_bgr` resized to `long_side` px on its long side, and the scale (new px per old px).
+
+    Halves first while the image is at least twice the target: OpenCV's area
+    resize has a fast path for exact halves (4.4 -> 2.1 ms for 1280 px).
+    """
+    h, w = image_bgr.shape[:2]
+    scale = long_side / max(h, w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    small = image_bgr
+    while small.shape[1] >= 2 * nw and small.shape[0] >= 2 * nh:
+        small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    interp = cv2.INTER_AREA if nw < small.shape[1] else cv2.INTER_LINEAR
+    return cv2.resize(small, (nw, nh), interpolation=interp), scale
 
 
 def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
