@@ -41,6 +41,7 @@ from vision import render  # noqa: E402
 from vision.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import read_image  # noqa: E402
+from vision.stress import close_up_window  # noqa: E402
 
 COLUMNS = ("dice", "right", "unknown", "wrong", "missed", "extraV")
 
@@ -79,12 +80,8 @@ def cropped_dice(dev: Path, share: float) -> Counter:
         if not item.path.name.startswith(("kingpi", "jim")):
             continue
         image = load_image(item.path)
-        height, width = image.shape[:2]
         for die in item.dice[::2]:
-            x, y, w, h = die.box
-            side = max(w, h) / share
-            x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
-            x1, y1 = int(min(width, x + w / 2 + side / 2)), int(min(height, y + h / 2 + side / 2))
+            x0, y0, x1, y1 = close_up_window(die.box, share, image.shape[:2])
             reading = read_image(image[y0:y1, x0:x1])
             in_view = []
             main = 0

@@ -432,17 +432,15 @@ def test_real_pipeline_reads_rendered_tray():
 def test_real_pipeline_reads_a_rendered_close_up_die_not_its_pips():
     # a rendered die enlarged to fill 0.65 of a 480 px picture: too big for the detector's main look,
     # which boxes its pips as dice (before the coarse look: 0 of 12 right, 6 wrong values; with it 8 right, 0 wrong)
+    from vision.stress import close_up_window
+
     _real_models_or_skip()
     render = pytest.importorskip("vision.render")
     right = wrong = 0
     for seed in range(12):
         value = seed % 6 + 1
         tray = render.render_tray([value, 2, 5], seed=seed, style=["felt", "round", "box"][seed % 3])
-        x, y, w, h = tray.dice[0].box
-        side = max(w, h) / 0.65
-        height, width = tray.image.shape[:2]
-        x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
-        x1, y1 = int(min(width, x + w / 2 + side / 2)), int(min(height, y + h / 2 + side / 2))
+        x0, y0, x1, y1 = close_up_window(tray.dice[0].box, 0.65, tray.image.shape[:2])
         zoom = 480 / (y1 - y0)
         close_up = cv2.resize(tray.image[y0:y1, x0:x1], None, fx=zoom, fy=zoom, interpolation=cv2.INTER_CUBIC)
         values = read_image(close_up).values

@@ -22,11 +22,11 @@ from typing import Protocol
 
 import numpy as np
 
-from vision.detect import LargeCandidate, box_intersections, box_iou
+from vision.detect import CONTAINED_SHARE, DEFAULT_NMS_IOU, LargeCandidate, box_intersections, box_iou
 from vision.pips import holds_layout_of
 
 __all__ = [
-    "PIP_BOX_SHARE", "SAME_DIE_SHARE", "PIP_BOX_MAX_PROB", "PipFinderLike", "close_up_dice", "same_die_boxes",
+    "PIP_BOX_SHARE", "SAME_DIE_SHARE", "PIP_BOX_MAX_PROB", "FACE_LIKE_PROB", "PipFinderLike", "close_up_dice", "same_die_boxes",
 ]
 
 
@@ -52,6 +52,10 @@ SAME_DIE_SHARE: float = 0.6
 #: trays at 0.91-0.98 (a die showing 1 in the kingpi tray, cropped so the tray
 #: fills the picture, at 0.96).
 PIP_BOX_MAX_PROB: float = 0.93
+#: A box inside a large candidate counts (as a pip or a die) only when the face
+#: reader's best value has at least this probability; below it, a speck or an
+#: edge of the die that the close-up judgment ignores.
+FACE_LIKE_PROB: float = 0.5
 
 
 def close_up_dice(
@@ -71,8 +75,8 @@ def close_up_dice(
     (:meth:`vision.detect.DieDetector.large_candidates`) is either one die too
     big for the detector's main look, whose pips were boxed as small "dice",
     or a group of dice (a tray in a wider photo), whose boxes inside are dice.
-    Only the boxes inside that look like a face count (best value at least 0.5
-    and more likely than "not a face"). A large box with no box inside (one the
+    Only the boxes inside that look like a face count (best value at least
+    :data:`FACE_LIKE_PROB` and more likely than "not a face"). A large box with no box inside (one the
     main look missed) is read as usual. Otherwise it is
 
     * one die, read as usual, when the face reader reads it as a value ``v``
@@ -96,7 +100,11 @@ def close_up_dice(
     boxes : list of (x, y, w, h)
         The boxes of the small candidates (at least the first `first`), px.
     probs : ndarray of shape (first + len(large), 7), dtype float64
-        Face-reader probabilities of the small candidates, then of the large.
+        Face-reader probabilities of the small candidates, then of the large,
+        after the reader's second look.
+    first_look : ndarray of shape (first + len(large), 7), dtype float64
+        The same before the second look; the boxes inside are judged on it
+        (the second look makes a pip or two read as a 1 or 2 surer than it is).
     crops : list of ndarray
         The matching face crops.
     first : int
@@ -118,8 +126,6 @@ def close_up_dice(
     values = [int(np.argmax(p[1:]) + 1) for p in probs]
     best = [float(p[1:].max()) for p in probs]
     sure = [b >= value_threshold for b in best]
-    # the boxes inside are judged on the face reader's first look: the second
-    # look makes a pip or two read as a 1 or 2 surer than it is
     inner_values = [int(np.argmax(p[1:]) + 1) for p in first_look[:first]]
     inner_best = [float(p[1:].max()) for p in first_look[:first]]
     dice: list[int] = []
@@ -131,7 +137,7 @@ def close_up_dice(
             dice.append(j)  # a die the main look missed
             continue
         side = max(cand.detection.box[2], cand.detection.box[3])
-        faces = [i for i in cand.inside if inner_best[i] >= 0.5 and inner_best[i] > first_look[i][0]]
+        faces = [i for i in cand.inside if inner_best[i] >= FACE_LIKE_PROB and inner_best[i] > first_look[i][0]]
         same = [i for i in faces if max(boxes[i][2], boxes[i][3]) >= SAME_DIE_SHARE * side]
         pips = [i for i in faces if i not in same]
         inner_sure = [i for i in faces if inner_best[i] >= value_threshold]
@@ -153,16 +159,31 @@ def close_up_dice(
 
 
 def same_die_boxes(boxes: list[tuple[int, int, int, int]], dice: list[tuple[int, int, int, int]]) -> set[int]:
-    """Indices of `boxes` that are one of the close-up `dice` again: IoU over 0.4 or at least 60 % inside it.
+    """Indices of `boxes` that are one of the close-up `dice` again.
 
     The boxes inside a close-up die (:class:`vision.detect.LargeCandidate`) are
-    those at most 1/1.6 of its area; a box of nearly the die's own size is the
-    same die boxed by the main look and would count it twice.
+    those at most 1 / :data:`vision.detect.CONTAINED_AREA_RATIO` of its area; a
+    box of nearly the die's own size is the same die boxed by the main look and
+    would count it twice. Such a box overlaps a die by more than the
+    detector's default non-maximum-suppression IoU, or lies at least
+    :data:`vision.detect.CONTAINED_SHARE` of its area inside it.
+
+    Parameters
+    ----------
+    boxes : list of (x, y, w, h)
+        The main look's boxes, px.
+    dice : list of (x, y, w, h)
+        The close-up dice taken, px.
+
+    Returns
+    -------
+    set of int
+        Indices into `boxes`.
     """
     if not boxes or not dice:
         return set()
     a = np.asarray(boxes, np.float64)
     b = np.asarray(dice, np.float64)
     ious = box_iou(a, b)
-    inside = box_intersections(a, b) >= 0.6 * (a[:, 2] * a[:, 3])[:, None]
-    return {int(i) for i in np.nonzero((ious > 0.4).any(axis=1) | inside.any(axis=1))[0]}
+    inside = box_intersections(a, b) >= CONTAINED_SHARE * (a[:, 2] * a[:, 3])[:, None]
+    return {int(i) for i in np.nonzero((ious > DEFAULT_NMS_IOU).any(axis=1) | inside.any(axis=1))[0]}

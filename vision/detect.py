@@ -45,6 +45,7 @@ __all__ = [
     "box_iou",
     "box_intersections",
     "CONTAINED_SHARE",
+    "DEFAULT_NMS_IOU",
     "CONTAINED_AREA_RATIO",
     "SMALL_DIE_INPUT_PX",
     "TARGET_DIE_INPUT_PX",
@@ -127,6 +128,8 @@ COARSE_LOOK_MIN_BOX_SHARE: float = 0.08
 
 #: Default minimum heatmap peak for a candidate die (0..1).
 DEFAULT_SCORE_THRESHOLD: float = 0.35
+#: Default IoU above which two candidates are one die (non-maximum suppression).
+DEFAULT_NMS_IOU: float = 0.4
 
 #: A candidate whose box lies at least this much (share of its own area) inside
 #: the box of another candidate ...
@@ -172,7 +175,7 @@ class LargeCandidate:
 
     It is either one close-up die (the boxes inside are its pips) or a group of
     dice, a tray say (the boxes inside are dice); the detector cannot tell
-    which, the reader judges (:func:`vision.reader.read_image`).
+    which, the reader judges (:func:`vision.closeups.close_up_dice`).
 
     Parameters
     ----------
@@ -221,7 +224,7 @@ class DieDetector:
         model_path: str | Path | None = None,
         *,
         score_threshold: float = DEFAULT_SCORE_THRESHOLD,
-        nms_iou: float = 0.4,
+        nms_iou: float = DEFAULT_NMS_IOU,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
         from vision._onnx import load_onnx, retrain_hint

@@ -17,7 +17,7 @@ of the same size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,8 +56,10 @@ SPLIT_THRESHOLDS: tuple[float, ...] = (0.5, 0.7)
 #: faint glare in the middle of a red 2 a third pip). Averaging the maps of
 #: the crop's four turns for the dice that still disagree gained 0.4 % on the
 #: held-out fold but gave 2 more silent errors on the rendered marbled set
-#: (white swirls), so it is not done. With face reader v6 (held-out, value threshold 0.7):
-#: blobs only 89.9 % / 5 dice, with peaks 90.5 % / 5.
+#: (white swirls); their per-pixel maximum, with face reader v7, gained 3 dice
+#: and no silent error there, and is what the reader does
+#: (:func:`vision.reader._pip_maps_turned`). With face reader v6 (held-out,
+#: value threshold 0.7): blobs only 89.9 % / 5 dice, with peaks 90.5 % / 5.
 PEAK_THRESHOLDS: tuple[float, ...] = (0.3, 0.5)
 #: Two peaks closer than this (fraction of the die box side) are one pip.
 PEAK_SEPARATION: float = 0.09
@@ -236,7 +238,7 @@ def holds_layout_of(pip_map: np.ndarray, margin: float, value: int) -> bool:
     return next(_held_layouts(pip_map, margin, (value,)), None) is not None
 
 
-def _held_layouts(pip_map: np.ndarray, margin: float, values: Iterable[int]) -> Iterator[int]:
+def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int]) -> Iterator[int]:
     """Yield each count in `values` whose layout the marks hold (see :func:`layouts_on_map`); repeats possible."""
     for threshold in (PIP_THRESHOLD, *SPLIT_THRESHOLDS):
         blobs = marked_pips(pip_map, margin, threshold)

@@ -187,9 +187,6 @@ class _FaceReaderLike(Protocol):
     def predict(self, crops) -> np.ndarray: ...
 
 
-_PipFinderLike = PipFinderLike
-
-
 class _DetectorLike(Protocol):
     def detect(self, image_bgr: np.ndarray) -> tuple[Detection, ...]: ...
 
@@ -245,7 +242,7 @@ def read_image(
     detector: _DetectorLike | None = None,
     value_threshold: float = VALUE_THRESHOLD,
     tta: bool = True,
-    pip_finder: _PipFinderLike | None = None,
+    pip_finder: PipFinderLike | None = None,
     calibrated: bool = True,
 ) -> ImageReading:
     """Read the face values of the dice in one photo.
@@ -259,7 +256,10 @@ def read_image(
     face_reader : object with ``predict(crops) -> ndarray (N, 7)``, optional
         Default :func:`vision.face.default_face_reader`.
     detector : object with ``detect(image_bgr) -> tuple of Detection``, optional
-        Default :func:`vision.detect.default_detector`.
+        Default :func:`vision.detect.default_detector`. When it also has
+        ``large_candidates(image_bgr, found) -> tuple of LargeCandidate``
+        (:meth:`vision.detect.DieDetector.large_candidates`), dice too big for
+        its main look are judged by :func:`vision.closeups.close_up_dice`.
     value_threshold : float, optional
         Least probability of the best face value to report it (default
         :data:`VALUE_THRESHOLD`).
@@ -317,10 +317,11 @@ def read_image(
 
     problems: list[str] = []
     step = max(1, max(image.shape[:2]) // 160)  # ~160 samples along the long side is plenty for a mean
-    mean_level = float(image[::step, ::step].mean())
+    sample = image[::step, ::step]
+    mean_level = float(sample.mean())
     if mean_level < DARK_MEAN_LEVEL:
         problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
-    blown = image[::step, ::step].min(axis=2) >= 250  # blown out to white, on the same sparse grid
+    blown = sample.min(axis=2) >= 250  # blown out to white, on the same sparse grid
 
     detections = list(detector.detect(image))
     large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
@@ -376,7 +377,7 @@ def read_image(
             aside.append(UnknownReason.LEANING)
         elif _cut_by_edge(det.box, width, height):
             aside.append(UnknownReason.CUT_OFF)
-        elif max(det.box[2], det.box[3]) < MIN_DIE_PX:
+        elif side < MIN_DIE_PX:
             aside.append(UnknownReason.TOO_SMALL)
         elif len(kept) >= 3 and side < PART_RATIO * median_side:
             aside.append(UnknownReason.PART_OF_A_DIE)
@@ -457,7 +458,7 @@ def _layout_agrees(pip_map: np.ndarray, value: int) -> bool:
     return holds_layout_of(pip_map, FACE_CROP_MARGIN, value)
 
 
-def _pip_maps_turned(pip_finder: _PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
+def _pip_maps_turned(pip_finder: PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
     """The pip finder's maps of `crops` at their four 90-degree turns, turned back and combined by maximum.
 
     Parameters

@@ -24,7 +24,7 @@ from vision.evaluate import match_dice
 from vision.reading import ImageReading
 from vision.render import RenderedTray, Unreadable, render_randomised
 
-__all__ = ["StressCounts", "score_rendered", "run_stress"]
+__all__ = ["StressCounts", "score_rendered", "run_stress", "close_up_window"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,3 +173,29 @@ def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
             on_image(k, tray, reading, counts)
         total = total + counts
     return total
+
+
+def close_up_window(box: tuple[float, float, float, float], share: float,
+                    shape: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The square window around a die in which it fills `share` of the side: a close-up made from a wider photo.
+
+    Parameters
+    ----------
+    box : (x, y, w, h)
+        The die's box, px.
+    share : float
+        The die's long side over the window's side, in ``(0, 1]``.
+    shape : (H, W)
+        The photo's size, px; the window is clipped to it.
+
+    Returns
+    -------
+    (x0, y0, x1, y1)
+        The window's corners, px, for ``image[y0:y1, x0:x1]``.
+    """
+    x, y, w, h = box
+    side = max(w, h) / share
+    height, width = shape
+    x0, y0 = int(max(0, x + w / 2 - side / 2)), int(max(0, y + h / 2 - side / 2))
+    x1, y1 = int(min(width, x + w / 2 + side / 2)), int(min(height, y + h / 2 + side / 2))
+    return x0, y0, x1, y1
