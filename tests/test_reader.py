@@ -163,6 +163,19 @@ def test_close_up_die_replaces_the_boxes_around_its_pips():
     assert reading.dice[0].box == BIG
 
 
+def test_part_of_a_close_up_die_boxed_tighter_does_not_veto_its_value():
+    # the main look boxed most of a close-up 4 off-centre (0.7 of its side), where two pips show: read as a 2
+    # for sure; the big box reads 4 and its pips hold the layout, so it is one die showing 4
+    from vision.closeups import SAME_DIE_SHARE
+
+    part = int(BIG[2] * max(0.7, SAME_DIE_SHARE))
+    det = FakeCloseUpDetector(_inside((200, 100), side=part), _large(1))
+    faces = FakeFaceReader([_probs(2, 0.97), _probs(4, 0.97)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([4, 4]))
+    assert reading.values == (4,)
+    assert reading.dice[0].box == BIG
+
+
 def test_group_of_dice_in_a_big_box_keeps_its_dice():
     # a tray seen as one big "die": the boxes inside read as dice of their own (4 and 2, surely)
     small = _inside((230, 130), (320, 220))

@@ -97,8 +97,9 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
         right += values == (truth,)
     # without the coarse look: 38 right, 83 wrong values; with it 222 right, 2 wrong (a neighbouring die cut by
     # the crop read as a 2, and nell_IMG_20191208_112342_d16, labelled 2, which shows three pips); with the
-    # framed coarse look too and the speck rule, 237 right, 0 wrong
-    assert right >= 220 and wrong <= 1
+    # framed coarse look too and the speck rule, 237 right, 0 wrong; when a part of the die boxed tighter no
+    # longer vetoes the big box's value, 245 right, 0 wrong
+    assert right >= 230 and wrong <= 1
 
 
 @pytest.mark.parametrize("share, least_right", [(0.65, 44), (0.9, 41)])
