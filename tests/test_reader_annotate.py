@@ -19,7 +19,23 @@ def test_annotate_colours_read_and_unknown_dice_apart():
 def test_annotate_writes_problems_on_top():
     image = np.full((480, 640, 3), 90, np.uint8)
     out = annotate_reading(image, ImageReading((), ("no dice found",)))
-    assert (out[:20, :100] != 90).any() and (out[200:, :] == 90).all()
+    band = out.shape[0] - 480
+    assert 10 < band < 60 and out.shape[1:] == (640, 3)
+    assert (out[:band] != 90).any() and (out[band:] == 90).all()
+
+
+def test_problems_never_hide_a_die_or_its_value():
+    # three problems on a small photo with dice along its top edge: they go on a band above the photo
+    image = np.full((150, 200, 3), 90, np.uint8)
+    dice = (DieReading(3, (20, 2, 30, 30), 0.99), DieReading(None, (120, 5, 30, 30), 0.4, "low confidence"))
+    problems = ("frame blurred: wait for the dice to settle or check the focus",
+                "dice only about 15 px across in the picture: move the camera closer or use a bigger photo",
+                "1 die unreadable: re-roll or adjust")
+    plain = annotate_reading(image, ImageReading(dice))
+    out = annotate_reading(image, ImageReading(dice, problems))
+    band = out.shape[0] - plain.shape[0]
+    assert band > 0 and np.array_equal(out[band:], plain)
+    assert ((out[:band] > 150).any(axis=2)).sum(axis=1).nonzero()[0].size > 3 * 5  # three lines of text written
 
 
 def test_annotate_enlarges_a_small_photo_and_its_boxes():
@@ -34,6 +50,7 @@ def test_annotate_wraps_a_long_problem_to_the_picture_width():
     image = np.full((480, 640, 3), 90, np.uint8)
     problem = "dice only about 10 px across in the picture: move the camera closer or use a bigger photo " * 2
     out = annotate_reading(image, ImageReading((), (problem.strip(),)))
-    banner = np.nonzero((out != 90).any(axis=2))
-    assert banner[1].max() < 640 - 1  # nothing runs off the right edge
-    assert banner[0].max() > 40  # it took more than one line
+    text = np.nonzero((out > 150).any(axis=2))
+    assert out.shape[1] == 640 and text[1].max() < 640 - 1  # nothing runs off the right edge
+    one_line = annotate_reading(image, ImageReading((), ("no dice found",))).shape[0] - 480
+    assert out.shape[0] - 480 >= 2 * one_line  # it took more than one line

@@ -44,25 +44,26 @@ MIN_DRAWING_PX: int = 480
 
 
 def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray:
-    """Return a copy of `image_bgr` with each die's box and value (``?`` when unknown) drawn.
+    """Return a drawing of `image_bgr` with each die's box and value (``?`` when unknown).
 
     Parameters
     ----------
     image_bgr : ndarray of shape (H, W, 3), dtype uint8
-        The photo that was read.
+        The photo that was read. It is not modified.
     reading : ImageReading
         What the reader found in it.
 
     Returns
     -------
-    ndarray of shape (k H, k W, 3), dtype uint8
-        The drawing; problems are written along the top edge, wrapped to its
-        width. ``k`` is 1, or the least whole factor that brings a photo
-        smaller than :data:`MIN_DRAWING_PX` to that size.
+    ndarray of shape (B + k H, k W, 3), dtype uint8
+        The photo with the boxes drawn, ``k`` times enlarged: ``k`` is 1, or
+        the least whole factor that brings a photo smaller than
+        :data:`MIN_DRAWING_PX` to that size. Its problems are written on a
+        black band ``B`` px high above it, wrapped to its width, so that they
+        never hide a die or its value; ``B`` is 0 when there are none.
     """
-    k = -(-MIN_DRAWING_PX // max(image_bgr.shape[:2]))
-    out = image_bgr.copy() if k <= 1 else cv2.resize(image_bgr, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
-    k = max(k, 1)
+    k = max(1, -(-MIN_DRAWING_PX // max(image_bgr.shape[:2])))
+    out = image_bgr.copy() if k == 1 else cv2.resize(image_bgr, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
     for d in reading.dice:
         box = tuple(v * k for v in d.box)
         if d.value is None:
@@ -71,14 +72,16 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
             _draw(out, box, str(d.value), READ_COLOUR)
     scale = max(0.45, max(out.shape[:2]) / 1400)
     thick = max(1, round(scale * 1.5))
-    y = 0
-    for problem in reading.problems:
-        for line in _wrapped(problem, out.shape[1] - 10, scale, thick):
-            (tw, th), base = cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-            cv2.rectangle(out, (0, y), (tw + 10, y + th + base + 8), (0, 0, 0), -1)
-            cv2.putText(out, line, (5, y + th + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255), thick, cv2.LINE_AA)
-            y += th + base + 8
-    return out
+    lines = [line for problem in reading.problems for line in _wrapped(problem, out.shape[1] - 10, scale, thick)]
+    if not lines:
+        return out
+    heights = [sum(cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[0][1:]) for line in lines]
+    line_px = max(heights) + cv2.getTextSize("g", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[1] + 8
+    band = np.zeros((line_px * len(lines), out.shape[1], 3), np.uint8)
+    for i, line in enumerate(lines):
+        cv2.putText(band, line, (5, i * line_px + line_px - 8), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255),
+                    thick, cv2.LINE_AA)
+    return np.vstack([band, out])
 
 
 def _wrapped(text: str, width: int, scale: float, thick: int) -> list[str]:
