@@ -176,6 +176,18 @@ def test_part_of_a_close_up_die_boxed_tighter_does_not_veto_its_value():
     assert reading.dice[0].box == BIG
 
 
+def test_pip_read_as_more_than_the_close_up_value_but_not_surely_does_not_veto_it():
+    # a pip of a close-up 1 read as a 2 above the value threshold yet below PIP_BOX_MAX_PROB: still a pip
+    from vision.closeups import PIP_BOX_MAX_PROB
+
+    p = (VALUE_THRESHOLD + PIP_BOX_MAX_PROB) / 2
+    det = FakeCloseUpDetector(_inside((280, 180)), _large(1))
+    faces = FakeFaceReader([_probs(2, p), _probs(1, 0.97)])
+    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([1, 1]))
+    assert reading.values == (1,)
+    assert reading.dice[0].box == BIG
+
+
 def test_group_of_dice_in_a_big_box_keeps_its_dice():
     # a tray seen as one big "die": the boxes inside read as dice of their own (4 and 2, surely)
     small = _inside((230, 130), (320, 220))

@@ -56,7 +56,12 @@ SAME_DIE_SHARE: float = 0.6
 #: probability is a die, not a pip (:func:`close_up_dice`). On the sampled
 #: close-ups a pip or two boxed alone was read at 0.18-0.91; the dice inside
 #: trays at 0.91-0.98 (a die showing 1 in the kingpi tray, cropped so the tray
-#: fills the picture, at 0.96).
+#: fills the picture, at 0.96). Read as more than the big box's value below it,
+#: such a box is a pip and does not veto the big box: with the reader's value
+#: threshold (0.75) instead, a pip of a kingpi 2 read as a 3 at 0.76 and a pip
+#: of a 1 read as a 2 at 0.76 left those close-ups unknown
+#: (``benchmarks/close_ups.py``: single 271 -> 273 right, crops filling 0.9
+#: 44 -> 45, no wrong value; trays in photos and tiles unchanged).
 PIP_BOX_MAX_PROB: float = 0.93
 #: A box inside a large candidate counts (as a pip or a die) only when the face
 #: reader's best value has at least this probability; below it, a speck or an
@@ -88,8 +93,9 @@ def close_up_dice(
     * one die, read as usual, when the face reader reads it as a value ``v``
       with at least `value_threshold`, the pip finder's layout agrees, and the
       boxes inside could be its pips: at most ``v`` of them, none read, with
-      at least `value_threshold`, as more than ``v`` (a pip reads as a 1, two
-      neighbouring pips as a 2; the dice of a tray read as their own values).
+      at least :data:`PIP_BOX_MAX_PROB`, as more than ``v`` (a pip reads as a
+      1, two neighbouring pips as a 2, now and then as more but not surely;
+      the dice of a tray read as their own values).
       A box inside at least :data:`SAME_DIE_SHARE` of its long side is the
       same die boxed tighter (or part of it), not a pip, and does not count;
     * one die of unknown value (``"pip count disagrees"``) when it looks more
@@ -147,7 +153,7 @@ def close_up_dice(
         pips = [i for i in faces if max(boxes[i][2], boxes[i][3]) < SAME_DIE_SHARE * side]
         v = values[k]
         if (sure[k] and len(pips) <= v
-                and not any(inner_values[i] > v and inner_best[i] >= value_threshold for i in pips)):
+                and not any(inner_values[i] > v and inner_best[i] >= PIP_BOX_MAX_PROB for i in pips)):
             maybe.append(j)
         elif best[k] > probs[k][0] and all(
             inner_values[i] <= 2 and inner_best[i] < PIP_BOX_MAX_PROB
