@@ -115,6 +115,33 @@ def test_second_look_views_that_disagree_are_averaged(monkeypatch):
     assert reading.dice[0].confidence == pytest.approx(averaged, abs=1e-6)
 
 
+def test_pip_finder_looks_last_at_the_die_box_alone():
+    # the marks on the face crop and on its turns miss the layout; on the box alone (side faces left out) they hold it
+    from vision.face import crop_die
+    from vision.reader import TIGHT_PIP_MARGIN
+
+    box = (100, 100, 40, 40)
+    image = np.array(IMAGE)
+    image[110:130, 110:130] = 200  # something to tell the crops apart
+    seen = []
+
+    class Recording(QueuedPipFinder):
+        def predict(self, crops):
+            seen.extend(crops)
+            return super().predict(crops)
+
+    faces = FakeFaceReader([_probs(4, 0.97)])
+    pips = Recording([0, 0, 0, 0, 4, 0, 0, 0])
+    reading = read_image(image, detector=FakeDetector([Detection(box, 0.9)]), face_reader=faces, tta=False,
+                         pip_finder=pips)
+    assert reading.values == (4,)
+    assert len(seen) == 8 and np.array_equal(seen[4], crop_die(image, box, margin=TIGHT_PIP_MARGIN))
+    # when the box alone does not hold it either, the die stays unknown
+    reading = read_image(image, detector=FakeDetector([Detection(box, 0.9)]), face_reader=FakeFaceReader([_probs(4, 0.97)]),
+                         tta=False, pip_finder=QueuedPipFinder([0] * 8))
+    assert reading.values == (None,) and reading.dice[0].reason == "pip count disagrees"
+
+
 class FakeCloseUpDetector(FakeDetector):
     """A main look that found `detections`, and a coarse look that offers `large` (LargeCandidate)."""
 
@@ -294,7 +321,7 @@ def test_faint_pips_marked_in_a_turn_corroborate_the_value():
                          pip_finder=QueuedPipFinder([0, 0, 3, 0]), calibrated=False)
     assert reading.values == (3,)
     reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False,
-                         pip_finder=QueuedPipFinder([0, 0, 0, 0]), calibrated=False)
+                         pip_finder=QueuedPipFinder([0] * 8), calibrated=False)
     assert reading.values == (None,) and reading.dice[0].reason == "pip count disagrees"
 
 
