@@ -629,3 +629,30 @@ def test_a_die_cut_off_by_the_picture_edge_gets_no_value():
     assert reading.dice[0].reason == "cut off by the picture's edge"
     assert "1 die cut off by the edge of the picture: move it into view" in reading.problems
     assert not any("unreadable" in p for p in reading.problems)
+
+
+def test_a_corner_of_a_die_at_the_edge_beside_whole_dice_gets_no_value():
+    """A square box at the edge much smaller than the dice wholly in view is a corner of a cut die (one pip: a '1')."""
+    from vision.reader import CUT_SIDE_RATIO, EDGE_SHARE
+
+    corner = int(60 * CUT_SIDE_RATIO) - 4  # square, but far smaller than the whole die
+    gap = int(EDGE_SHARE * corner)  # the detector's box of a cut die can stop a few pixels short of the edge
+    dets = [Detection((300, 200, 60, 60), 0.9), Detection((640 - corner - gap, 380, corner, corner), 0.9)]
+    faces = FakeFaceReader([_probs(5, 0.99), _probs(1, 0.99)])
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
+                         pip_finder=FakePipFinder([5, 1]))
+    assert reading.values == (5, None)
+    assert reading.dice[1].reason == "cut off by the picture's edge"
+    # the same box away from the edge is a die (small, but whole) and keeps its value
+    dets[1] = Detection((100, 380, corner, corner), 0.9)
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=FakeFaceReader([_probs(5, 0.99), _probs(1, 0.99)]),
+                         tta=False, pip_finder=FakePipFinder([5, 1]))
+    assert sorted(v for v in reading.values if v) == [1, 5]
+
+
+def test_problems_speak_of_several_dice_in_the_plural():
+    dets = [Detection((0, 100, 24, 40), 0.9), Detection((616, 300, 24, 40), 0.9), Detection((300, 200, 40, 38), 0.9)]
+    faces = FakeFaceReader([_probs(1, 0.99), _probs(2, 0.99), _probs(4, 0.99)])
+    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
+                         pip_finder=FakePipFinder([1, 2, 4]))
+    assert "2 dice cut off by the edge of the picture: move them into view" in reading.problems
