@@ -9,7 +9,8 @@ for each kind of picture, how the dice were read:
 * ``single``: the 300 single-die close-ups of ``../shared/dice-images/dev/single``
   (right = the one die read right and nothing else given a value);
 * ``crop S``: every other kingpi and jim DEV die, cropped so that it fills S of
-  the picture's side (neighbours partly in view);
+  the picture's side (neighbours partly in view; at 1.0 the picture is the
+  die's box);
 * ``tray in photo``: a rendered tray centred in a photo 1.6, 2.0 and 2.5 times
   its size (the tray must not be taken for one big die);
 * ``tiled 2x2``: four nell DEV photos tiled into one 1280 px photo (ten such);
@@ -43,7 +44,7 @@ from vision.images import load_image  # noqa: E402
 from vision.reader import read_image  # noqa: E402
 from vision.stress import close_up_window  # noqa: E402
 
-COLUMNS = ("dice", "right", "unknown", "wrong", "missed", "extraV")
+COLUMNS = ("dice", "right", "unknown", "wrong", "missed", "extraV", "nbWrong")
 
 
 def _score(reading, truth: list[tuple[tuple[int, int, int, int], int]], counts: Counter) -> None:
@@ -101,6 +102,8 @@ def cropped_dice(dev: Path, share: float) -> Counter:
                 read = reading.dice[by_truth[main]].value
                 counts["right" if read == die.value else "unknown" if read is None else "wrong"] += 1
             counts["extraV"] += sum(1 for i, d in enumerate(reading.dice) if i not in matched and d.value is not None)
+            counts["nbWrong"] += sum(1 for j, i in by_truth.items() if j != main and reading.dice[i].value is not None
+                                     and reading.dice[i].value != in_view[j][1])
     return counts
 
 
@@ -151,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [("tray in photo", tray_in_photo)]
     if have_dev:
         jobs = [("single", lambda: single_close_ups(args.dev))] + [
-            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9)
+            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9, 1.0)
         ] + jobs + [("tiled 2x2", lambda: tiled(args.dev, "nell", 2, 40)),
                     ("kingpi 3x3", lambda: tiled(args.dev, "kingpi", 3, 9))]
     print(f"{'pictures':<14}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'seconds':>9}")
@@ -162,7 +165,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<14}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{time.perf_counter() - start:>9.1f}",
               flush=True)
     print("right / unknown / wrong / missed: the labelled dice; extraV: values given where no die is in view"
-          " (single: values beyond the one die)")
+          " (single: values beyond the one die); nbWrong (crops): wrong values given to neighbours in view,"
+          " most of them cut by the picture's edge")
     return 0
 
 
