@@ -140,3 +140,27 @@ def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path
     assert main(["eval", str(DEV)]) == 0
     assert "in-sample" in capsys.readouterr().err
     assert not _is_the_dev_set(tmp_path)
+
+
+@pytest.mark.parametrize("photo, window, truth, cut", [
+    # a 1 filling half of the picture, of which the main look boxed only two specks of felt (one read as a 1)
+    ("kingpi_scripts_collected_images_image_4.jpg", (415, 496, 720, 801), (1, (498, 579, 139, 139)), 0),
+    # a 5, and a corner of a 6 cut by the picture's edge whose box stops 7 px short of it (read as a 1)
+    ("kingpi_scripts_collected_images_image_5.jpg", (824, 208, 1056, 436), (5, (868, 251, 145, 142)), 1),
+])
+def test_close_ups_found_by_newcomers_read_right(photo, window, truth, cut):
+    """Close-ups cut from DEV photos where the second newcomer check of stop 14 found silent errors."""
+    from vision.evaluate import match_dice
+    from vision.images import load_image
+    from vision.reader import read_image
+
+    if not (DEV / photo).is_file():
+        pytest.skip(f"{DEV / photo} is absent")
+    x0, y0, x1, y1 = window
+    reading = read_image(load_image(DEV / photo)[y0:y1, x0:x1])
+    value, (x, y, w, h) = truth
+    matched = dict(match_dice([d.box for d in reading.dice], [(x - x0, y - y0, w, h)]))
+    assert [reading.dice[i].value for i in matched] == [value]
+    others = [d for i, d in enumerate(reading.dice) if i not in matched]
+    assert all(d.value is None for d in others)  # nothing else is given a value
+    assert sum(d.reason == "cut off by the picture's edge" for d in others) == cut

@@ -193,8 +193,9 @@ LEANING_AREA_RATIO: float = 1.9
 #: the picture's edge ...
 EDGE_PX: float = 2.0
 #: ... (the detector's box of a die cut by the edge can stop a few pixels short
-#: of it: a kingpi die cut by a close-up's edge ended 5 px from it) ...
-EDGE_SHARE: float = 0.1
+#: of it: in close-ups cut from kingpi DEV photos such boxes of 53-60 px
+#: ended 5 and 7 px from it) ...
+EDGE_SHARE: float = 0.15
 #: ... whose short side is under this fraction of its long side is a die cut
 #: off by the edge: some of its pips may be outside the picture, and the ones
 #: left can form another value's layout (a 5 cut to one pip read as a 1 in the
