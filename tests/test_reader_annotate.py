@@ -54,3 +54,19 @@ def test_annotate_wraps_a_long_problem_to_the_picture_width():
     assert out.shape[1] == 640 and text[1].max() < 640 - 1  # nothing runs off the right edge
     one_line = annotate_reading(image, ImageReading((), ("no dice found",))).shape[0] - 480
     assert out.shape[0] - 480 >= 2 * one_line  # it took more than one line
+
+
+def test_an_unknown_die_is_labelled_with_why():
+    from vision.reading import UnknownReason, short_reason
+
+    assert all(reason.short and len(reason.short) <= 6 for reason in UnknownReason)
+    assert short_reason("cut off by the picture's edge") == "cut" and short_reason("glare on the face") == "glare "
+    image = np.full((480, 640, 3), 90, np.uint8)
+    box = (300, 200, 60, 60)
+
+    def label_width(reason):
+        out = annotate_reading(image, ImageReading((DieReading(None, box, 0.4, reason),)))
+        tag = (out[:200] == UNKNOWN_COLOUR).all(axis=2)  # the filled tag above the box
+        return int(np.ptp(np.nonzero(tag.any(axis=0))[0]))
+
+    assert label_width("low confidence") > 2 * label_width(None)

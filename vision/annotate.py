@@ -1,7 +1,8 @@
 """Drawing what the reader found onto a photo (``dicetable read --annotate``).
 
 Read dice get a green box with their value; unknown dice an orange box with
-``?``; in evaluation drawings, wrong values are red, missed dice magenta and
+``?`` and the short form of the reason (:attr:`vision.reading.UnknownReason.short`:
+``? unsure``, ``? cut``, ``? lean``...); in evaluation drawings, wrong values are red, missed dice magenta and
 extra dice blue. Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
 """
 
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 import cv2
 import numpy as np
 
-from vision.reading import ImageReading
+from vision.reading import ImageReading, short_reason
 
 __all__ = ["READ_COLOUR", "UNKNOWN_COLOUR", "MIN_DRAWING_PX", "annotate_reading", "annotate_outcomes"]
 
@@ -67,7 +68,7 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
     for d in reading.dice:
         box = tuple(v * k for v in d.box)
         if d.value is None:
-            _draw(out, box, "?", UNKNOWN_COLOUR)
+            _draw(out, box, f"? {short_reason(d.reason)}" if d.reason else "?", UNKNOWN_COLOUR)
         else:
             _draw(out, box, str(d.value), READ_COLOUR)
     scale = max(0.45, max(out.shape[:2]) / 1400)

@@ -28,7 +28,7 @@ import numpy as np
 from vision.detect import box_iou
 from vision.errors import DatasetError
 from vision.images import load_image
-from vision.reading import DieReading, ImageReading, UnknownReason
+from vision.reading import DieReading, ImageReading, UnknownReason, short_reason
 
 __all__ = [
     "LabelledDie",
@@ -501,13 +501,6 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     return written
 
 
-#: Short forms of the reader's reasons for the contact sheet's labels.
-_REASON_SHORT = {
-    UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
-    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
-    UnknownReason.PART_OF_A_DIE: "part",
-}
-
 _KIND_COLOURS = {
     "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
 }
@@ -520,7 +513,7 @@ def _legend(width: int) -> np.ndarray:
     for kind, colour in _KIND_COLOURS.items():
         cv2.putText(strip, kind, (x, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
         x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)[0][0] + 12
-    reasons = ", ".join(f"{short} = {str(reason)}" for reason, short in _REASON_SHORT.items())
+    reasons = ", ".join(f"{reason.short} = {str(reason)}" for reason in UnknownReason)
     cv2.putText(strip, "t = labelled value, r = value read (? none, - no die labelled)", (x + 8, 13),
                 cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA)
     cv2.putText(strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1,
@@ -556,7 +549,7 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     read = "?" if o.read is None else str(o.read)
     text = f"{o.kind} t{truth} r{read}"
     if o.read is None and o.reason:  # why the reader said unknown
-        text += " " + _REASON_SHORT.get(o.reason, o.reason[:6])
+        text += " " + short_reason(o.reason)
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
     cv2.putText(label, _fit_left(name, tile - 4, 0.28), (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1,
                 cv2.LINE_AA)

@@ -27,9 +27,29 @@ class UnknownReason(StrEnum):
     PART_OF_A_DIE = "only part of a die boxed"
 
     @property
+    def short(self) -> str:
+        """A word or two for labels drawn on pictures (``"unsure"`` for ``"low confidence"``, ``"cut"``...)."""
+        return _REASON_SHORT[self]
+
+    @property
     def needs_reroll(self) -> bool:
         """Whether this die is simply unreadable (re-roll or adjust), rather than leaning or cut off by the edge."""
         return self not in (UnknownReason.LEANING, UnknownReason.CUT_OFF)
+
+
+_REASON_SHORT = {
+    UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
+    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
+    UnknownReason.PART_OF_A_DIE: "part",
+}
+
+
+def short_reason(reason: str) -> str:
+    """The short label of an unknown die's `reason`: :attr:`UnknownReason.short`, or its first 6 letters if it is another text."""
+    try:
+        return UnknownReason(reason).short
+    except ValueError:
+        return reason[:6]
 
 
 @dataclass(frozen=True, slots=True)
