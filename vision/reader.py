@@ -419,25 +419,13 @@ def read_image(
         else:
             aside.append(None)
     # the second opinion is asked only where the face reader's answer could be given
-    asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
-    maps = np.asarray(pip_finder.predict([kept[i][2] for i in asked]), np.float32)
     bests = [int(np.argmax(p[1:]) + 1) for _, p, _ in kept]
+    asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
+    agreed = _pips_agree(pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked],
+                         [bests[i] for i in asked])
     agrees = [False] * len(kept)
-    for i, m in zip(asked, maps):
-        agrees[i] = _layout_agrees(m, bests[i])
-    # where they disagree, the pip finder looks again at the crop turned: faint pips it marks in any turn count
-    again = [(i, m) for i, m in zip(asked, maps) if not agrees[i]]
-    if again:
-        turned = _pip_maps_turned(pip_finder, [kept[i][2] for i, _ in again], np.stack([m for _, m in again]))
-        for (i, _), m in zip(again, turned):
-            agrees[i] = _layout_agrees(m, bests[i])
-    # and then at the die's box alone, turned too: a tighter look leaves out pips of the side faces and neighbours
-    still = [i for i, _ in again if not agrees[i]]
-    if still:
-        tight = [crop_die(image, kept[i][0].box, margin=TIGHT_PIP_MARGIN) for i in still]
-        tight_maps = np.asarray(pip_finder.predict(tight), np.float32)
-        for i, m in zip(still, _pip_maps_turned(pip_finder, tight, tight_maps)):
-            agrees[i] = _layout_agrees(m, bests[i], TIGHT_PIP_MARGIN)
+    for i, agree in zip(asked, agreed):
+        agrees[i] = agree
     dice: list[DieReading] = []
     for (det, p, _), best, reason, agree in zip(kept, bests, aside, agrees):
         best_p = float(p[best])
@@ -515,6 +503,52 @@ def _layout_agrees(pip_map: np.ndarray, value: int, margin: float = FACE_CROP_MA
     from vision.pips import holds_layout_of
 
     return holds_layout_of(pip_map, margin, value)
+
+
+def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[int, int, int, int]],
+                crops: list[np.ndarray], values: list[int]) -> list[bool]:
+    """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
+
+    Up to three looks, each only at the dice the one before left in doubt: the
+    face crop; its four 90-degree turns (:func:`_pip_maps_turned`: faint pips
+    marked in any turn count); the die's box alone, turned too
+    (:data:`TIGHT_PIP_MARGIN`: pips of side faces and neighbours left out).
+
+    Parameters
+    ----------
+    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
+        The pip finder.
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The photo, for the tight crops.
+    boxes : list of N (x, y, w, h)
+        The dice's boxes, px of `image`.
+    crops : list of N ndarray of shape (S, S, 3), dtype uint8
+        Their face crops (margin :data:`FACE_CROP_MARGIN`).
+    values : list of N int
+        The face reader's values, 1-6.
+
+    Returns
+    -------
+    list of N bool
+    """
+    from vision.face import crop_die
+
+    if not crops:
+        return []
+    maps = np.asarray(pip_finder.predict(crops), np.float32)
+    agrees = [_layout_agrees(m, v) for m, v in zip(maps, values)]
+    again = [i for i, agree in enumerate(agrees) if not agree]
+    if again:
+        turned = _pip_maps_turned(pip_finder, [crops[i] for i in again], maps[again])
+        for i, m in zip(again, turned):
+            agrees[i] = _layout_agrees(m, values[i])
+    still = [i for i in again if not agrees[i]]
+    if still:
+        tight = [crop_die(image, boxes[i], margin=TIGHT_PIP_MARGIN) for i in still]
+        tight_maps = np.asarray(pip_finder.predict(tight), np.float32)
+        for i, m in zip(still, _pip_maps_turned(pip_finder, tight, tight_maps)):
+            agrees[i] = _layout_agrees(m, values[i], TIGHT_PIP_MARGIN)
+    return agrees
 
 
 def _pip_maps_turned(pip_finder: PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
