@@ -76,8 +76,9 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
     lines = [line for problem in reading.problems for line in _wrapped(problem, out.shape[1] - 10, scale, thick)]
     if not lines:
         return out
-    heights = [sum(cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[0][1:]) for line in lines]
-    line_px = max(heights) + cv2.getTextSize("g", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[1] + 8
+    # the tallest line, the depth of a descender ("g") and 8 px between lines
+    tallest = max(cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[0][1] for line in lines)
+    line_px = tallest + cv2.getTextSize("g", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[1] + 8
     band = np.zeros((line_px * len(lines), out.shape[1], 3), np.uint8)
     for i, line in enumerate(lines):
         cv2.putText(band, line, (5, i * line_px + line_px - 8), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255),

@@ -117,8 +117,8 @@ def close_up_dice(
     first_look : ndarray of shape (first + len(large), 7), dtype float64
         The same before the second look; the boxes inside are judged on it
         (the second look makes a pip or two read as a 1 or 2 surer than it is).
-    crops : list of ndarray
-        The matching face crops.
+    crops : list of ndarray of shape (S, S, 3), dtype uint8
+        The matching face crops (:func:`vision.face.crop_die` with `margin`).
     first : int
         Number of small candidates.
     value_threshold : float

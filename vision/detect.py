@@ -321,8 +321,10 @@ class DieDetector:
                      shape: tuple[int, int]) -> tuple[Detection, ...]:
         """Candidates of a look at :data:`COARSE_LONG_SIDE` px at the photo framed by `border` (share of its long side).
 
-        `base` is the photo shrunk to :data:`COARSE_LONG_SIDE` px (`base_scale`
-        of its pixels per photo pixel); `shape` is the photo's ``(H, W)``.
+        `base` is the photo shrunk to :data:`COARSE_LONG_SIDE` px (BGR
+        ``uint8``; `base_scale` of its pixels per photo pixel); `shape` is the
+        photo's ``(H, W)``. Returns the boxes in photo pixels, clipped to it
+        (the frame cut away), with their heatmap scores.
         """
         h, w = shape
         small = base

@@ -442,20 +442,19 @@ def read_image(
     # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size)
     sure_side = max((max(d.box[2], d.box[3]) for d in dice if d.value is not None), default=0)
     specks = [max(d.box[2], d.box[3]) < SPECK_RATIO * sure_side for d in dice]
+    kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
-    kept = [k for k, speck in zip(kept, specks) if not speck]
-    aside = [a for a, speck in zip(aside, specks) if not speck]
-    leaning_count = aside.count(UnknownReason.LEANING)
-    cut_count = aside.count(UnknownReason.CUT_OFF)
+    leaning_count = sum(d.reason == UnknownReason.LEANING for d in dice)
+    cut_count = sum(d.reason == UnknownReason.CUT_OFF for d in dice)
 
     problems += _too_bright(blown, step, [d.box for d in dice])
-    die_px = float(np.median([max(d.box[2], d.box[3]) for d, _, _ in kept]))
+    die_px = float(np.median([max(d.box[2], d.box[3]) for d in dice]))
     unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if die_px < SMALL_DIE_PX:
         if unreadable:
             problems.append(f"dice only about {die_px:.0f} px across in the picture: "
                             "move the camera closer or use a bigger photo")
-    elif _is_blurred([crop for _, _, crop in kept]):
+    elif _is_blurred(kept_crops):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
     if leaning_count:
         problems.append(
@@ -478,11 +477,13 @@ def _at_edge(box: tuple[float, float, float, float], width: int, height: int) ->
 
 
 def _cut_by_edge(box: tuple[float, float, float, float], width: int, height: int, whole_side: float) -> bool:
-    """Whether a die box touches the picture's edge and part of the die is outside.
+    """Whether a die box touches the picture's edge (:func:`_at_edge`) and part of the die is outside.
 
-    It is when the box is clearly not square (:data:`CUT_ASPECT`), or when it is
-    clearly smaller than the biggest die wholly in view, `whole_side` px
-    (:data:`CUT_SIDE_RATIO`; 0 when there is none): a corner of a die in view.
+    It is when the box is clearly not square (:data:`CUT_ASPECT`), or when its
+    long side is under :data:`CUT_SIDE_RATIO` of `whole_side`, the median long
+    side (px) of the boxes wholly in view (0 when there is none): a corner of
+    a die in view. `box` is ``(x, y, w, h)`` and `width`, `height` the
+    picture's size, px.
     """
     if not _at_edge(box, width, height):
         return False
@@ -496,13 +497,6 @@ def _dice_word(n: int) -> str:
 
 def _it_or_them(n: int) -> str:
     return "it" if n == 1 else "them"
-
-
-def _layout_agrees(pip_map: np.ndarray, value: int, margin: float = FACE_CROP_MARGIN) -> bool:
-    """Whether the pip finder marked exactly `value` pips, in the layout of `value` (crop cut with `margin`)."""
-    from vision.pips import holds_layout_of
-
-    return holds_layout_of(pip_map, margin, value)
 
 
 def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[int, int, int, int]],
@@ -532,22 +526,23 @@ def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[
     list of N bool
     """
     from vision.face import crop_die
+    from vision.pips import holds_layout_of
 
     if not crops:
         return []
     maps = np.asarray(pip_finder.predict(crops), np.float32)
-    agrees = [_layout_agrees(m, v) for m, v in zip(maps, values)]
+    agrees = [holds_layout_of(m, FACE_CROP_MARGIN, v) for m, v in zip(maps, values)]
     again = [i for i, agree in enumerate(agrees) if not agree]
     if again:
         turned = _pip_maps_turned(pip_finder, [crops[i] for i in again], maps[again])
         for i, m in zip(again, turned):
-            agrees[i] = _layout_agrees(m, values[i])
+            agrees[i] = holds_layout_of(m, FACE_CROP_MARGIN, values[i])
     still = [i for i in again if not agrees[i]]
     if still:
         tight = [crop_die(image, boxes[i], margin=TIGHT_PIP_MARGIN) for i in still]
         tight_maps = np.asarray(pip_finder.predict(tight), np.float32)
         for i, m in zip(still, _pip_maps_turned(pip_finder, tight, tight_maps)):
-            agrees[i] = _layout_agrees(m, values[i], TIGHT_PIP_MARGIN)
+            agrees[i] = holds_layout_of(m, TIGHT_PIP_MARGIN, values[i])
     return agrees
 
 
