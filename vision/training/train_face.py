@@ -57,6 +57,7 @@ from torch import nn
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
 from vision.training import synth
 from vision.training.augment import augment, centre_crop
+from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_FACTOR,
     CONTEXT_SIZE,
@@ -221,8 +222,12 @@ def train(args: argparse.Namespace) -> dict:
     return {"model": model, "train_s": train_s, "counts": counts, "n_params": n_params, "history": history, "dev": dev, "ctx": ctx}
 
 
-def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
-    """Write ONNX to `out` and return the max abs logit difference cv2.dnn vs torch on a few crops."""
+def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool = False) -> float:
+    """Write ONNX to `out` and return the max abs logit difference cv2.dnn vs torch on a few crops.
+
+    With `half_weights` the weights are stored as float16
+    (:func:`vision.training.half_weights.store_half_weights`) before the difference is measured.
+    """
     import cv2
 
     dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
@@ -230,6 +235,8 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
         model, dummy, str(out), input_names=["crops"], output_names=["logits"],
         dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=13, dynamo=False,
     )
+    if half_weights:
+        store_half_weights(out, out)
     crops = np.stack([centre_crop(c) for c in ctx[:: max(1, len(ctx) // 16)][:16]])
     blob = preprocess(crops)
     with torch.no_grad():
@@ -264,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)")
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    p.add_argument("--half-weights", action="store_true",
+                   help="store the weights as float16 (half the file; arithmetic stays float32)")
     args = p.parse_args(argv)
     if args.dev_dir is None:
         from vision.training.evaluate import DEFAULT_DEV_DIR
@@ -272,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     res = train(args)
     onnx_path = args.out / "face_reader.onnx"
-    diff = export(res["model"], onnx_path, res["ctx"])
+    diff = export(res["model"], onnx_path, res["ctx"], half_weights=args.half_weights)
     print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs logit diff {diff:.2e}", flush=True)
     meta_path = args.out / "face_reader.json"
     meta: dict = {
@@ -309,6 +318,8 @@ def main(argv: list[str] | None = None) -> int:
             "history": res["history"],
         },
         "export_max_abs_diff_cv2_vs_torch": diff,
+        "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
+                           else "float32",
     }
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     reader = FaceReader(onnx_path)

@@ -38,6 +38,7 @@ from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
 from vision.training.augment import augment
+from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_SIZE,
     DEFAULT_CACHE_DIR,
@@ -165,8 +166,12 @@ def train(args: argparse.Namespace) -> dict:
             "history": history, "ctx": ctx}
 
 
-def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
-    """Write ONNX to `out`; return the max abs difference of cv2.dnn against torch on a few crops."""
+def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool = False) -> float:
+    """Write ONNX to `out`; return the max abs difference of cv2.dnn against torch on a few crops.
+
+    With `half_weights` the weights are stored as float16
+    (:func:`vision.training.half_weights.store_half_weights`) before the difference is measured.
+    """
     import cv2
 
     from vision.training.augment import centre_crop
@@ -175,6 +180,8 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray) -> float:
     torch.onnx.export(wrapped, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
                       output_names=["pip_prob"], dynamic_axes={"crops": {0: "n"}, "pip_prob": {0: "n"}},
                       opset_version=13, dynamo=False)
+    if half_weights:
+        store_half_weights(out, out)
     blob = preprocess(np.stack([centre_crop(c) for c in ctx[:: max(1, len(ctx) // 8)][:8]]))
     with torch.no_grad():
         ref = wrapped(torch.from_numpy(blob)).numpy()
@@ -233,11 +240,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
+    p.add_argument("--half-weights", action="store_true",
+                   help="store the weights as float16 (half the file; arithmetic stays float32)")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     res = train(args)
     onnx_path = args.out / "pip_finder.onnx"
-    diff = export(res["model"], onnx_path, res["ctx"])
+    diff = export(res["model"], onnx_path, res["ctx"], half_weights=args.half_weights)
     print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs diff {diff:.2e}", flush=True)
     meta = {
         "model": "pip_finder.onnx", "crop_size": CROP_SIZE, "output": "probability of 'pip of the top face' per pixel",
@@ -258,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
         "export_max_abs_diff_cv2_vs_torch": diff,
+        "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
+                           else "float32",
     }
     from vision.pips import PipFinder, layouts_on_map
     from vision.training import synth

@@ -1,0 +1,163 @@
+"""Tools that rewrite the shipped ONNX models (float16 weights, ensembles): valid graphs, the same answers in both runtimes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx", reason="onnx (the test extra) is needed to build and check ONNX graphs")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from vision.training.half_weights import MIN_ELEMENTS, main, store_half_weights  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[1] / "vision" / "models"
+
+
+def _conv_model(path: Path, weights: np.ndarray, bias: np.ndarray) -> None:
+    """A one-layer ONNX model: Conv 3x3 (weights (C_out, 3, 3, 3)) then Relu, input (N, 3, 8, 8)."""
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), helper.make_node("Relu", ["c"], ["y"])],
+        "conv",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", weights.shape[0], 8, 8])],
+        [numpy_helper.from_array(weights, "w"), numpy_helper.from_array(bias, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def _run_cv2(path: Path, x: np.ndarray) -> np.ndarray:
+    net = cv2.dnn.readNetFromONNX(str(path))
+    net.setInput(x)
+    return net.forward()
+
+
+@pytest.fixture
+def conv_pair(tmp_path):
+    rng = np.random.default_rng(0)
+    src, dst = tmp_path / "full.onnx", tmp_path / "half.onnx"
+    _conv_model(src, rng.normal(0, 0.5, (16, 3, 3, 3)).astype(np.float32), rng.normal(0, 0.1, 16).astype(np.float32))
+    return src, dst, rng.normal(size=(2, 3, 8, 8)).astype(np.float32)
+
+
+def test_big_weights_become_float16_and_small_ones_stay(conv_pair):
+    src, dst, _ = conv_pair
+    assert store_half_weights(src, dst) == 1  # the 432 weights; the 16 biases are at MIN_ELEMENTS and stay float32
+    model = onnx.load(str(dst))
+    kinds = {t.name: t.data_type for t in model.graph.initializer}
+    assert kinds == {"w_fp16": TensorProto.FLOAT16, "b": TensorProto.FLOAT}
+    assert MIN_ELEMENTS == 16
+    assert [n.op_type for n in model.graph.node] == ["Cast", "Conv", "Relu"]
+    onnx.checker.check_model(model, full_check=True)  # types agree: the Conv still sees float32
+
+
+def test_answers_change_only_by_float16_rounding_in_both_runtimes(conv_pair):
+    src, dst, x = conv_pair
+    store_half_weights(src, dst)
+    full, half = _run_cv2(src, x), _run_cv2(dst, x)
+    assert full.shape == half.shape == (2, 16, 8, 8)
+    assert 0 < np.abs(full - half).max() < 5e-3
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(str(dst), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"x": x})[0], half, atol=1e-5)
+
+
+def test_conversion_is_idempotent_and_the_command_converts_in_place(conv_pair, capsys):
+    src, dst, x = conv_pair
+    store_half_weights(src, dst)
+    once = dst.read_bytes()
+    before = _run_cv2(dst, x)
+    assert store_half_weights(dst, dst) == 0
+    assert dst.read_bytes() == once
+    np.testing.assert_array_equal(_run_cv2(dst, x), before)
+    assert main([str(src)]) == 0
+    assert "1 weight tensors stored as float16" in capsys.readouterr().out
+    assert src.read_bytes() == once
+
+
+def test_weights_beyond_float16_range_are_refused(tmp_path):
+    src = tmp_path / "big.onnx"
+    weights = np.ones((4, 3, 3, 3), np.float32)
+    weights[0, 0, 0, 0] = 1e6
+    _conv_model(src, weights, np.zeros(4, np.float32))
+    with pytest.raises(ValueError, match="float16's range"):
+        store_half_weights(src, tmp_path / "out.onnx")
+
+
+def test_missing_model_is_a_clear_error(tmp_path, capsys):
+    assert main([str(tmp_path / "nope.onnx")]) == 2
+    assert "no model at" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["die_detector", "face_reader", "pip_finder"])
+def test_shipped_models_are_valid_onnx(name):
+    # onnxruntime (the default runtime) type-checks graphs: half-stored weights must keep the graph valid
+    onnx.checker.check_model(onnx.load(str(MODELS / f"{name}.onnx")), full_check=True)
+
+
+def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops") -> None:
+    """A face-reader-shaped ONNX model: (N, 3, 8, 8) -> Conv -> mean pool -> Gemm -> (N, 7) logits."""
+    rng = np.random.default_rng(seed)
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", [input_name, "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+            helper.make_node("GlobalAveragePool", ["c"], ["g"]),
+            helper.make_node("Flatten", ["g"], ["f"]),
+            helper.make_node("Gemm", ["f", "fc", "fb"], ["out"], transB=1),
+        ],
+        "tiny",
+        [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, ["n", 3, 8, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", 7])],
+        [
+            numpy_helper.from_array(rng.normal(0, 0.5, (8, 3, 3, 3)).astype(np.float32), "w"),
+            numpy_helper.from_array(rng.normal(0, 0.1, 8).astype(np.float32), "b"),
+            numpy_helper.from_array(rng.normal(0, 1.0, (7, 8)).astype(np.float32), "fc"),
+            numpy_helper.from_array(rng.normal(0, 0.1, 7).astype(np.float32), "fb"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def test_ensemble_outputs_the_mean_log_probabilities_of_its_members(tmp_path):
+    from vision.training.ensemble import merge_face_readers
+
+    members = [tmp_path / f"m{k}.onnx" for k in range(3)]
+    for k, path in enumerate(members):
+        _tiny_face_reader(path, seed=k)
+    merged = tmp_path / "ensemble.onnx"
+    merge_face_readers(members, merged)
+    onnx.checker.check_model(onnx.load(str(merged)), full_check=True)
+    x = np.random.default_rng(9).normal(size=(5, 3, 8, 8)).astype(np.float32)
+    member_logits = [_run_cv2(p, x) for p in members]
+    assert not np.allclose(member_logits[0], member_logits[1])  # the members really differ
+    want = np.mean([_log_softmax(z) for z in member_logits], axis=0)
+    np.testing.assert_allclose(_run_cv2(merged, x), want, atol=1e-5)
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(str(merged), providers=["CPUExecutionProvider"])
+    np.testing.assert_allclose(session.run(None, {"crops": x})[0], want, atol=1e-5)
+
+
+def test_ensemble_refuses_one_member_or_unlike_members(tmp_path, capsys):
+    from vision.training.ensemble import main, merge_face_readers
+
+    a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
+    _tiny_face_reader(a, seed=0)
+    _tiny_face_reader(b, seed=1, input_name="images")
+    with pytest.raises(ValueError, match="at least two members"):
+        merge_face_readers([a], tmp_path / "out.onnx")
+    with pytest.raises(ValueError, match="input or opset differs"):
+        merge_face_readers([a, b], tmp_path / "out.onnx")
+    assert main([str(tmp_path / "out.onnx"), str(a), str(tmp_path / "missing.onnx")]) == 2
+    assert "no model at" in capsys.readouterr().err
+    assert not (tmp_path / "out.onnx").exists()
