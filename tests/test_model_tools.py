@@ -110,7 +110,7 @@ def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops") -> None:
             helper.make_node("Gemm", ["f", "fc", "fb"], ["out"], transB=1),
         ],
         "tiny",
-        [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, ["n", 3, 8, 8])],
+        [helper.make_tensor_value_info(input_name, TensorProto.FLOAT, ["n", 3, "h", "w"])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["n", 7])],
         [
             numpy_helper.from_array(rng.normal(0, 0.5, (8, 3, 3, 3)).astype(np.float32), "w"),
@@ -161,3 +161,31 @@ def test_ensemble_refuses_one_member_or_unlike_members(tmp_path, capsys):
     assert main([str(tmp_path / "out.onnx"), str(a), str(tmp_path / "missing.onnx")]) == 2
     assert "no model at" in capsys.readouterr().err
     assert not (tmp_path / "out.onnx").exists()
+
+
+def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
+    import json
+
+    from vision.face import CLASS_NAMES, CROP_SIZE, FaceReader
+    from vision.training.ensemble import merge_face_readers, write_metadata
+    from vision.training.synth import fixed_probe_crops
+
+    members = [tmp_path / f"face{k}.onnx" for k in range(2)]
+    for k, path in enumerate(members):
+        _tiny_face_reader(path, seed=k)
+        path.with_suffix(".json").write_text(json.dumps({
+            "crop_size": CROP_SIZE, "class_names": list(CLASS_NAMES), "n_params": 100 + k,
+            "training_data": {"train_set": "tiny"}, "command": f"train seed {k}", "training": {"seed": k}}))
+    merged = tmp_path / "face_reader.onnx"
+    merge_face_readers(members, merged)
+    meta = write_metadata(members, merged, "merge them", None)
+    assert json.loads(merged.with_suffix(".json").read_text()) == meta
+    assert [m["command"] for m in meta["members"]] == ["train seed 0", "train seed 1"]
+    assert meta["n_params"] == 201 and meta["command"] == "merge them" and "dev_metrics" not in meta
+    crops, names = fixed_probe_crops()
+    probs = FaceReader(merged).predict(crops)  # the merged model loads as a face reader, its JSON read as metadata
+    assert list(meta["fixed_probes"]) == names
+    assert [meta["fixed_probes"][n]["top"] for n in names] == [int(p.argmax()) for p in probs]
+    members[1].with_suffix(".json").unlink()
+    with pytest.raises(FileNotFoundError, match="training record is missing"):
+        write_metadata(members, merged, "merge them", None)

@@ -14,6 +14,9 @@ Usage::
 
     python -m vision.training.ensemble OUT.onnx MEMBER.onnx MEMBER.onnx [...]
 
+writes the merged model and ``OUT.json`` (the members' training records, the
+fixed probes answered by the merged model, its DEV crop accuracy).
+
 Needs the ``train`` extra (``onnx``); nothing here runs when dice are read.
 """
 
@@ -25,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["merge_face_readers", "main"]
+__all__ = ["merge_face_readers", "write_metadata", "main"]
 
 
 def merge_face_readers(members: list[Path], out: Path) -> None:
@@ -79,11 +82,73 @@ def merge_face_readers(members: list[Path], out: Path) -> None:
     onnx.save(merged, str(out))
 
 
+def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path | None) -> dict:
+    """Write ``OUT.json`` beside the merged model: the first member's description, the members' records, fresh probes.
+
+    Parameters
+    ----------
+    members : list of Path
+        The member ONNX files; each must have its training JSON beside it
+        (same stem, as ``train_face`` writes it).
+    out : Path
+        The merged model (already written by :func:`merge_face_readers`).
+    command : str
+        The command that made the ensemble, recorded.
+    dev_dir : Path or None
+        A DEV folder to measure the merged model's crop accuracy on
+        (:func:`vision.training.evaluate.evaluate`), or None.
+
+    Returns
+    -------
+    dict
+        The metadata written.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a member has no JSON beside it.
+    """
+    import json
+
+    from vision.face import FaceReader
+    from vision.training import synth
+
+    records = []
+    for path in members:
+        meta_path = path.with_suffix(".json")
+        if not meta_path.is_file():
+            raise FileNotFoundError(f"{meta_path}: a member's training record is missing; "
+                                    "merge models written by python -m vision.training.train_face")
+        records.append(json.loads(meta_path.read_text(encoding="utf-8")))
+    keep = ("crop_size", "crop_margin", "class_names", "preprocessing", "architecture", "training_data")
+    meta: dict = {k: records[0][k] for k in keep if k in records[0]}
+    meta["model"] = out.name
+    meta["output"] = ("mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
+                      "the normalised geometric mean of the members' probabilities")
+    meta["n_params"] = sum(int(r.get("n_params", 0)) for r in records)
+    meta["command"] = command
+    meta["members"] = [{k: r.get(k) for k in ("command", "n_params", "training", "weights_storage", "dev_metrics")}
+                       for r in records]
+    reader = FaceReader(out)
+    probe, names = synth.fixed_probe_crops()
+    probs = reader.predict(probe)
+    meta["fixed_probes"] = {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, probs)}
+    if dev_dir is not None and Path(dev_dir).is_dir():
+        from vision.training.evaluate import dev_crops, evaluate
+
+        meta["dev_metrics"] = evaluate(reader, dev_crops(Path(dev_dir)))
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return meta
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: merge the members into OUT; prints the size in bytes."""
+    """Command line: merge the members into OUT (and OUT.json); prints the size in bytes."""
     p = argparse.ArgumentParser(prog="python -m vision.training.ensemble", description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path, help="the merged ONNX model to write")
     p.add_argument("members", type=Path, nargs="+", help="face-reader ONNX models trained alike (different seeds)")
+    p.add_argument("--dev-dir", type=Path, default=None,
+                   help="DEV folder to measure the merged model on (default ../shared/dice-images/dev when present)")
+    p.add_argument("--no-metadata", action="store_true", help="write the model only, no OUT.json")
     args = p.parse_args(argv)
     missing = [str(m) for m in args.members if not m.is_file()]
     if missing:
@@ -94,6 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         print(f"ensemble: error: {err}", file=sys.stderr)
         return 2
+    if not args.no_metadata:
+        from vision.training.data import recorded_command
+        from vision.training.evaluate import DEFAULT_DEV_DIR
+
+        try:
+            write_metadata(args.members, args.out, recorded_command("vision.training.ensemble", argv),
+                           args.dev_dir or DEFAULT_DEV_DIR)
+        except FileNotFoundError as err:
+            print(f"ensemble: error: {err}", file=sys.stderr)
+            return 2
     print(f"{args.out}: {len(args.members)} members, {args.out.stat().st_size} bytes")
     return 0
 
