@@ -131,3 +131,22 @@ def test_render_samples_gives_dice_and_background():
     assert len(crops) == len(labels)
     assert (labels == 0).any() and (labels > 0).any()
     assert set(labels.tolist()) <= set(range(7))
+
+
+def test_cache_files_appear_whole_or_not_at_all(tmp_path, monkeypatch):
+    from vision.training.data import save_npz_atomically
+
+    path = tmp_path / "cache.npz"
+    save_npz_atomically(path, crops=np.arange(12, dtype=np.uint8).reshape(2, 2, 3), labels=np.array([1, 2]))
+    with np.load(path) as z:
+        assert z["crops"].shape == (2, 2, 3) and z["labels"].tolist() == [1, 2]
+    assert [p.name for p in tmp_path.iterdir()] == ["cache.npz"]
+
+    def broken(f, **arrays):  # a trainer killed or out of disk space half-way through writing
+        f.write(b"PK\x03\x04 half a zip")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(np, "savez", broken)
+    with pytest.raises(OSError, match="No space"):
+        save_npz_atomically(tmp_path / "other.npz", labels=np.array([3]))
+    assert [p.name for p in tmp_path.iterdir()] == ["cache.npz"]  # no half-written file for the next trainer to load

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -267,6 +268,32 @@ def context_px(points: np.ndarray, cx: float, cy: float, side: float) -> np.ndar
     return np.column_stack([(p[:, 0] - x0 + 0.5) * f - 0.5, (p[:, 1] - y0 + 0.5) * f - 0.5, p[:, 2] * f])
 
 
+def save_npz_atomically(path: Path, **arrays: np.ndarray) -> None:
+    """Write a cache file so that no reader ever sees it half written.
+
+    Two trainers started together (a held-out twin and the shipped model) build
+    the same cache; the second used to load the first's file while it was
+    still being written (``BadZipFile``). The arrays go to a temporary file in
+    the same folder, renamed over `path` when complete (``os.replace`` is
+    atomic on one file system).
+
+    Parameters
+    ----------
+    path : Path
+        The ``.npz`` file to write; its folder must exist.
+    **arrays : ndarray
+        Named arrays, as for :func:`numpy.savez`.
+    """
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def recorded_command(module: str, argv: list[str] | None) -> str:
     """The command line that ran a trainer, for its model's JSON (key ``command``).
 
@@ -349,5 +376,5 @@ def load_cache(
     labels = np.array([s.label for s in samples], np.int64)
     kinds = np.array([s.file.split("_")[0] + ":" + s.kind for s in samples])
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, crops=crops, labels=labels, kinds=kinds)
+    save_npz_atomically(path, crops=crops, labels=labels, kinds=kinds)
     return crops, labels, kinds

@@ -24,6 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.training.data import save_npz_atomically
+
 #: Long side, in pixels, of the cached photos.
 CACHE_LONG_SIDE: int = 512
 
@@ -66,7 +68,7 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
             names.append(entry["file"])
     out.parent.mkdir(parents=True, exist_ok=True)
     obj = np.empty(len(jpegs), dtype=object)
-    np.savez(
+    save_npz_atomically(
         out,
         jpegs=_objects(jpegs),
         boxes=_objects(boxes),

@@ -13,7 +13,16 @@ import numpy as np
 
 from vision.render import PIP_LAYOUTS, STYLES, RenderedDie, Unreadable, render_randomised, render_tray
 from vision.render._die import PIP_OFFSET
-from vision.training.data import CONTEXT_SIZE, _far_from_dice, context_px, cut_context, iou, nominal_side, source_hash
+from vision.training.data import (
+    CONTEXT_SIZE,
+    _far_from_dice,
+    context_px,
+    cut_context,
+    iou,
+    nominal_side,
+    save_npz_atomically,
+    source_hash,
+)
 
 
 def render_samples(n_images: int, seed: int, *, randomised: bool = False,
@@ -150,7 +159,7 @@ def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bo
     t = time.time()
     crops, labels, pips = render_samples(n_images, seed, randomised=randomised, with_pips=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, crops=crops, labels=labels, pips=np.concatenate(pips).reshape(-1, 3),
-             pip_counts=np.array([len(p) for p in pips], np.int64))
+    save_npz_atomically(path, crops=crops, labels=labels, pips=np.concatenate(pips).reshape(-1, 3),
+                        pip_counts=np.array([len(p) for p in pips], np.int64))
     print(f"rendered {n_images} {kind} images -> {len(labels)} crops in {time.time() - t:.0f} s", flush=True)
     return crops, labels, pips

@@ -67,6 +67,7 @@ from vision.training.data import (
     PIPS_TO_DIE,
     load_cache,
     recorded_command,
+    save_npz_atomically,
     source_hash,
 )
 
@@ -104,7 +105,7 @@ def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarra
     t = time.time()
     crops, labels = synth.synth_set(n_per_class, seed, size=CONTEXT_SIZE)
     path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(path, crops=crops, labels=labels)
+    save_npz_atomically(path, crops=crops, labels=labels)
     print(f"drew {len(labels)} synthetic crops in {time.time() - t:.0f} s", flush=True)
     return crops, labels
 
