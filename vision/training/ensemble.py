@@ -123,6 +123,8 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     keep = ("crop_size", "crop_margin", "class_names", "preprocessing", "architecture", "training_data")
     meta: dict = {k: records[0][k] for k in keep if k in records[0]}
     meta["model"] = out.name
+    if "architecture" in meta:
+        meta["architecture"] = f"ensemble of {len(records)} networks trained alike, each: {meta['architecture']}"
     meta["output"] = ("mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
                       "the normalised geometric mean of the members' probabilities")
     meta["n_params"] = sum(int(r.get("n_params", 0)) for r in records)
