@@ -98,8 +98,10 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
     # without the coarse look: 38 right, 83 wrong values; with it 222 right, 2 wrong (a neighbouring die cut by
     # the crop read as a 2, and nell_IMG_20191208_112342_d16, labelled 2, which shows three pips); with the
     # framed coarse look too and the speck rule, 237 right, 0 wrong; when a part of the die boxed tighter no
-    # longer vetoes the big box's value, 245 right, 0 wrong
-    assert right >= 230 and wrong <= 1
+    # longer vetoes the big box's value, 245 right, 0 wrong; with the close-up judgment asking the reader's
+    # three pip looks and no box left inside a die given a value, 249 right, 1 wrong (d16 above, read 3 as in
+    # its DEV photo)
+    assert right >= 240 and wrong <= 1
 
 
 @pytest.mark.parametrize("share, least_right", [(0.65, 44), (0.9, 41)])
@@ -164,3 +166,35 @@ def test_close_ups_found_by_newcomers_read_right(photo, window, truth, cut):
     others = [d for i, d in enumerate(reading.dice) if i not in matched]
     assert all(d.value is None for d in others)  # nothing else is given a value
     assert sum(d.reason == "cut off by the picture's edge" for d in others) == cut
+
+
+def test_dice_cut_to_their_outline_are_one_die_not_a_die_and_its_pips():
+    """Every kingpi and jim die cut to its own box: the die read whole, and no box left around one of its pips.
+
+    A box lying inside a much bigger die given a value is a pip or a part of it
+    (``vision.reader._parts_of_sure_dice``): before that rule 74 of the 89
+    crops were exactly right (the die right and nothing else boxed); 11 more
+    showed an unknown box, or once a 1, on a pip of the die read right. Now 85.
+    (Measured with the close-up judgment asking the reader's three pip looks.)
+    """
+    from vision.evaluate import load_dataset
+    from vision.images import load_image
+    from vision.reader import read_image
+    from vision.stress import close_up_window
+
+    if not DEV.is_dir():
+        pytest.skip(f"{DEV} is absent")
+    exactly_right = wrong = total = 0
+    for item in load_dataset(DEV):
+        if not item.path.name.startswith(("kingpi", "jim")):
+            continue
+        image = load_image(item.path)
+        for die in item.dice:
+            x0, y0, x1, y1 = close_up_window(die.box, 1.0, image.shape[:2])
+            values = read_image(image[y0:y1, x0:x1]).values
+            total += 1
+            exactly_right += values == (die.value,)
+            wrong += sum(v is not None and v != die.value for v in values)
+    # the 3 wrong values are pips boxed as dice where the die itself was not read (the README asks for a
+    # little background around a close-up die); asking the three looks without the rule gave 4
+    assert total == 89 and exactly_right >= 84 and wrong <= 3
