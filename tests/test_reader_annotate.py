@@ -70,3 +70,16 @@ def test_an_unknown_die_is_labelled_with_why():
         return int(np.ptp(np.nonzero(tag.any(axis=0))[0]))
 
     assert label_width("low confidence") > 2 * label_width(None)
+
+
+def test_a_die_filling_the_picture_keeps_its_value_in_view():
+    # a close-up cut to the die's outline: no room above or below the box, so the value goes inside its top edge
+    image = np.full((500, 500, 3), 90, np.uint8)
+    out = annotate_reading(image, ImageReading((DieReading(6, (0, 0, 500, 500), 0.99),)))
+    corner = out[2:25, 2:25]
+    assert (corner == READ_COLOUR).all(axis=2).sum() > 40  # the filled tag behind the value, past the box's edge
+    assert (corner > 200).all(axis=2).sum() > 5  # the value's white strokes
+    # a die at the right edge: its tag "? unsure" is moved left into the picture instead of being cut off
+    out = annotate_reading(image, ImageReading((DieReading(None, (470, 200, 30, 30), 0.4, "low confidence"),)))
+    tag = (out[180:200, :] == UNKNOWN_COLOUR).all(axis=2)
+    assert tag.sum() > 300 and tag.any(axis=0).nonzero()[0].min() < 460

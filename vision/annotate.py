@@ -34,7 +34,13 @@ def _draw(image: np.ndarray, box, text: str, colour) -> None:
     scale = max(0.4, max(image.shape[:2]) / 1400)
     cv2.rectangle(image, (x, y), (x + w, y + h), colour, thick)
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-    ty = y - 3 if y - th - 3 >= 0 else y + h + th + 3
+    if y - th - 3 >= 0:
+        ty = y - 3  # above the box
+    elif y + h + th + base + 3 <= image.shape[0]:
+        ty = y + h + th + 3  # below it, the box touching the top
+    else:
+        ty = y + th + thick + 3  # inside its top edge: a die filling the picture
+    x = max(0, min(x, image.shape[1] - tw - 3))  # a box at the right edge keeps its label in view
     cv2.rectangle(image, (x, ty - th - 2), (x + tw + 2, ty + base - 1), colour, -1)
     cv2.putText(image, text, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
 
