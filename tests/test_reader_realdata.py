@@ -149,9 +149,13 @@ def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path
     ("kingpi_scripts_collected_images_image_4.jpg", (415, 496, 720, 801), (1, (498, 579, 139, 139)), 0),
     # a 5, and a corner of a 6 cut by the picture's edge whose box stops 7 px short of it (read as a 1)
     ("kingpi_scripts_collected_images_image_5.jpg", (824, 208, 1056, 436), (5, (868, 251, 145, 142)), 1),
+    # the newcomer check of stop 15: every box touches the edge of this tight crop of a 5, so no die was
+    # "wholly in view" to size the corner of the 6 beside it, read as a 1; the biggest square box stands in
+    ("kingpi_scripts_collected_images_image_2.jpg", (828, 606, 1028, 806), (5, (876, 654, 150, 150)), 1),
+    ("kingpi_scripts_collected_images_image_5.jpg", (866, 249, 1059, 442), (5, (868, 251, 145, 142)), 1),
 ])
 def test_close_ups_found_by_newcomers_read_right(photo, window, truth, cut):
-    """Close-ups cut from DEV photos where the second newcomer check of stop 14 found silent errors."""
+    """Close-ups cut from DEV photos where the newcomer checks of stops 14 and 15 found silent errors."""
     from vision.evaluate import match_dice
     from vision.images import load_image
     from vision.reader import read_image
