@@ -28,10 +28,17 @@ _OUTCOME_COLOURS = {
 }
 
 
+#: A die's value is written at OpenCV font scale (long side of the drawing) /
+#: this, at least 0.5: about 22 px high on a 640 px photo, 45 px on a 1280 px
+#: one. At / 1400 (before stop 15) a newcomer found the values of close-ups
+#: legible only when zoomed in (about 10 px high on a 500 px drawing).
+LABEL_SCALE_PX: float = 900.0
+
+
 def _draw(image: np.ndarray, box, text: str, colour) -> None:
     x, y, w, h = (int(v) for v in box)
     thick = max(1, round(max(image.shape[:2]) / 500))
-    scale = max(0.4, max(image.shape[:2]) / 1400)
+    scale = max(0.5, max(image.shape[:2]) / LABEL_SCALE_PX)
     cv2.rectangle(image, (x, y), (x + w, y + h), colour, thick)
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
     if y - th - 3 >= 0:
