@@ -40,17 +40,18 @@ def _run_cv2(path: Path, x: np.ndarray) -> np.ndarray:
 def conv_pair(tmp_path):
     rng = np.random.default_rng(0)
     src, dst = tmp_path / "full.onnx", tmp_path / "half.onnx"
-    _conv_model(src, rng.normal(0, 0.5, (16, 3, 3, 3)).astype(np.float32), rng.normal(0, 0.1, 16).astype(np.float32))
+    # MIN_ELEMENTS output channels: as many biases (left in float32) and 27 times as many weights (halved)
+    _conv_model(src, rng.normal(0, 0.5, (MIN_ELEMENTS, 3, 3, 3)).astype(np.float32),
+                rng.normal(0, 0.1, MIN_ELEMENTS).astype(np.float32))
     return src, dst, rng.normal(size=(2, 3, 8, 8)).astype(np.float32)
 
 
 def test_big_weights_become_float16_and_small_ones_stay(conv_pair):
     src, dst, _ = conv_pair
-    assert store_half_weights(src, dst) == 1  # the 432 weights; the 16 biases are at MIN_ELEMENTS and stay float32
+    assert store_half_weights(src, dst) == 1  # the weights; the biases, MIN_ELEMENTS of them, stay float32
     model = onnx.load(str(dst))
     kinds = {t.name: t.data_type for t in model.graph.initializer}
     assert kinds == {"w_fp16": TensorProto.FLOAT16, "b": TensorProto.FLOAT}
-    assert MIN_ELEMENTS == 16
     assert [n.op_type for n in model.graph.node] == ["Cast", "Conv", "Relu"]
     onnx.checker.check_model(model, full_check=True)  # types agree: the Conv still sees float32
 
@@ -59,7 +60,7 @@ def test_answers_change_only_by_float16_rounding_in_both_runtimes(conv_pair):
     src, dst, x = conv_pair
     store_half_weights(src, dst)
     full, half = _run_cv2(src, x), _run_cv2(dst, x)
-    assert full.shape == half.shape == (2, 16, 8, 8)
+    assert full.shape == half.shape == (2, MIN_ELEMENTS, 8, 8)
     assert 0 < np.abs(full - half).max() < 5e-3
     ort = pytest.importorskip("onnxruntime")
     session = ort.InferenceSession(str(dst), providers=["CPUExecutionProvider"])

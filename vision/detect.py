@@ -47,6 +47,7 @@ __all__ = [
     "CONTAINED_SHARE",
     "DEFAULT_NMS_IOU",
     "CONTAINED_AREA_RATIO",
+    "contained_in",
     "SMALL_DIE_INPUT_PX",
     "TARGET_DIE_INPUT_PX",
     "MAX_INPUT_LONG_SIDE",
@@ -311,7 +312,7 @@ class DieDetector:
             return tuple(LargeCandidate(d, ()) for d in big)
         found_boxes = np.array([d.box for d in found], np.float64)
         big_boxes = np.array([d.box for d in big], np.float64)
-        inside = _contained_in(found_boxes, big_boxes)
+        inside = contained_in(found_boxes, big_boxes)
         touches = box_intersections(found_boxes, big_boxes) > 0
         # a big box holding found boxes, or one the main look missed altogether
         return tuple(LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
@@ -471,8 +472,24 @@ def _nms(boxes: np.ndarray, iou: float) -> list[int]:
     return keep
 
 
-def _contained_in(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
-    """Whether each `inner` box lies inside each `outer` box (:data:`CONTAINED_SHARE`, :data:`CONTAINED_AREA_RATIO`): ``(N, 4)``, ``(M, 4)`` -> bool ``(N, M)``."""
+def contained_in(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """Whether each `inner` box is part of each `outer` box: a pip or a corner of that die, not a die of its own.
+
+    It is when at least :data:`CONTAINED_SHARE` of its area lies inside the
+    outer box and the outer box is at least :data:`CONTAINED_AREA_RATIO` times
+    its area (dice do not overlap seen from above).
+
+    Parameters
+    ----------
+    inner : ndarray of shape (N, 4), dtype float64
+        ``(x, y, w, h)`` boxes, px.
+    outer : ndarray of shape (M, 4), dtype float64
+        ``(x, y, w, h)`` boxes, px of the same picture.
+
+    Returns
+    -------
+    ndarray of shape (N, M), dtype bool
+    """
     inner_area = inner[:, 2] * inner[:, 3]
     outer_area = outer[:, 2] * outer[:, 3]
     inter = box_intersections(inner, outer)
@@ -484,7 +501,7 @@ def _drop_contained(boxes: np.ndarray, keep: list[int]) -> list[int]:
     if len(keep) < 2:
         return keep
     b = boxes[keep]
-    inside = _contained_in(b, b)
+    inside = contained_in(b, b)
     return [k for k, row in zip(keep, inside) if not row.any()]
 
 

@@ -53,7 +53,7 @@ import cv2
 import numpy as np
 
 from vision.closeups import close_up_dice, same_die_boxes
-from vision.detect import Detection
+from vision.detect import Detection, contained_in
 from vision.images import MIN_SIDE_PX
 from vision.reading import DieReading, ImageReading, UnknownReason
 
@@ -378,9 +378,12 @@ def read_image(
     if tta:
         probs = _second_look(face_reader, crops, probs)  # a new array where it changes anything
     forced_unknown = [False] * len(candidates)
+    pips_checked: dict[Detection, bool] = {}  # close-up dice whose pips were checked already, for their best value
     if large:
         def close_up_pips_agree(rows: list[int], values: list[int]) -> list[bool]:
-            return _pips_agree(pip_finder, image, [candidates[i].box for i in rows], [crops[i] for i in rows], values)
+            agreed = _pips_agree(pip_finder, image, [candidates[i].box for i in rows], [crops[i] for i in rows], values)
+            pips_checked.update((candidates[i], agree) for i, agree in zip(rows, agreed))
+            return agreed
 
         taken, unsure = close_up_dice(large, [d.box for d in detections], probs, first_look,
                                       len(detections), value_threshold, close_up_pips_agree)
@@ -417,8 +420,8 @@ def read_image(
     median_side = float(np.median(sides))
     whole = [s for (d, _, _), s in zip(kept, sides) if not _at_edge(d.box, width, height)]
     # with every box at the edge (a close-up cut tight), the biggest square one stands for a die in view
-    square = [s for (d, _, _), s in zip(kept, sides) if min(d.box[2], d.box[3]) >= CUT_ASPECT * s]
-    whole_side = float(np.median(whole)) if whole else float(max(square, default=0.0))
+    whole_side = float(np.median(whole)) if whole else float(max(
+        (s for (d, _, _), s in zip(kept, sides) if min(d.box[2], d.box[3]) >= CUT_ASPECT * s), default=0.0))
     for (det, p, _), area, forced, side in zip(kept, areas, pips_disagree, sides):
         leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
         if leaning and (p[0] > 0.2 or float(p[1:].max()) < 0.95):
@@ -436,9 +439,10 @@ def read_image(
     # the second opinion is asked only where the face reader's answer could be given
     bests = [int(np.argmax(p[1:]) + 1) for _, p, _ in kept]
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
+    agrees = [pips_checked.get(det, False) for det, _, _ in kept]
+    asked = [i for i in asked if kept[i][0] not in pips_checked]
     agreed = _pips_agree(pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked],
                          [bests[i] for i in asked])
-    agrees = [False] * len(kept)
     for i, agree in zip(asked, agreed):
         agrees[i] = agree
     dice: list[DieReading] = []
@@ -519,13 +523,11 @@ def _it_or_them(n: int) -> str:
 def _parts_of_sure_dice(dice: list[DieReading]) -> list[bool]:
     """Which dice lie inside a much bigger die given a value: a pip or a part of it, boxed by another look.
 
-    The rule of the detector's own looks (:data:`vision.detect.CONTAINED_SHARE`
-    of a box's area inside a die :data:`vision.detect.CONTAINED_AREA_RATIO`
-    times bigger), applied across looks: a close-up die taken whole
+    The detector's containment rule (:func:`vision.detect.contained_in`)
+    applied across its looks: a close-up die taken whole
     (:func:`vision.closeups.close_up_dice`) and a box of the coarse look around
-    one of its pips. Dice do not overlap seen from above. Found on a kingpi
-    DEV die cut to its outline: the 1 was read, and its pip, 70 px in a 123 px
-    die, read as another 1.
+    one of its pips. Found on a kingpi DEV die cut to its outline: the 1 was
+    read, and its pip, 70 px in a 123 px die, read as another 1.
 
     Parameters
     ----------
@@ -536,17 +538,11 @@ def _parts_of_sure_dice(dice: list[DieReading]) -> list[bool]:
     -------
     list of N bool
     """
-    from vision.detect import CONTAINED_AREA_RATIO, CONTAINED_SHARE, box_intersections
-
     sure = [d.box for d in dice if d.value is not None]
-    if not dice or not sure:
+    if not sure:
         return [False] * len(dice)
-    boxes = np.asarray([d.box for d in dice], np.float64)
-    big = np.asarray(sure, np.float64)
-    area, big_area = boxes[:, 2] * boxes[:, 3], big[:, 2] * big[:, 3]
-    inside = box_intersections(boxes, big) >= CONTAINED_SHARE * area[:, None]
-    much_bigger = big_area[None, :] >= CONTAINED_AREA_RATIO * area[:, None]
-    return [bool(row) for row in (inside & much_bigger).any(axis=1)]
+    inside = contained_in(np.asarray([d.box for d in dice], np.float64), np.asarray(sure, np.float64))
+    return [bool(row.any()) for row in inside]
 
 
 def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[int, int, int, int]],
