@@ -190,3 +190,98 @@ def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
     members[1].with_suffix(".json").unlink()
     with pytest.raises(FileNotFoundError, match="training record is missing"):
         write_metadata(members, merged, "merge them", None)
+
+
+
+def _members(tmp_path) -> list[Path]:
+    """Two tiny face readers of different seeds, each with a training record, in tmp_path/seed0 and seed1."""
+    import json
+
+    from vision.face import CLASS_NAMES, CROP_SIZE
+
+    members = [tmp_path / f"seed{k}" / "face_reader.onnx" for k in range(2)]
+    for k, path in enumerate(members):
+        path.parent.mkdir()
+        _tiny_face_reader(path, seed=k + 3)
+        path.with_suffix(".json").write_text(json.dumps({
+            "crop_size": CROP_SIZE, "class_names": list(CLASS_NAMES), "n_params": 100,
+            "architecture": "tiny", "command": f"train seed {k}", "training": {"seed": k}}))
+    return members
+
+
+def _cascade(members: list[Path], out: Path, consult_below: float) -> Path:
+    """`members` written as a cascade to `out` with its JSON."""
+    from vision.training.ensemble import write_cascade, write_metadata
+
+    write_cascade(members, out)
+    write_metadata(members, out, "cascade them", None, consult_below)
+    return out
+
+
+def test_cascade_consults_the_second_network_exactly_where_the_first_is_unsure(tmp_path):
+    from vision.face import FaceReader
+    from vision.training.synth import fixed_probe_crops
+
+    crops, _ = fixed_probe_crops()
+    members = _members(tmp_path)
+    first, second = FaceReader(members[0]).predict(crops), FaceReader(members[1]).predict(crops)
+    gate = float(np.median(first.max(axis=1)))  # half the probes are "unsure"
+    unsure = first.max(axis=1) < gate
+    assert 0 < unsure.sum() < len(crops)  # the probes exercise both branches
+    want = first.astype(np.float64).copy()
+    mean_logp = (np.log(first[unsure]) + np.log(second[unsure])) / 2
+    want[unsure] = np.exp(mean_logp) / np.exp(mean_logp).sum(axis=1, keepdims=True)
+    reader = FaceReader(_cascade(members, tmp_path / "face_reader.onnx", gate))
+    assert reader.second_model_path == tmp_path / "face_reader_2.onnx" and reader.consult_below == gate
+    np.testing.assert_allclose(reader.predict(crops), want, atol=1e-5)
+    assert not np.allclose(want[unsure], first[unsure])  # consulting changed the unsure rows
+    # read four ways, each network's turns are averaged before the two are combined
+    turned = FaceReader(tmp_path / "face_reader.onnx", rotations=4).predict(crops)
+    np.testing.assert_allclose(turned.sum(axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(turned, want)
+    # consult_below 1.0: every crop is read by both, as the merged ensemble reads it
+    both = np.exp((np.log(first) + np.log(second)) / 2)
+    np.testing.assert_allclose(FaceReader(_cascade(members, tmp_path / "all.onnx", 1.0)).predict(crops),
+                               both / both.sum(axis=1, keepdims=True), atol=1e-5)
+
+
+def test_cascade_metadata_records_it_and_the_answers_of_the_pair(tmp_path):
+    import json
+
+    from vision.face import FaceReader
+    from vision.training.synth import fixed_probe_crops
+
+    out = _cascade(_members(tmp_path), tmp_path / "face_reader.onnx", 0.5)
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["cascade"] == {"second": "face_reader_2.onnx", "consult_below": 0.5}
+    assert meta["architecture"].startswith("cascade of 2 networks") and meta["architecture"].endswith("each: tiny")
+    crops, names = fixed_probe_crops()
+    probs = FaceReader(out).predict(crops)
+    assert [meta["fixed_probes"][n]["top"] for n in names] == [int(p.argmax()) for p in probs]
+
+
+def test_a_broken_cascade_says_what_is_wrong(tmp_path, capsys):
+    import json
+
+    from vision.face import FaceModelError, FaceReader
+    from vision.training.ensemble import main, write_cascade
+
+    members = _members(tmp_path)
+    out = _cascade(members, tmp_path / "face_reader.onnx", 0.5)
+    meta_path = out.with_suffix(".json")
+    meta = json.loads(meta_path.read_text())
+    (tmp_path / "face_reader_2.onnx").unlink()
+    with pytest.raises(FaceModelError, match="second network.*face_reader_2.onnx"):
+        FaceReader(out)
+    meta_path.write_text(json.dumps({**meta, "cascade": {"second": "face_reader_2.onnx"}}))
+    with pytest.raises(FaceModelError, match="consult_below"):
+        FaceReader(out)
+    meta_path.write_text(json.dumps({**meta, "cascade": {"second": "face_reader.onnx", "consult_below": 1.5}}))
+    with pytest.raises(FaceModelError, match=r"must be in \(0, 1\]"):
+        FaceReader(out)
+    with pytest.raises(ValueError, match="a cascade has two members"):
+        write_cascade(members + members[:1], tmp_path / "three.onnx")
+    assert main(["--consult-below", "0", str(tmp_path / "x.onnx"), *map(str, members)]) == 2
+    assert "--consult-below must be in (0, 1]" in capsys.readouterr().err
+    assert main(["--consult-below", "0.9", "--no-metadata", str(tmp_path / "x.onnx"), *map(str, members)]) == 2
+    assert not (tmp_path / "x.onnx").exists()

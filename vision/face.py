@@ -193,11 +193,36 @@ class FaceReader:
         time; on the DEV crops it halved the silently wrong dice at the same
         coverage (see ``face_reader.json`` and the training notes).
 
+    Attributes
+    ----------
+    metadata : dict
+        The model's JSON record (empty when there is none).
+    consult_below : float
+        With a cascade, the first network's top probability under which the
+        second is consulted; 0.0 without one.
+    second_model_path : Path or None
+        The cascade's second network, or None.
+
     Raises
     ------
     FaceModelError
-        If the model file is missing, cannot be loaded by the runtime, or does
-        not output 7 classes; the message says how to retrain it.
+        If the model file (or the cascade's second network, or its entry in
+        the metadata) is missing or cannot be loaded by the runtime, or a
+        network does not output 7 classes; the message says how to retrain it.
+
+    Notes
+    -----
+    **Cascade.** When the metadata has a ``"cascade"`` entry (written by
+    ``python -m vision.training.ensemble --consult-below P``), a second network
+    trained alike from another seed, in the file it names beside the model,
+    is consulted for the crops on which the first network's top probability
+    is below ``consult_below``: for those rows the answer is the mean of the
+    two networks' log-probabilities (renormalised), for the others the first
+    network's alone. This is a cascade of a deep ensemble (Wang et al.,
+    "Wisdom of Committees: An Overlooked Approach To Faster and More Accurate
+    Models", ICLR 2022; members as in Lakshminarayanan et al., NeurIPS 2017):
+    the ensemble's accuracy where the first network is unsure, at a fraction
+    of its cost, since most dice are read with near certainty.
 
     Examples
     --------
@@ -217,25 +242,39 @@ class FaceReader:
 
         self._net, self.metadata = load_onnx(path, "face-reader", FaceModelError, _RETRAIN_HINT)
         self.model_path = path
-        crop_size = int(self.metadata.get("crop_size", CROP_SIZE))
-        if crop_size != CROP_SIZE:
-            raise FaceModelError(
-                f"face-reader model {str(path)!r} was trained on {crop_size} px crops but "
-                f"vision.face.CROP_SIZE is {CROP_SIZE}; {_RETRAIN_HINT}"
-            )
-        probe = self._forward(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
-        if probe.shape != (1, len(CLASS_NAMES)):
-            raise FaceModelError(
-                f"face-reader model {str(path)!r} gives output of shape {probe.shape}, expected "
-                f"(1, {len(CLASS_NAMES)}); {_RETRAIN_HINT}"
-            )
+        _check_network(self._net, path, self.metadata)
+        self._second_net = None
+        self.second_model_path: Path | None = None
+        self.consult_below = 0.0
+        cascade = self.metadata.get("cascade")
+        if cascade is not None:
+            try:
+                second_path = path.parent / str(cascade["second"])
+                self.consult_below = float(cascade["consult_below"])
+            except (TypeError, KeyError, ValueError):
+                raise FaceModelError(
+                    f"face-reader metadata {str(path.with_suffix('.json'))!r} has a \"cascade\" entry without "
+                    f"\"second\" (a model file name) and \"consult_below\" (a probability); {_RETRAIN_HINT}"
+                ) from None
+            if not 0.0 < self.consult_below <= 1.0:
+                raise FaceModelError(
+                    f"face-reader metadata {str(path.with_suffix('.json'))!r}: cascade consult_below must be in "
+                    f"(0, 1], got {self.consult_below}; {_RETRAIN_HINT}"
+                )
+            self._second_net, _ = load_onnx(second_path, "face-reader (cascade's second network)", FaceModelError,
+                                            _RETRAIN_HINT)
+            _check_network(self._second_net, second_path, self.metadata)
+            self.second_model_path = second_path
 
     def __repr__(self) -> str:
         return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations})"
 
-    def _forward(self, blob: np.ndarray) -> np.ndarray:
-        out = self._net.forward(blob)
-        return out.reshape(blob.shape[0], -1)
+    def _log_probs(self, net, blob: np.ndarray, n: int) -> np.ndarray:
+        """Log-softmax of `net` on `blob` (N crops, or 4N with turns), turns averaged: (n, 7) float64."""
+        if self.rotations == 4:
+            blob = np.ascontiguousarray(np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)]))
+        logp = _log_softmax(net.forward(blob).reshape(blob.shape[0], -1).astype(np.float64))
+        return logp.reshape(4, n, -1).mean(axis=0) if self.rotations == 4 else logp
 
     def predict(self, crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         """Class probabilities for a batch of die crops, in one forward pass.
@@ -261,15 +300,35 @@ class FaceReader:
         n = blob.shape[0]
         if n == 0:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
-        if self.rotations == 4:
-            blob = np.ascontiguousarray(np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)]))
-        logits = self._forward(blob).astype(np.float64)
-        logits -= logits.max(axis=1, keepdims=True)
-        logp = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
-        if self.rotations == 4:
-            logp = logp.reshape(4, n, -1).mean(axis=0)
-        e = np.exp(logp - logp.max(axis=1, keepdims=True))
-        return (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+        logp = _log_softmax(self._log_probs(self._net, blob, n))
+        if self._second_net is not None:
+            unsure = np.flatnonzero(np.exp(logp.max(axis=1)) < self.consult_below)
+            if len(unsure):
+                second = self._log_probs(self._second_net, np.ascontiguousarray(blob[unsure]), len(unsure))
+                logp[unsure] = (logp[unsure] + second) / 2
+        return np.exp(_log_softmax(logp)).astype(np.float32)
+
+
+def _log_softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise log-softmax of a (N, C) float64 array."""
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+def _check_network(net, path: Path, metadata: dict) -> None:
+    """Raise :class:`FaceModelError` unless `net` was trained on CROP_SIZE crops and outputs one score per class."""
+    crop_size = int(metadata.get("crop_size", CROP_SIZE))
+    if crop_size != CROP_SIZE:
+        raise FaceModelError(
+            f"face-reader model {str(path)!r} was trained on {crop_size} px crops but "
+            f"vision.face.CROP_SIZE is {CROP_SIZE}; {_RETRAIN_HINT}"
+        )
+    probe = net.forward(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32)).reshape(1, -1)
+    if probe.shape != (1, len(CLASS_NAMES)):
+        raise FaceModelError(
+            f"face-reader model {str(path)!r} gives output of shape {probe.shape}, expected "
+            f"(1, {len(CLASS_NAMES)}); {_RETRAIN_HINT}"
+        )
 
 
 @lru_cache(maxsize=1)

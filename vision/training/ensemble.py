@@ -1,4 +1,4 @@
-"""Merge several face readers into one ONNX model that reads with all of them (a deep ensemble).
+"""Combine face readers trained alike from different seeds: one merged ONNX model, or a cascade.
 
 Networks trained alike from different random seeds make different mistakes;
 averaging their answers is more accurate and better calibrated than any one of
@@ -10,12 +10,21 @@ applies softmax to it as to any face reader, which gives the normalised
 geometric mean of the members' probabilities, so nothing changes at read time
 but the model file.
 
+A merged model costs every member's time on every crop. A **cascade** of two
+members (``--consult-below P``) costs the second member's time only on the
+crops where the first is unsure (top probability below ``P``): the two files
+are copied side by side (``OUT.onnx``, ``OUT_2.onnx``) and ``OUT.json`` gets a
+``"cascade"`` entry that :class:`vision.face.FaceReader` follows (Wang et al.,
+"Wisdom of Committees", ICLR 2022).
+
 Usage::
 
     python -m vision.training.ensemble OUT.onnx MEMBER.onnx MEMBER.onnx [...]
+    python -m vision.training.ensemble --consult-below 0.9 OUT.onnx FIRST.onnx SECOND.onnx
 
-writes the merged model and ``OUT.json`` (the members' training records, the
-fixed probes answered by the merged model, its DEV crop accuracy).
+writes the merged model (or the cascade's two files) and ``OUT.json`` (the
+members' training records, the fixed probes answered by the combined reader,
+its DEV crop accuracy).
 
 Needs the ``train`` extra (``onnx``); nothing here runs when dice are read.
 """
@@ -28,7 +37,22 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["merge_face_readers", "write_metadata", "main"]
+__all__ = ["merge_face_readers", "second_path", "write_cascade", "write_metadata", "main"]
+
+
+def _load_alike(members: list[Path]) -> list:
+    """Load `members` with onnx; ValueError unless two or more, with the same input name and opsets."""
+    import onnx
+
+    if len(members) < 2:
+        raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
+    models = [onnx.load(str(p)) for p in members]
+    input_names = [i.name for i in models[0].graph.input]
+    opsets = {(o.domain, o.version) for o in models[0].opset_import}
+    for path, model in zip(members, models):
+        if [i.name for i in model.graph.input] != input_names or {(o.domain, o.version) for o in model.opset_import} != opsets:
+            raise ValueError(f"{path}: its input or opset differs from {members[0]}'s; train the members alike")
+    return models
 
 
 def merge_face_readers(members: list[Path], out: Path) -> None:
@@ -52,16 +76,11 @@ def merge_face_readers(members: list[Path], out: Path) -> None:
     import onnx
     from onnx import TensorProto, compose, helper, numpy_helper
 
-    if len(members) < 2:
-        raise ValueError(f"an ensemble needs at least two members, got {len(members)}")
-    models = [onnx.load(str(p)) for p in members]
+    models = _load_alike(members)
     first = models[0]
     input_name = first.graph.input[0].name
-    opsets = {(o.domain, o.version) for o in first.opset_import}
     nodes, initializers, terms = [], [], []
-    for k, (path, model) in enumerate(zip(members, models)):
-        if [i.name for i in model.graph.input] != [input_name] or {(o.domain, o.version) for o in model.opset_import} != opsets:
-            raise ValueError(f"{path}: its input or opset differs from {members[0]}'s; train the members alike")
+    for k, model in enumerate(models):
         prefixed = compose.add_prefix(model, f"m{k}_")
         graph = prefixed.graph
         for node in graph.node:
@@ -82,8 +101,39 @@ def merge_face_readers(members: list[Path], out: Path) -> None:
     onnx.save(merged, str(out))
 
 
-def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path | None) -> dict:
-    """Write ``OUT.json`` beside the merged model: the first member's description, the members' records, fresh probes.
+def second_path(out: Path) -> Path:
+    """Where a cascade written to `out` keeps its second network: ``OUT_2.onnx`` beside it."""
+    return out.with_name(f"{out.stem}_2{out.suffix}")
+
+
+def write_cascade(members: list[Path], out: Path) -> None:
+    """Copy a cascade's two networks to `out` and :func:`second_path` (`out`).
+
+    Parameters
+    ----------
+    members : list of Path
+        Exactly two face-reader ONNX files trained alike: the first, read on
+        every crop, and the second, consulted where the first is unsure.
+    out : Path
+        Where the first network goes; the second goes to ``OUT_2.onnx``.
+
+    Raises
+    ------
+    ValueError
+        If not exactly two members are given, or their input names or opsets differ.
+    """
+    import shutil
+
+    if len(members) != 2:
+        raise ValueError(f"a cascade has two members (the first and the one it consults), got {len(members)}")
+    _load_alike(members)
+    shutil.copyfile(members[0], out)
+    shutil.copyfile(members[1], second_path(out))
+
+
+def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path | None,
+                   consult_below: float | None = None) -> dict:
+    """Write ``OUT.json`` beside the combined model: the first member's description, the members' records, fresh probes.
 
     Parameters
     ----------
@@ -95,8 +145,12 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     command : str
         The command that made the ensemble, recorded.
     dev_dir : Path or None
-        A DEV folder to measure the merged model's crop accuracy on
+        A DEV folder to measure the combined reader's crop accuracy on
         (:func:`vision.training.evaluate.evaluate`), or None.
+    consult_below : float or None
+        For a cascade (written by :func:`write_cascade`), the first network's
+        top probability under which the second is consulted; None for a
+        merged model.
 
     Returns
     -------
@@ -123,14 +177,23 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     keep = ("crop_size", "crop_margin", "class_names", "preprocessing", "architecture", "training_data")
     meta: dict = {k: records[0][k] for k in keep if k in records[0]}
     meta["model"] = out.name
+    if consult_below is None:
+        kind = f"ensemble of {len(records)} networks trained alike"
+        meta["output"] = ("mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
+                          "the normalised geometric mean of the members' probabilities")
+    else:
+        kind = (f"cascade of 2 networks trained alike, the second ({second_path(out).name}) consulted where the "
+                f"first's top probability is below {consult_below}")
+        meta["output"] = ("logits of the first network; where FaceReader consults the second, the mean of the two "
+                          "log-softmax outputs, renormalised")
+        meta["cascade"] = {"second": second_path(out).name, "consult_below": float(consult_below)}
     if "architecture" in meta:
-        meta["architecture"] = f"ensemble of {len(records)} networks trained alike, each: {meta['architecture']}"
-    meta["output"] = ("mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
-                      "the normalised geometric mean of the members' probabilities")
+        meta["architecture"] = f"{kind}, each: {meta['architecture']}"
     meta["n_params"] = sum(int(r.get("n_params", 0)) for r in records)
     meta["command"] = command
     meta["members"] = [{k: r.get(k) for k in ("command", "n_params", "training", "weights_storage", "dev_metrics")}
                        for r in records]
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # FaceReader reads the cascade
     reader = FaceReader(out)
     probe, names = synth.fixed_probe_crops()
     probs = reader.predict(probe)
@@ -151,13 +214,23 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dev-dir", type=Path, default=None,
                    help="DEV folder to measure the merged model on (default ../shared/dice-images/dev when present)")
     p.add_argument("--no-metadata", action="store_true", help="write the model only, no OUT.json")
+    p.add_argument("--consult-below", type=float, default=None, metavar="P",
+                   help="write a cascade of exactly two members instead of merging them: the second network is "
+                        "consulted where the first's top probability is below P (0 < P <= 1)")
     args = p.parse_args(argv)
+    cascade = args.consult_below is not None
+    if cascade and not 0.0 < args.consult_below <= 1.0:
+        print(f"ensemble: error: --consult-below must be in (0, 1], got {args.consult_below}", file=sys.stderr)
+        return 2
+    if cascade and args.no_metadata:
+        print("ensemble: error: a cascade lives in OUT.json; drop --no-metadata", file=sys.stderr)
+        return 2
     missing = [str(m) for m in args.members if not m.is_file()]
     if missing:
         print(f"ensemble: error: no model at {', '.join(missing)}", file=sys.stderr)
         return 2
     try:
-        merge_face_readers(args.members, args.out)
+        (write_cascade if cascade else merge_face_readers)(args.members, args.out)
     except ValueError as err:
         print(f"ensemble: error: {err}", file=sys.stderr)
         return 2
@@ -167,11 +240,12 @@ def main(argv: list[str] | None = None) -> int:
 
         try:
             write_metadata(args.members, args.out, recorded_command("vision.training.ensemble", argv),
-                           args.dev_dir or DEFAULT_DEV_DIR)
+                           args.dev_dir or DEFAULT_DEV_DIR, args.consult_below)
         except FileNotFoundError as err:
             print(f"ensemble: error: {err}", file=sys.stderr)
             return 2
-    print(f"{args.out}: {len(args.members)} members, {args.out.stat().st_size} bytes")
+    size = args.out.stat().st_size + (second_path(args.out).stat().st_size if cascade else 0)
+    print(f"{args.out}: {'a cascade of 2' if cascade else len(args.members)} members, {size} bytes")
     return 0
 
 
