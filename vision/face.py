@@ -222,7 +222,13 @@ class FaceReader:
     "Wisdom of Committees: An Overlooked Approach To Faster and More Accurate
     Models", ICLR 2022; members as in Lakshminarayanan et al., NeurIPS 2017):
     the ensemble's accuracy where the first network is unsure, at a fraction
-    of its cost, since most dice are read with near certainty.
+    of its cost, since most dice are read with near certainty. The shipped
+    model has no cascade: one of seeds 0 and 1 (consulted below 0.9, the
+    second network reading 27 % of the DEV crops, median time per photo
+    unchanged) read 4 more dice of the held-out DEV fold with silent errors
+    unchanged, but on rendered stress sets (seeds 0-2) 4 more dice and 1 more
+    wrong, and gave a leaning die a value: the second network's confidence
+    lifts the first's unsure readings, right and wrong alike.
 
     Examples
     --------

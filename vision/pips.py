@@ -160,8 +160,15 @@ CENTRE_OFFSET: float = 0.25
 #: as a fraction of the searched square's side.
 SPACING_RANGE: tuple[float, float] = (0.07, 0.32)
 #: Largest distance of a marked pip from its layout position after the best
-#: rotation, in units of the layout's RMS radius.
-LAYOUT_TOLERANCE: float = 0.35
+#: rotation, in units of the layout's RMS radius. At 0.35 a translucent red 2
+#: (DEV ``nell_IMG_20191208_111919``) whose top pip is marked twice, pip and
+#: swirl, held a 3 bent by about 50 degrees (error 0.356 and 0.39 on two
+#: crops, held through the split and peak readings) and was read 3 in the
+#: tiled close-ups (and by a two-network face-reader cascade on the held-out
+#: DEV fold). 0.3 refuses it and changes nothing else measured: DEV in-sample,
+#: the held-out fold, stress sets of seeds 0-1, the leaning-dice tests, the
+#: close-ups (tiled 2x2: one wrong fewer, one unknown more).
+LAYOUT_TOLERANCE: float = 0.3
 #: Least area of a lone pip (a 1), as a fraction of the searched square.
 ONE_MIN_AREA: float = 0.003
 #: Largest ratio of the biggest to the smallest marked pip.
