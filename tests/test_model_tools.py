@@ -100,13 +100,14 @@ def test_shipped_models_are_valid_onnx(name):
     onnx.checker.check_model(onnx.load(str(MODELS / f"{name}.onnx")), full_check=True)
 
 
-def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops") -> None:
-    """A face-reader-shaped ONNX model: (N, 3, 8, 8) -> Conv -> mean pool -> Gemm -> (N, 7) logits."""
+def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops", logit_scale: float = 1.0) -> None:
+    """A face-reader-shaped ONNX model: (N, 3, H, W) -> Conv -> Relu -> mean pool -> Gemm -> (N, 7) logits (times `logit_scale`)."""
     rng = np.random.default_rng(seed)
     graph = helper.make_graph(
         [
             helper.make_node("Conv", [input_name, "w", "b"], ["c"], pads=[1, 1, 1, 1]),
-            helper.make_node("GlobalAveragePool", ["c"], ["g"]),
+            helper.make_node("Relu", ["c"], ["r"]),
+            helper.make_node("GlobalAveragePool", ["r"], ["g"]),
             helper.make_node("Flatten", ["g"], ["f"]),
             helper.make_node("Gemm", ["f", "fc", "fb"], ["out"], transB=1),
         ],
@@ -116,8 +117,8 @@ def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops") -> None:
         [
             numpy_helper.from_array(rng.normal(0, 0.5, (8, 3, 3, 3)).astype(np.float32), "w"),
             numpy_helper.from_array(rng.normal(0, 0.1, 8).astype(np.float32), "b"),
-            numpy_helper.from_array(rng.normal(0, 1.0, (7, 8)).astype(np.float32), "fc"),
-            numpy_helper.from_array(rng.normal(0, 0.1, 7).astype(np.float32), "fb"),
+            numpy_helper.from_array((logit_scale * rng.normal(0, 1.0, (7, 8))).astype(np.float32), "fc"),
+            numpy_helper.from_array((logit_scale * rng.normal(0, 0.1, 7)).astype(np.float32), "fb"),
         ],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
@@ -193,8 +194,20 @@ def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
 
 
 
-def _members(tmp_path) -> list[Path]:
-    """Two tiny face readers of different seeds, each with a training record, in tmp_path/seed0 and seed1."""
+def _cascade_of(first: np.ndarray, second: np.ndarray, unsure: np.ndarray) -> np.ndarray:
+    """What a cascade should answer: `first`, with the `unsure` rows the renormalised geometric mean of both."""
+    want = first.astype(np.float64).copy()
+    mean_logp = (np.log(np.clip(first[unsure], 1e-300, 1.0, dtype=np.float64))
+                 + np.log(np.clip(second[unsure], 1e-300, 1.0, dtype=np.float64))) / 2
+    want[unsure] = np.exp(mean_logp) / np.exp(mean_logp).sum(axis=1, keepdims=True)
+    return want
+
+
+def _members(tmp_path, logit_scale: float = 4.0, seeds: tuple[int, int] = (3, 4)) -> list[Path]:
+    """Two tiny face readers of different seeds, each with a training record, in tmp_path/seed0 and seed1.
+
+    At the default `logit_scale` the fixed probes are read with top probabilities from about 0.24 to 0.99.
+    """
     import json
 
     from vision.face import CLASS_NAMES, CROP_SIZE
@@ -202,7 +215,7 @@ def _members(tmp_path) -> list[Path]:
     members = [tmp_path / f"seed{k}" / "face_reader.onnx" for k in range(2)]
     for k, path in enumerate(members):
         path.parent.mkdir()
-        _tiny_face_reader(path, seed=k + 3)
+        _tiny_face_reader(path, seed=seeds[k], logit_scale=logit_scale)
         path.with_suffix(".json").write_text(json.dumps({
             "crop_size": CROP_SIZE, "class_names": list(CLASS_NAMES), "n_params": 100,
             "architecture": "tiny", "command": f"train seed {k}", "training": {"seed": k}}))
@@ -225,24 +238,30 @@ def test_cascade_consults_the_second_network_exactly_where_the_first_is_unsure(t
     crops, _ = fixed_probe_crops()
     members = _members(tmp_path)
     first, second = FaceReader(members[0]).predict(crops), FaceReader(members[1]).predict(crops)
-    gate = float(np.median(first.max(axis=1)))  # half the probes are "unsure"
+    gate = float(np.median(first.max(axis=1)))  # the rows below the median are "unsure"
     unsure = first.max(axis=1) < gate
-    assert 0 < unsure.sum() < len(crops)  # the probes exercise both branches
-    want = first.astype(np.float64).copy()
-    mean_logp = (np.log(first[unsure]) + np.log(second[unsure])) / 2
-    want[unsure] = np.exp(mean_logp) / np.exp(mean_logp).sum(axis=1, keepdims=True)
+    assert 0 < unsure.sum() < len(crops) and first.max() > 0.95
+    want = _cascade_of(first, second, unsure)
+    assert not np.allclose(want[unsure], first[unsure])  # consulting changes the unsure rows
     reader = FaceReader(_cascade(members, tmp_path / "face_reader.onnx", gate))
     assert reader.second_model_path == tmp_path / "face_reader_2.onnx" and reader.consult_below == gate
     np.testing.assert_allclose(reader.predict(crops), want, atol=1e-5)
-    assert not np.allclose(want[unsure], first[unsure])  # consulting changed the unsure rows
-    # read four ways, each network's turns are averaged before the two are combined
-    turned = FaceReader(tmp_path / "face_reader.onnx", rotations=4).predict(crops)
-    np.testing.assert_allclose(turned.sum(axis=1), 1.0, atol=1e-5)
-    assert not np.allclose(turned, want)
-    # consult_below 1.0: every crop is read by both, as the merged ensemble reads it
-    both = np.exp((np.log(first) + np.log(second)) / 2)
-    np.testing.assert_allclose(FaceReader(_cascade(members, tmp_path / "all.onnx", 1.0)).predict(crops),
-                               both / both.sum(axis=1, keepdims=True), atol=1e-5)
+    # read four ways: each network's four turns are averaged, then the two networks combined
+    first4 = FaceReader(members[0], rotations=4).predict(crops)
+    second4 = FaceReader(members[1], rotations=4).predict(crops)
+    np.testing.assert_allclose(FaceReader(tmp_path / "face_reader.onnx", rotations=4).predict(crops),
+                               _cascade_of(first4, second4, first4.max(axis=1) < gate), atol=1e-5)
+    # consult_below 1.0: every crop, even one read with certainty (probability 1.0 in float64), is read by
+    # both networks, as the merged ensemble reads it
+    (tmp_path / "sure").mkdir()
+    from vision.face import preprocess
+
+    sure = _members(tmp_path / "sure", logit_scale=60.0, seeds=(3, 5))
+    logp = [_log_softmax(_run_cv2(m, preprocess(crops)).astype(np.float64)) for m in sure]
+    assert ((logp[0].max(axis=1) == 0.0) & (logp[0].argmax(axis=1) != logp[1].argmax(axis=1))).any()
+    both = np.exp(_log_softmax((logp[0] + logp[1]) / 2))  # probabilities too small for float32 matter here
+    np.testing.assert_allclose(FaceReader(_cascade(sure, tmp_path / "all.onnx", 1.0)).predict(crops), both, atol=1e-5)
+    assert FaceReader(_cascade(members, tmp_path / "x.onnx", gate)).predict(crops[:0]).shape == (0, 7)
 
 
 def test_cascade_metadata_records_it_and_the_answers_of_the_pair(tmp_path):
@@ -270,18 +289,58 @@ def test_a_broken_cascade_says_what_is_wrong(tmp_path, capsys):
     out = _cascade(members, tmp_path / "face_reader.onnx", 0.5)
     meta_path = out.with_suffix(".json")
     meta = json.loads(meta_path.read_text())
+    for entry in ["face_reader_2.onnx", ["face_reader_2.onnx", 0.5], {"second": "face_reader_2.onnx"}]:
+        meta_path.write_text(json.dumps({**meta, "cascade": entry}))
+        with pytest.raises(FaceModelError, match="without \"second\""):
+            FaceReader(out)
+    for second in ["../face_reader_2.onnx", str(tmp_path / "face_reader_2.onnx"), "face_reader.onnx", 7]:
+        meta_path.write_text(json.dumps({**meta, "cascade": {"second": second, "consult_below": 0.5}}))
+        with pytest.raises(FaceModelError, match="must name another model file beside 'face_reader.onnx'"):
+            FaceReader(out)
+    for below in [0, 1.5, True, "0.5"]:
+        meta_path.write_text(json.dumps({**meta, "cascade": {"second": "face_reader_2.onnx", "consult_below": below}}))
+        with pytest.raises(FaceModelError, match=r"must be a number in \(0, 1\]"):
+            FaceReader(out)
+    meta_path.write_text(json.dumps(meta))
     (tmp_path / "face_reader_2.onnx").unlink()
     with pytest.raises(FaceModelError, match="second network.*face_reader_2.onnx"):
-        FaceReader(out)
-    meta_path.write_text(json.dumps({**meta, "cascade": {"second": "face_reader_2.onnx"}}))
-    with pytest.raises(FaceModelError, match="consult_below"):
-        FaceReader(out)
-    meta_path.write_text(json.dumps({**meta, "cascade": {"second": "face_reader.onnx", "consult_below": 1.5}}))
-    with pytest.raises(FaceModelError, match=r"must be in \(0, 1\]"):
         FaceReader(out)
     with pytest.raises(ValueError, match="a cascade has two members"):
         write_cascade(members + members[:1], tmp_path / "three.onnx")
     assert main(["--consult-below", "0", str(tmp_path / "x.onnx"), *map(str, members)]) == 2
     assert "--consult-below must be in (0, 1]" in capsys.readouterr().err
     assert main(["--consult-below", "0.9", "--no-metadata", str(tmp_path / "x.onnx"), *map(str, members)]) == 2
+    assert "a cascade lives in OUT.json" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_ensemble_refuses_to_overwrite_its_members_or_leave_a_wrong_description(tmp_path, capsys):
+    import json
+
+    from vision.face import FaceModelError
+    from vision.training.ensemble import main, write_metadata
+
+    members = _members(tmp_path)
+    before = [m.read_bytes() for m in members]
+    # OUT on a member, or OUT_2 (the cascade's second file) on one
+    clashes = [[str(members[1]), *map(str, members)],
+               ["--consult-below", "0.9", str(members[1]), *map(str, members)],
+               ["--consult-below", "0.9", str(tmp_path / "seed0" / "face_reader_2.onnx"),
+                str(tmp_path / "seed0" / "face_reader_2_2.onnx"), str(members[1])]]
+    (tmp_path / "seed0" / "face_reader_2_2.onnx").write_bytes(before[0])
+    (tmp_path / "seed0" / "face_reader_2_2.json").write_text(members[0].with_suffix(".json").read_text())
+    for argv in clashes:
+        assert main(argv) == 2
+        assert "choose an OUT apart from the members" in capsys.readouterr().err
+    assert [m.read_bytes() for m in members] == before
+    # --no-metadata beside an older OUT.json, which a face reader would read as this model's
+    old = tmp_path / "merged.json"
+    old.write_text(json.dumps({"cascade": {"second": "merged_2.onnx", "consult_below": 0.9}}))
+    assert main(["--no-metadata", str(tmp_path / "merged.onnx"), *map(str, members)]) == 2
+    assert "remove it, or drop --no-metadata" in capsys.readouterr().err
+    # a description that fails to load is removed, not left half-written
+    out = _cascade(members, tmp_path / "face_reader.onnx", 0.5)
+    (tmp_path / "face_reader_2.onnx").unlink()
+    with pytest.raises(FaceModelError):
+        write_metadata(members, out, "cascade them", None, 0.5)
+    assert not out.with_suffix(".json").exists()

@@ -53,6 +53,7 @@ SPACING_RANGE: tuple[float, float] = (0.10, 0.30)
 
 #: Largest distance of a pip from its layout position after the best rotation,
 #: in units of the layout's RMS radius.
+#: (The learned pip finder's layouts use :data:`vision.pips.LAYOUT_TOLERANCE`.)
 LAYOUT_TOLERANCE: float = 0.35
 
 #: Another blob as large as 0.4 of the layout's pips within this many pip

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision._onnx import retrain_hint
+from vision._onnx import OnnxNet, retrain_hint
 from vision.errors import VisionError
 
 __all__ = [
@@ -195,6 +195,10 @@ class FaceReader:
 
     Attributes
     ----------
+    model_path : Path
+        The (first) network's ONNX file.
+    rotations : int
+        1 or 4, as given.
     metadata : dict
         The model's JSON record (empty when there is none).
     consult_below : float
@@ -223,8 +227,8 @@ class FaceReader:
     Models", ICLR 2022; members as in Lakshminarayanan et al., NeurIPS 2017):
     the ensemble's accuracy where the first network is unsure, at a fraction
     of its cost, since most dice are read with near certainty. The shipped
-    model has no cascade: one of seeds 0 and 1 (consulted below 0.9, the
-    second network reading 27 % of the DEV crops, median time per photo
+    model has no cascade: a cascade of seeds 0 and 1 (consulted below 0.9,
+    the second network reading 27 % of the DEV crops, median time per photo
     unchanged) read 4 more dice of the held-out DEV fold with silent errors
     unchanged, but on rendered stress sets (seeds 0-2) 4 more dice and 1 more
     wrong, and gave a leaning die a value: the second network's confidence
@@ -249,24 +253,12 @@ class FaceReader:
         self._net, self.metadata = load_onnx(path, "face-reader", FaceModelError, _RETRAIN_HINT)
         self.model_path = path
         _check_network(self._net, path, self.metadata)
-        self._second_net = None
+        self._second_net: OnnxNet | None = None
         self.second_model_path: Path | None = None
         self.consult_below = 0.0
         cascade = self.metadata.get("cascade")
         if cascade is not None:
-            try:
-                second_path = path.parent / str(cascade["second"])
-                self.consult_below = float(cascade["consult_below"])
-            except (TypeError, KeyError, ValueError):
-                raise FaceModelError(
-                    f"face-reader metadata {str(path.with_suffix('.json'))!r} has a \"cascade\" entry without "
-                    f"\"second\" (a model file name) and \"consult_below\" (a probability); {_RETRAIN_HINT}"
-                ) from None
-            if not 0.0 < self.consult_below <= 1.0:
-                raise FaceModelError(
-                    f"face-reader metadata {str(path.with_suffix('.json'))!r}: cascade consult_below must be in "
-                    f"(0, 1], got {self.consult_below}; {_RETRAIN_HINT}"
-                )
+            second_path, self.consult_below = _cascade_entry(cascade, path)
             self._second_net, _ = load_onnx(second_path, "face-reader (cascade's second network)", FaceModelError,
                                             _RETRAIN_HINT)
             _check_network(self._second_net, second_path, self.metadata)
@@ -275,7 +267,7 @@ class FaceReader:
     def __repr__(self) -> str:
         return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations})"
 
-    def _log_probs(self, net, blob: np.ndarray, n: int) -> np.ndarray:
+    def _log_probs(self, net: OnnxNet, blob: np.ndarray, n: int) -> np.ndarray:
         """Log-softmax of `net` on `blob` (N crops, or 4N with turns), turns averaged: (n, 7) float64."""
         if self.rotations == 4:
             blob = np.ascontiguousarray(np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)]))
@@ -308,7 +300,8 @@ class FaceReader:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
         logp = _log_softmax(self._log_probs(self._net, blob, n))
         if self._second_net is not None:
-            unsure = np.flatnonzero(np.exp(logp.max(axis=1)) < self.consult_below)
+            top = np.exp(logp.max(axis=1))
+            unsure = np.arange(n) if self.consult_below >= 1.0 else np.flatnonzero(top < self.consult_below)
             if len(unsure):
                 second = self._log_probs(self._second_net, np.ascontiguousarray(blob[unsure]), len(unsure))
                 logp[unsure] = (logp[unsure] + second) / 2
@@ -321,7 +314,23 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
-def _check_network(net, path: Path, metadata: dict) -> None:
+def _cascade_entry(cascade: object, path: Path) -> tuple[Path, float]:
+    """The second network's path and ``consult_below`` of a model's ``"cascade"`` entry; FaceModelError if malformed."""
+    where = f"face-reader metadata {str(path.with_suffix('.json'))!r}"
+    if not isinstance(cascade, dict) or "second" not in cascade or "consult_below" not in cascade:
+        raise FaceModelError(f"{where} has a \"cascade\" entry without \"second\" (a model file name) and "
+                             f"\"consult_below\" (a probability); {_RETRAIN_HINT}")
+    second, below = cascade["second"], cascade["consult_below"]
+    if not isinstance(second, str) or Path(second).name != second or second in ("", ".", "..", path.name):
+        raise FaceModelError(f"{where}: cascade \"second\" must name another model file beside {path.name!r}, "
+                             f"got {second!r}; {_RETRAIN_HINT}")
+    if isinstance(below, bool) or not isinstance(below, (int, float)) or not 0.0 < float(below) <= 1.0:
+        raise FaceModelError(f"{where}: cascade consult_below must be a number in (0, 1], got {below!r}; "
+                             f"{_RETRAIN_HINT}")
+    return path.parent / second, float(below)
+
+
+def _check_network(net: OnnxNet, path: Path, metadata: dict) -> None:
     """Raise :class:`FaceModelError` unless `net` was trained on CROP_SIZE crops and outputs one score per class."""
     crop_size = int(metadata.get("crop_size", CROP_SIZE))
     if crop_size != CROP_SIZE:

@@ -141,7 +141,8 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
         The member ONNX files; each must have its training JSON beside it
         (same stem, as ``train_face`` writes it).
     out : Path
-        The merged model (already written by :func:`merge_face_readers`).
+        The combined model, already written (by :func:`merge_face_readers`
+        or :func:`write_cascade`).
     command : str
         The command that made the ensemble, recorded.
     dev_dir : Path or None
@@ -161,6 +162,10 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     ------
     FileNotFoundError
         If a member has no JSON beside it.
+    vision.face.FaceModelError
+        If the combined model does not load as a face reader (e.g. a
+        cascade's second file is missing); ``OUT.json`` is then removed
+        rather than left half-written.
     """
     import json
 
@@ -193,26 +198,44 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     meta["command"] = command
     meta["members"] = [{k: r.get(k) for k in ("command", "n_params", "training", "weights_storage", "dev_metrics")}
                        for r in records]
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # FaceReader reads the cascade
-    reader = FaceReader(out)
-    probe, names = synth.fixed_probe_crops()
-    probs = reader.predict(probe)
-    meta["fixed_probes"] = {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, probs)}
-    if dev_dir is not None and Path(dev_dir).is_dir():
-        from vision.training.evaluate import dev_crops, evaluate
+    meta_path = out.with_suffix(".json")
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # FaceReader reads the cascade from it
+    try:
+        reader = FaceReader(out)
+        probe, names = synth.fixed_probe_crops()
+        probs = reader.predict(probe)
+        meta["fixed_probes"] = {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, probs)}
+        if dev_dir is not None and Path(dev_dir).is_dir():
+            from vision.training.evaluate import dev_crops, evaluate
 
-        meta["dev_metrics"] = evaluate(reader, dev_crops(Path(dev_dir)))
+            meta["dev_metrics"] = evaluate(reader, dev_crops(Path(dev_dir)))
+    except BaseException:
+        meta_path.unlink(missing_ok=True)
+        raise
     out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
 
+def _output_problem(members: list[Path], out: Path, cascade: bool, no_metadata: bool) -> str | None:
+    """Why writing to `out` would spoil an input or leave a wrong description; None when it is safe."""
+    written = [out, *([second_path(out)] if cascade else []), *([] if no_metadata else [out.with_suffix(".json")])]
+    read = [*members, *(m.with_suffix(".json") for m in members)]
+    clash = [str(w) for w in written if any(w.resolve() == r.resolve() for r in read)]
+    if clash:
+        return f"{', '.join(clash)} would overwrite a member or its training record; choose an OUT apart from the members"
+    if no_metadata and out.with_suffix(".json").exists():
+        return (f"{out.with_suffix('.json')} exists and would then describe another model (a face reader reads it "
+                "as the model's metadata); remove it, or drop --no-metadata")
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: merge the members into OUT (and OUT.json); prints the size in bytes."""
+    """Command line: merge the members into OUT, or write them as a cascade (and OUT.json); prints the size in bytes."""
     p = argparse.ArgumentParser(prog="python -m vision.training.ensemble", description=__doc__.splitlines()[0])
-    p.add_argument("out", type=Path, help="the merged ONNX model to write")
+    p.add_argument("out", type=Path, help="the ONNX model to write (a cascade also writes OUT_2.onnx beside it)")
     p.add_argument("members", type=Path, nargs="+", help="face-reader ONNX models trained alike (different seeds)")
     p.add_argument("--dev-dir", type=Path, default=None,
-                   help="DEV folder to measure the merged model on (default ../shared/dice-images/dev when present)")
+                   help="DEV folder to measure the combined reader on (default ../shared/dice-images/dev when present)")
     p.add_argument("--no-metadata", action="store_true", help="write the model only, no OUT.json")
     p.add_argument("--consult-below", type=float, default=None, metavar="P",
                    help="write a cascade of exactly two members instead of merging them: the second network is "
@@ -229,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"ensemble: error: no model at {', '.join(missing)}", file=sys.stderr)
         return 2
+    problem = _output_problem(args.members, args.out, cascade, args.no_metadata)
+    if problem:
+        print(f"ensemble: error: {problem}", file=sys.stderr)
+        return 2
     try:
         (write_cascade if cascade else merge_face_readers)(args.members, args.out)
     except ValueError as err:
@@ -241,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             write_metadata(args.members, args.out, recorded_command("vision.training.ensemble", argv),
                            args.dev_dir or DEFAULT_DEV_DIR, args.consult_below)
-        except FileNotFoundError as err:
+        except OSError as err:  # a missing training record, or the result does not load (FaceModelError)
             print(f"ensemble: error: {err}", file=sys.stderr)
             return 2
     size = args.out.stat().st_size + (second_path(args.out).stat().st_size if cascade else 0)
