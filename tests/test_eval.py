@@ -244,3 +244,54 @@ def test_an_empty_dataset_is_an_error_not_a_zero_score(tmp_path):
     (tmp_path / "labels.json").write_text('{"images": []}')
     with pytest.raises(DatasetError, match="lists no images"):
         load_dataset(tmp_path)
+
+
+# ----------------------------------------------------------------- held-out folds (--fold, keep=)
+
+
+def test_evaluate_reads_only_the_photos_kept(tiny):
+    seen = []
+
+    def read(image):
+        seen.append(image.shape)
+        return ImageReading(tuple(_SCRIPT["b_1.png"]))
+
+    result = evaluate(tiny, read, keep=lambda name: name == "b_1.png")
+    assert [im.path.name for im in result.images] == ["b_1.png"] and len(seen) == 1
+    assert result.metrics()["labelled"] == 1 and result.metrics()["correct"] == 1
+    with pytest.raises(DatasetError, match="no photo of .* is in the selection"):
+        evaluate(tiny, read, keep=lambda name: False)
+
+
+def test_cli_eval_fold_reads_that_fold_with_the_networks_given(tiny, capsys, monkeypatch):
+    import vision.pips
+    import vision.reader
+    from table.commands.eval import DEV_FOLDS
+    from vision.training.data import DEV_FOLDS as TRAINING_FOLDS, dev_fold
+
+    assert DEV_FOLDS == TRAINING_FOLDS  # the parser's choices follow the trainers' folds
+    calls = []
+
+    class FakePipFinder:
+        def __init__(self, path):
+            calls.append(("pips", str(path)))
+
+    def read_image(image, **kw):
+        calls.append(("read", type(kw["pip_finder"]).__name__))
+        return ImageReading(())
+
+    monkeypatch.setattr(vision.pips, "PipFinder", FakePipFinder)
+    monkeypatch.setattr(vision.reader, "read_image", read_image)
+    names = ["a_1.png", "a_2.png", "b_1.png", "b_2.png"]
+    fold = dev_fold("a_1.png")
+    assert main(["eval", str(tiny), "--json", "--fold", str(fold), "--pip-model", "twin/pip_finder.onnx"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    in_fold = [n for n in names if dev_fold(n) == fold]
+    assert 0 < len(in_fold) < len(names)  # the fixture's names fall in both folds
+    labelled = {"a_1.png": 3, "a_2.png": 2, "b_1.png": 1, "b_2.png": 0}
+    assert doc["overall"]["labelled"] == sum(labelled[n] for n in in_fold)
+    assert calls[0] == ("pips", "twin/pip_finder.onnx")
+    assert calls[1:] == [("read", "FakePipFinder")] * len(in_fold)
+    with pytest.raises(SystemExit) as stop:  # not a fold: argparse says which are
+        main(["eval", str(tiny), "--fold", "7"])
+    assert stop.value.code == 2 and "invalid choice: 7 (choose from 0, 1)" in capsys.readouterr().err

@@ -353,8 +353,9 @@ def evaluate(
     read: Callable[[np.ndarray], ImageReading],
     *,
     progress: Callable[[int, int, Path], None] | None = None,
+    keep: Callable[[str], bool] | None = None,
 ) -> EvalResult:
-    """Read every photo of a labelled dataset and score the readings.
+    """Read every photo of a labelled dataset (or those `keep` picks) and score the readings.
 
     Parameters
     ----------
@@ -366,6 +367,9 @@ def evaluate(
         the machine do not inflate, as long as ``read`` uses one thread).
     progress : callable, optional
         Called as ``progress(done, total, path)`` after each photo.
+    keep : callable, optional
+        ``keep(file_name) -> bool``: read only the photos it keeps (e.g. one
+        DEV fold, :func:`vision.training.data.dev_fold`); default all.
 
     Returns
     -------
@@ -374,11 +378,16 @@ def evaluate(
     Raises
     ------
     DatasetError
-        If the dataset is malformed.
+        If the dataset is malformed, or `keep` keeps none of its photos.
     ImageLoadError
         If a photo named in ``labels.json`` is missing or unreadable.
     """
     items = load_dataset(dataset)
+    if keep is not None:
+        items = [item for item in items if keep(item.path.name)]
+        if not items:
+            raise DatasetError(f"no photo of {str(dataset)!r} is in the selection asked for (e.g. the fold); "
+                               "check the dataset and the selection")
     result = EvalResult(Path(dataset))
     for k, item in enumerate(items):
         image = load_image(item.path)

@@ -7,6 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+#: Number of DEV folds (:data:`vision.training.data.DEV_FOLDS`, checked by a test; kept here so that
+#: building the parser imports nothing heavy).
+DEV_FOLDS = 2
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand to ``subparsers``."""
@@ -30,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="face-reader model to measure instead of the packaged one")
     parser.add_argument("--detector-model", metavar="ONNX", type=Path,
                         help="die-detector model to measure instead of the packaged one")
+    parser.add_argument("--pip-model", metavar="ONNX", type=Path,
+                        help="pip-finder model to measure instead of the packaged one")
+    parser.add_argument("--fold", metavar="K", type=int, choices=range(DEV_FOLDS),
+                        help="only the photos of DEV fold K (a stable hash of the file name, as the trainers' "
+                             "--dev-train fold:K holds them out): read by networks trained with --dev-train fold:K, "
+                             "this is the held-out measure")
     parser.set_defaults(func=run)
 
 
@@ -58,16 +68,29 @@ def run(args: argparse.Namespace) -> int:
         from vision.detect import DieDetector
 
         detector = DieDetector(args.detector_model)
+    pip_finder = None
+    if args.pip_model is not None:
+        from vision.pips import PipFinder
+
+        pip_finder = PipFinder(args.pip_model)
+    keep = None
+    if args.fold is not None:
+        from vision.training.data import dev_fold
+
+        def keep(name: str) -> bool:
+            return dev_fold(name) == args.fold
 
     def read(image):
-        return read_image(image, face_reader=face_reader, detector=detector)
+        return read_image(image, face_reader=face_reader, detector=detector, pip_finder=pip_finder)
 
-    result = evaluate(args.dataset, read, progress=progress)
+    result = evaluate(args.dataset, read, progress=progress, keep=keep)
     if args.json:
         doc = result.to_json()
         doc.pop("images")
         print(json.dumps(doc, indent=1))
     else:
+        if args.fold is not None:
+            print(f"DEV fold {args.fold} only: {len(result.images)} photos (vision.training.data.dev_fold)")
         print(format_report(result))
     if args.report is not None:
         written = write_report(result, args.report)
@@ -75,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if args.face_model is None and _is_the_dev_set(Path(args.dataset)) and _shipped_reader_trained_on_dev():
         print("note: the shipped face reader was trained on these DEV photos too (\"dev_set\" in "
               "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (networks trained "
-              "without half of DEV) is in the comment of vision.reader.VALUE_THRESHOLD", file=sys.stderr)
+              "without half of DEV) is in the comment of vision.reader.VALUE_THRESHOLD; measure one with "
+              "--fold 1 --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, networks trained with "
+              "--dev-train fold:1 (see README)", file=sys.stderr)
     return 0
 
 

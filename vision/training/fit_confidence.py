@@ -18,30 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 from vision.confidence import fit_isotonic
 from vision.training.data import DEFAULT_DEV_DIR, dev_fold
-
-
-def fold_dataset(dev_dir: Path, fold: int, out_dir: Path) -> Path:
-    """A dataset folder holding only the DEV photos of `fold` (labels filtered, photos linked).
-
-    Returns
-    -------
-    Path
-        `out_dir`, now with ``labels.json`` and one symbolic link per photo.
-    """
-    labels = json.loads((Path(dev_dir) / "labels.json").read_text(encoding="utf-8"))
-    keep = [im for im in labels["images"] if dev_fold(im["file"]) == fold]
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for im in keep:
-        link = out_dir / im["file"]
-        if not link.exists():
-            link.symlink_to((Path(dev_dir) / im["file"]).resolve())
-    (out_dir / "labels.json").write_text(json.dumps({**labels, "images": keep}), encoding="utf-8")
-    return out_dir
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,9 +41,8 @@ def main(argv: list[str] | None = None) -> int:
 
     cv2.setNumThreads(1)
     faces, pips = FaceReader(args.face_model), PipFinder(args.pip_model)
-    with tempfile.TemporaryDirectory() as tmp:
-        data = fold_dataset(args.dev_dir, args.fold, Path(tmp) / "fold")
-        result = evaluate(data, lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False))
+    result = evaluate(args.dev_dir, lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False),
+                      keep=lambda name: dev_fold(name) == args.fold)
     probs, right = [], []
     for im in result.images:
         for o in im.outcomes:
