@@ -267,12 +267,18 @@ class FaceReader:
     def __repr__(self) -> str:
         return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations})"
 
-    def _log_probs(self, net: OnnxNet, blob: np.ndarray, n: int) -> np.ndarray:
-        """Log-softmax of `net` on `blob` (N crops, or 4N with turns), turns averaged: (n, 7) float64."""
+    def _log_probs(self, net: OnnxNet, blob: np.ndarray) -> np.ndarray:
+        """Normalised log-probabilities of one network for a batch.
+
+        `blob` is the (N, 3, CROP_SIZE, CROP_SIZE) float32 input of
+        :func:`preprocess`; returns (N, 7) float64. With 4 rotations, the four
+        turns' log-probabilities are averaged and renormalised.
+        """
+        n = blob.shape[0]
         if self.rotations == 4:
             blob = np.ascontiguousarray(np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)]))
         logp = _log_softmax(net.forward(blob).reshape(blob.shape[0], -1).astype(np.float64))
-        return logp.reshape(4, n, -1).mean(axis=0) if self.rotations == 4 else logp
+        return _log_softmax(logp.reshape(4, n, -1).mean(axis=0)) if self.rotations == 4 else logp
 
     def predict(self, crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         """Class probabilities for a batch of die crops, in one forward pass.
@@ -298,14 +304,14 @@ class FaceReader:
         n = blob.shape[0]
         if n == 0:
             return np.zeros((0, len(CLASS_NAMES)), np.float32)
-        logp = _log_softmax(self._log_probs(self._net, blob, n))
+        logp = self._log_probs(self._net, blob)
         if self._second_net is not None:
             top = np.exp(logp.max(axis=1))
             unsure = np.arange(n) if self.consult_below >= 1.0 else np.flatnonzero(top < self.consult_below)
             if len(unsure):
-                second = self._log_probs(self._second_net, np.ascontiguousarray(blob[unsure]), len(unsure))
-                logp[unsure] = (logp[unsure] + second) / 2
-        return np.exp(_log_softmax(logp)).astype(np.float32)
+                second = self._log_probs(self._second_net, np.ascontiguousarray(blob[unsure]))
+                logp[unsure] = _log_softmax((logp[unsure] + second) / 2)
+        return np.exp(logp).astype(np.float32)
 
 
 def _log_softmax(z: np.ndarray) -> np.ndarray:

@@ -421,7 +421,7 @@ def read_image(
     whole = [s for (d, _, _), s in zip(kept, sides) if not _at_edge(d.box, width, height)]
     # with every box at the edge (a close-up cut tight), the biggest square one stands for a die in view
     whole_side = float(np.median(whole)) if whole else float(max(
-        (s for (d, _, _), s in zip(kept, sides) if min(d.box[2], d.box[3]) >= CUT_ASPECT * s), default=0.0))
+        (s for (d, _, _), s in zip(kept, sides) if _is_square(d.box)), default=0.0))
     for (det, p, _), area, forced, side in zip(kept, areas, pips_disagree, sides):
         leaning = len(kept) >= 3 and area > LEANING_AREA_RATIO * median_area
         if leaning and (p[0] > 0.2 or float(p[1:].max()) < 0.95):
@@ -508,8 +508,13 @@ def _cut_by_edge(box: tuple[float, float, float, float], width: int, height: int
     """
     if not _at_edge(box, width, height):
         return False
+    return not _is_square(box) or max(box[2], box[3]) < CUT_SIDE_RATIO * whole_side
+
+
+def _is_square(box: tuple[float, float, float, float]) -> bool:
+    """Whether an ``(x, y, w, h)`` box (px) is square enough for a whole die seen from above (:data:`CUT_ASPECT`)."""
     w, h = box[2], box[3]
-    return min(w, h) < CUT_ASPECT * max(w, h) or max(w, h) < CUT_SIDE_RATIO * whole_side
+    return min(w, h) >= CUT_ASPECT * max(w, h)
 
 
 def _dice_word(n: int) -> str:
