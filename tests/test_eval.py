@@ -295,3 +295,51 @@ def test_cli_eval_fold_reads_that_fold_with_the_networks_given(tiny, capsys, mon
     with pytest.raises(SystemExit) as stop:  # not a fold: argparse says which are
         main(["eval", str(tiny), "--fold", "7"])
     assert stop.value.code == 2 and "invalid choice: 7 (choose from 0, 1)" in capsys.readouterr().err
+
+
+def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monkeypatch, capsys):
+    import vision.face
+    import vision.pips
+    import vision.reader
+    from vision.training import fit_confidence
+    from vision.training.data import dev_fold
+
+    class Named:
+        def __init__(self, path):
+            self.path = str(path)
+
+    monkeypatch.setattr(vision.face, "FaceReader", Named)
+    monkeypatch.setattr(vision.pips, "PipFinder", Named)
+    seen = []
+    # each photo is read as its scripted dice, with the raw probability of the scripts
+    order = {}
+
+    def read_image(image, *, face_reader, pip_finder, calibrated):
+        assert calibrated is False
+        name = order["next"].pop(0)
+        seen.append((name, face_reader.path, pip_finder.path))
+        return ImageReading(tuple(_SCRIPT[name]))
+
+    monkeypatch.setattr(vision.reader, "read_image", read_image)
+    names = sorted(_SCRIPT)
+    by_fold = {k: [n for n in names if dev_fold(n) == k] for k in (0, 1)}
+    order["next"] = by_fold[0] + by_fold[1]
+    out = tmp_path / "map.json"
+    assert fit_confidence.main(["--twin", "1", "f1.onnx", "p1.onnx", "--twin", "0", "f0.onnx", "p0.onnx",
+                                "--dev-dir", str(tiny), "--out", str(out)]) == 0
+    # every photo once, read by the twins of its own fold, folds in order
+    assert seen == [(n, f"f{k}.onnx", f"p{k}.onnx") for k in (0, 1) for n in by_fold[k]]
+    doc = json.loads(out.read_text())
+    # values reported over both folds: 1 (0.99), 3 (0.9, wrong), 4 (0.95), extra 2 (0.9), 6 (0.97)
+    assert "DEV folds 0 and 1 (4 photos, 5 reported values, 3 right)" in doc["fitted_on"]
+    assert set(doc["fold_metrics"]) == {"0", "1"} and doc["fold_metrics"]["1"]["face_model"] == "f1.onnx"
+    assert doc["command"].startswith("python -m vision.training.fit_confidence --twin 1 f1.onnx")
+    from vision.confidence import ConfidenceMap
+
+    cmap = ConfidenceMap(tuple(doc["map"]["raw"]), tuple(doc["map"]["calibrated"]))
+    assert cmap(0.9) < cmap(0.99)  # the two 0.9 values were wrong, the higher ones right
+    for bad, message in ((["--twin", "2", "f", "p"], "fold must be one of 0-1"),
+                         (["--twin", "0", "f", "p", "--twin", "0", "g", "q"], "each fold once")):
+        with pytest.raises(SystemExit) as stop:
+            fit_confidence.main(bad + ["--dev-dir", str(tiny), "--out", str(out)])
+        assert stop.value.code == 2 and message in capsys.readouterr().err

@@ -2,16 +2,19 @@
 
 Usage::
 
-    python -m vision.training.fit_confidence --face-model FOLD_FACE.onnx --pip-model FOLD_PIPS.onnx \\
-        --fold 1 --out vision/models/reader_confidence.json
+    python -m vision.training.fit_confidence \
+        --twin 0 FOLD0/face_reader.onnx FOLD0/pip_finder.onnx \
+        --twin 1 FOLD1/face_reader.onnx FOLD1/pip_finder.onnx --out vision/models/reader_confidence.json
 
-Runs the whole reader (:func:`vision.reader.read_image` with ``calibrated=False``)
-with the given networks on the DEV photos of one fold (the fold those networks
-were *not* trained on: ``train_face``/``train_pips --dev-train fold:K``), pairs
-each reported value with whether it is right (a value on a die that is not
-there counts as wrong), and fits :func:`vision.confidence.fit_isotonic`. The
-shipped networks are trained on all of DEV, so the map fitted on the fold
-models stands in for them; the JSON says so.
+Each ``--twin K FACE PIPS`` names networks trained without DEV fold K
+(``train_face``/``train_pips --dev-train fold:K``). The whole reader
+(:func:`vision.reader.read_image` with ``calibrated=False``) reads the DEV
+photos of each fold with that fold's twins, which is cross-validation: with
+one twin per fold every DEV die is read once, by networks that never saw it.
+Each reported value is paired with whether it is right (a value on a die that
+is not there counts as wrong), and :func:`vision.confidence.fit_isotonic`
+fits the map to all pairs. The shipped networks are trained on all of DEV, so
+the map fitted on the twins stands in for them; the JSON says so.
 """
 
 from __future__ import annotations
@@ -21,43 +24,63 @@ import json
 from pathlib import Path
 
 from vision.confidence import fit_isotonic
-from vision.training.data import DEFAULT_DEV_DIR, dev_fold
+from vision.training.data import DEFAULT_DEV_DIR, DEV_FOLDS, dev_fold, recorded_command
+
+
+def _twin(text: list[str]) -> tuple[int, Path, Path]:
+    fold, face, pips = text
+    if fold not in {str(k) for k in range(DEV_FOLDS)}:
+        raise argparse.ArgumentTypeError(f"fold must be one of 0-{DEV_FOLDS - 1}, got {fold!r}")
+    return int(fold), Path(face), Path(pips)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.fit_confidence", description=__doc__.split("\n\n")[0])
-    p.add_argument("--face-model", type=Path, required=True)
-    p.add_argument("--pip-model", type=Path, required=True)
-    p.add_argument("--fold", type=int, required=True, help="the DEV fold the two networks were not trained on")
+    p.add_argument("--twin", nargs=3, action="append", required=True, metavar=("K", "FACE_ONNX", "PIPS_ONNX"),
+                   help="a DEV fold and the face reader and pip finder trained without it (repeat for each fold)")
     p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
+    try:
+        twins = [_twin(t) for t in args.twin]
+    except argparse.ArgumentTypeError as exc:
+        p.error(f"--twin: {exc}")
+    folds = [k for k, _, _ in twins]
+    if len(set(folds)) != len(folds):
+        p.error(f"--twin: each fold once, got folds {folds}")
     import cv2
 
     from vision.evaluate import evaluate
     from vision.face import FaceReader
     from vision.pips import PipFinder
-    from vision.reader import read_image
+    from vision.reader import VALUE_THRESHOLD, read_image
 
     cv2.setNumThreads(1)
-    faces, pips = FaceReader(args.face_model), PipFinder(args.pip_model)
-    result = evaluate(args.dev_dir, lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False),
-                      keep=lambda name: dev_fold(name) == args.fold)
-    probs, right = [], []
-    for im in result.images:
-        for o in im.outcomes:
-            if o.read is not None and o.kind in ("correct", "wrong", "extra"):
-                probs.append(o.confidence)
-                right.append(o.kind == "correct")
+    probs, right, photos, per_fold = [], [], 0, {}
+    for fold, face_path, pips_path in sorted(twins):
+        faces, pips = FaceReader(face_path), PipFinder(pips_path)
+        result = evaluate(args.dev_dir,
+                          lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False),
+                          keep=lambda name: dev_fold(name) == fold)
+        photos += len(result.images)
+        for im in result.images:
+            for o in im.outcomes:
+                if o.read is not None and o.kind in ("correct", "wrong", "extra"):
+                    probs.append(o.confidence)
+                    right.append(o.kind == "correct")
+        m = result.metrics()
+        per_fold[str(fold)] = {"face_model": str(face_path), "pip_model": str(pips_path),
+                               **{k: m[k] for k in ("accuracy", "silent_error_rate") if k in m}}
     cmap = fit_isotonic(probs, right)
-    m = result.metrics()
+    names = " and ".join(str(k) for k in sorted(folds))
     out = {
         "map": cmap.to_json(),
-        "fitted_on": f"DEV fold {args.fold} ({len(result.images)} photos, {len(probs)} reported values, "
-                     f"{sum(right)} right) read by networks trained without that fold",
-        "face_model": args.face_model.name, "pip_model": args.pip_model.name,
-        "fold_metrics": {k: m[k] for k in ("accuracy", "silent_error_rate") if k in m},
+        "fitted_on": f"DEV fold{'s' if len(folds) > 1 else ''} {names} ({photos} photos, {len(probs)} reported values, "
+                     f"{sum(right)} right), each read by networks trained without it",
+        "fold_metrics": per_fold,
         "method": "isotonic regression (pool-adjacent-violators), each block Laplace-smoothed (+1 right, +1 wrong)",
+        "value_threshold": VALUE_THRESHOLD,
+        "command": recorded_command("vision.training.fit_confidence", argv),
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))
