@@ -5,8 +5,9 @@ reported value is right: the reader reports a value only when the pip finder
 agrees (:mod:`vision.reader`), which removes most wrong answers, and small
 networks are often over- or under-confident anyway. This module maps the raw
 probability of a *reported* value to the accuracy observed for reported values
-with that raw probability on photos the networks were not trained on (the
-held-out DEV fold), by isotonic regression (pool-adjacent-violators; Zadrozny
+with that raw probability on photos the networks were not trained on (each
+DEV fold read by networks trained without it, so every DEV die counts once),
+by isotonic regression (pool-adjacent-violators; Zadrozny
 and Elkan, "Transforming classifier scores into accurate multiclass
 probability estimates", KDD 2002), each pooled block smoothed towards 1/2 by
 one right and one wrong pseudo-observation (Laplace) so that no block claims
