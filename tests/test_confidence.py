@@ -54,3 +54,18 @@ def test_packaged_map_is_a_valid_monotone_map():
     values = [m(x) for x in (0.0, 0.3, 0.6, 0.9, 1.0)]
     assert all(0.0 <= v <= 1.0 for v in values)
     assert values == sorted(values)
+
+
+def test_packaged_map_was_fitted_on_every_dev_fold_held_out():
+    # `dicetable eval` on DEV points here for the held-out estimate: every fold must be there
+    import json
+
+    from vision.confidence import DEFAULT_MAP_PATH
+    from vision.training.data import DEV_FOLDS
+
+    doc = json.loads(DEFAULT_MAP_PATH.read_text(encoding="utf-8"))
+    folds = doc["fold_metrics"]
+    assert sorted(folds) == [str(k) for k in range(DEV_FOLDS)]
+    for fold in folds.values():
+        assert 0.0 < fold["accuracy"] <= 1.0 and 0.0 <= fold["silent_error_rate"] < 0.05
+        assert "twin" in fold["face_model"] and "twin" in fold["pip_model"]

@@ -97,10 +97,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.face_model is None and _is_the_dev_set(Path(args.dataset)) and _shipped_reader_trained_on_dev():
         print("note: the shipped face reader was trained on these DEV photos too (\"dev_set\" in "
-              "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (networks trained "
-              "without half of DEV) is in the comment of vision.reader.VALUE_THRESHOLD; measure one with "
-              "--fold 1 --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, networks trained with "
-              "--dev-train fold:1 (see README)", file=sys.stderr)
+              "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (each half of DEV "
+              "read by networks trained without it) is under \"fold_metrics\" in vision/models/reader_confidence.json; "
+              "measure one with --fold K --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, "
+              "networks trained with --dev-train fold:K (see README)", file=sys.stderr)
     return 0
 
 
