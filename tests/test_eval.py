@@ -343,3 +343,7 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
         with pytest.raises(SystemExit) as stop:
             fit_confidence.main(bad + ["--dev-dir", str(tiny), "--out", str(out)])
         assert stop.value.code == 2 and message in capsys.readouterr().err
+    monkeypatch.undo()  # the real FaceReader: a missing model is one line and status 2, not a traceback
+    assert fit_confidence.main(["--twin", "0", str(tmp_path / "none.onnx"), "p.onnx", "--dev-dir", str(tiny),
+                                "--out", str(out)]) == 2
+    assert "fold 0: face-reader model" in capsys.readouterr().err

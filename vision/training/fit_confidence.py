@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m vision.training.fit_confidence \
-        --twin 0 FOLD0/face_reader.onnx FOLD0/pip_finder.onnx \
+    python -m vision.training.fit_confidence \\
+        --twin 0 FOLD0/face_reader.onnx FOLD0/pip_finder.onnx \\
         --twin 1 FOLD1/face_reader.onnx FOLD1/pip_finder.onnx --out vision/models/reader_confidence.json
 
 Each ``--twin K FACE PIPS`` names networks trained without DEV fold K
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from vision.confidence import fit_isotonic
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--twin: each fold once, got folds {folds}")
     import cv2
 
+    from vision.errors import VisionError
     from vision.evaluate import evaluate
     from vision.face import FaceReader
     from vision.pips import PipFinder
@@ -58,7 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     probs, right, photos, per_fold = [], [], 0, {}
     for fold, face_path, pips_path in sorted(twins):
-        faces, pips = FaceReader(face_path), PipFinder(pips_path)
+        try:
+            faces, pips = FaceReader(face_path), PipFinder(pips_path)
+        except VisionError as exc:
+            print(f"fit_confidence: error: fold {fold}: {exc}", file=sys.stderr)
+            return 2
         result = evaluate(args.dev_dir,
                           lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False),
                           keep=lambda name: dev_fold(name) == fold)
