@@ -214,6 +214,15 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     and half of a 4 as a 2 (a wrong layout on 27 % of held-out DEV dice; with
     the count rule, 1.7 %).
 
+    Tried and not kept: letting a layout of 4-6 leave out up to three marks
+    that lie beside its face (beyond one edge, all on one side), as pips of a
+    side face seen at an angle do (the nell photos; 7 of the 10 dice of
+    held-out fold 1 whose sure face value the count refused). On both held-out
+    DEV folds it read 3 more dice right and none wrong, but on rendered stress
+    sets it gave a value to a die leaning on another (its other face's pips
+    look just like a side face's). With 2 and 3 allowed as well it also held a
+    3 in the column of a 6 and a 2 on any two marks.
+
     Parameters
     ----------
     pip_map : ndarray of shape (S, S), dtype float32
