@@ -63,7 +63,10 @@ def test_packaged_map_was_fitted_on_every_dev_fold_held_out():
     from vision.confidence import DEFAULT_MAP_PATH
     from vision.training.data import DEV_FOLDS
 
+    from vision.reader import VALUE_THRESHOLD
+
     doc = json.loads(DEFAULT_MAP_PATH.read_text(encoding="utf-8"))
+    assert doc["value_threshold"] == VALUE_THRESHOLD  # refit the map when the threshold moves
     folds = doc["fold_metrics"]
     assert sorted(folds) == [str(k) for k in range(DEV_FOLDS)]
     for fold in folds.values():
