@@ -151,3 +151,52 @@ def test_labelled_layout_fit_refuses_a_layout_the_map_contradicts():
     assert fit_layout_on_map(four, 5, 0.15) is None  # a 5's centre pip is not marked
     assert fit_layout_on_map(four, 2, 0.15) is None  # a 2 leaves two marked corners unexplained
     assert fit_layout_on_map(np.zeros((64, 64), np.float32), 3, 0.15) is None
+
+
+def _marks(points, radius: int = 3) -> np.ndarray:
+    """A pip map with a disc of 1.0 at each (x, y) px of a 64 px crop."""
+    m = np.zeros((CROP_SIZE, CROP_SIZE), np.float32)
+    for x, y in points:
+        cv2.circle(m, (int(round(x)), int(round(y))), radius, 1.0, -1)
+    return m
+
+
+def _face(value: int, cx: float = 28.0, cy: float = 31.5, spacing: float = 9.0):
+    return [(cx + spacing * px, cy + spacing * py) for px, py in PIP_LAYOUTS[value]]
+
+
+# two pips of a side face beyond the right edge of a face centred at x = 28 (spacing 9 px)
+_RIGHT_SIDE = [(28 + 9 * 2.6, 31.5 - 6), (28 + 9 * 2.6, 31.5 + 6)]
+
+
+@pytest.mark.parametrize("value", [4, 5, 6])
+def test_side_face_marks_are_left_out_only_on_the_side_facing_the_principal_point(value):
+    m = _marks(_face(value) + _RIGHT_SIDE)
+    assert layouts_on_map(m, 0.15) == set()  # the exact count: value + 2 marks hold nothing
+    assert not holds_layout_of(m, 0.15, value)  # nor without a direction to the principal point
+    assert holds_layout_of(m, 0.15, value, side_faces_towards=(100.0, 0.0))  # side faces seen to the right
+    assert holds_layout_of(m, 0.15, value, side_faces_towards=(60.0, 60.0))  # 45 degrees off
+    assert not holds_layout_of(m, 0.15, value, side_faces_towards=(0.0, 100.0))  # 90 degrees off: not a side face
+    assert not holds_layout_of(m, 0.15, value, side_faces_towards=(-100.0, 0.0))  # the far side: a leaning die's face
+    assert not holds_layout_of(m, 0.15, value - 1, side_faces_towards=(100.0, 0.0))  # no other value gets in
+
+
+def test_marks_inside_a_face_or_beyond_its_corner_are_no_side_face():
+    right = (100.0, 0.0)
+    near = _marks(_face(4, cx=31.5) + [(31.5 + 9 * 1.5, 31.5)])  # inside the face: a pip the layout lacks
+    assert not holds_layout_of(near, 0.15, 4, side_faces_towards=right)
+    corner = _marks(_face(4) + [(28 + 9 * 2.4, 31.5 + 9 * 2.4)])  # beyond the corner, not beside an edge
+    assert not holds_layout_of(corner, 0.15, 4, side_faces_towards=(1.0, 1.0))
+
+
+def test_lines_are_never_held_with_marks_left_out():
+    right = (100.0, 0.0)
+    # a 6 whose middle pip of one column went unmarked: its full column is a line like a 3, with the
+    # other column beside it; and a 2 is any two marks
+    six = _face(6, cx=31.5)
+    for k in range(6):
+        m = _marks(six[:k] + six[k + 1:])
+        assert not any(holds_layout_of(m, 0.15, v, side_faces_towards=d) for v in (2, 3)
+                       for d in (right, (0.0, 100.0), (-100.0, 0.0), (0.0, -100.0)))
+    two = _marks(_face(2) + _RIGHT_SIDE)
+    assert not holds_layout_of(two, 0.15, 2, side_faces_towards=right)

@@ -656,3 +656,14 @@ def test_problems_speak_of_several_dice_in_the_plural():
     reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
                          pip_finder=FakePipFinder([1, 2, 4]))
     assert "2 dice cut off by the edge of the picture: move them into view" in reading.problems
+
+
+def test_side_faces_are_looked_for_towards_the_photo_centre():
+    from vision.reader import _towards_principal_point
+
+    image = np.zeros((480, 640, 3), np.uint8)
+    assert _towards_principal_point(image, (300, 220, 40, 40)) is None  # under the camera: no side face in view
+    dx, dy = _towards_principal_point(image, (40, 220, 40, 40))  # at the left edge: its right side is seen
+    assert dx == pytest.approx(260.0) and dy == pytest.approx(0.0)
+    dx, dy = _towards_principal_point(image, (560, 400, 40, 40))
+    assert dx < 0 and dy < 0

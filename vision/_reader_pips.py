@@ -23,7 +23,8 @@ import itertools
 import cv2
 import numpy as np
 
-__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "layout_spacing", "PIP_LAYOUTS"]
+__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "layout_spacing",
+           "layout_fit", "PIP_LAYOUTS"]
 
 #: Pip centres of face values 1-6 in units of the pip spacing, face centre at
 #: the origin, ``(x, y)``.
@@ -254,13 +255,37 @@ def _layout_error(points: np.ndarray, value: int) -> float:
     nearest point. All rotations are tried at once (arrays of shape
     (rotations, points, layout pips)).
     """
+    return layout_fit(points, value)[0]
+
+
+def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
+    """The best rotation of layout `value` onto `points`, and its worst pip distance.
+
+    Parameters
+    ----------
+    points : ndarray of shape (value, 2)
+        Pip centres, any unit.
+    value : int
+        Face value 2..6.
+
+    Returns
+    -------
+    error : float
+        Worst distance of a point from its layout pip after the best rotation,
+        in units of the points' RMS radius; inf if no rotation gives every
+        layout pip its own nearest point.
+    angle : float
+        That rotation, radians: turning the points (about their mean) by it
+        lays them on :data:`PIP_LAYOUTS`, whose axes are the face's edges.
+        NaN when `error` is inf.
+    """
     unit, _ = _LAYOUT_UNIT[value]
     c = points - points.mean(axis=0)
     c = c / float(np.sqrt((c**2).sum(axis=1).mean()))
     a = c[np.hypot(c[:, 0], c[:, 1]) >= 0.3]
     b = unit[np.hypot(unit[:, 0], unit[:, 1]) >= 0.3]
     if not len(a) or not len(b):
-        return np.inf
+        return np.inf, np.nan
     ang = (np.arctan2(b[:, 1], b[:, 0])[None, :] - np.arctan2(a[:, 1], a[:, 0])[:, None]).ravel()
     cos, sin = np.cos(ang)[:, None], np.sin(ang)[:, None]
     rx = cos * c[None, :, 0] - sin * c[None, :, 1]  # (rotations, points)
@@ -269,8 +294,10 @@ def _layout_error(points: np.ndarray, value: int) -> float:
     nearest = np.sort(d.argmin(axis=1), axis=1)  # (rotations, layout pips): the nearest point of each
     one_each = (np.diff(nearest, axis=1) != 0).all(axis=1)  # one point per layout pip
     if not one_each.any():
-        return np.inf
-    return float(d.min(axis=1)[one_each].max(axis=1).min())
+        return np.inf, np.nan
+    worst = np.where(one_each, d.min(axis=1).max(axis=1), np.inf)
+    best = int(np.argmin(worst))
+    return float(worst[best]), float(ang[best])
 
 
 def pips_match(contrast_view: np.ndarray, value: int, margin: float) -> bool:

@@ -13,7 +13,10 @@ player can act on.
 Two opinions must agree (issue #7): a value is given only when the face
 reader names it with enough probability *and* the pips that the pip finder
 marks on the same crop are exactly that many and hold that value's layout
-(:func:`vision.pips.layouts_on_map`). The pip finder is another network with
+(:func:`vision.pips.layouts_on_map`), or, for a 4-6, hold it with marks left
+out that lie beside the face on the side facing the photo's centre, where a
+die off the camera's axis shows side faces (:func:`vision.pips.holds_layout_of`).
+The pip finder is another network with
 another task (where are the top face's pips?) and the count and layout fit
 are classical geometry; neither looks at the face reader's answer.
 
@@ -558,6 +561,8 @@ def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[
                 crops: list[np.ndarray], values: list[int]) -> list[bool]:
     """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
 
+    Marks of the side faces that face the photo's centre may be left out
+    (:func:`vision.pips.holds_layout_of`, :func:`_towards_principal_point`).
     Up to three looks, each only at the dice the one before left in doubt: the
     face crop; its four 90-degree turns (:func:`_pip_maps_turned`: faint pips
     marked in any turn count); the die's box alone, turned too
@@ -585,20 +590,35 @@ def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[
 
     if not crops:
         return []
+    towards = [_towards_principal_point(image, box) for box in boxes]
     maps = np.asarray(pip_finder.predict(crops), np.float32)
-    agrees = [holds_layout_of(m, FACE_CROP_MARGIN, v) for m, v in zip(maps, values)]
+    agrees = [holds_layout_of(m, FACE_CROP_MARGIN, v, t) for m, v, t in zip(maps, values, towards)]
     again = [i for i, agree in enumerate(agrees) if not agree]
     if again:
         turned = _pip_maps_turned(pip_finder, [crops[i] for i in again], maps[again])
         for i, m in zip(again, turned):
-            agrees[i] = holds_layout_of(m, FACE_CROP_MARGIN, values[i])
+            agrees[i] = holds_layout_of(m, FACE_CROP_MARGIN, values[i], towards[i])
     still = [i for i in again if not agrees[i]]
     if still:
         tight = [crop_die(image, boxes[i], margin=TIGHT_PIP_MARGIN) for i in still]
         tight_maps = np.asarray(pip_finder.predict(tight), np.float32)
         for i, m in zip(still, _pip_maps_turned(pip_finder, tight, tight_maps)):
-            agrees[i] = holds_layout_of(m, TIGHT_PIP_MARGIN, values[i])
+            agrees[i] = holds_layout_of(m, TIGHT_PIP_MARGIN, values[i], towards[i])
     return agrees
+
+
+def _towards_principal_point(image: np.ndarray, box: tuple[float, float, float, float]) -> tuple[float, float] | None:
+    """Direction (px) from a die's box centre to the photo's centre, where its side faces are seen; None under it.
+
+    The principal point is taken at the photo's centre (a camera looking at
+    the tray, not a crop of a bigger photo). A die within one box side of it
+    shows no side face worth counting, so its pips are held by the exact
+    count alone (:func:`vision.pips.holds_layout_of`).
+    """
+    height, width = image.shape[:2]
+    x, y, w, h = box
+    dx, dy = width / 2.0 - (x + w / 2.0), height / 2.0 - (y + h / 2.0)
+    return None if float(np.hypot(dx, dy)) < max(w, h) else (dx, dy)
 
 
 def _pip_maps_turned(pip_finder: PipFinderLike, crops: list[np.ndarray], maps: np.ndarray) -> np.ndarray:
