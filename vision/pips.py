@@ -318,15 +318,21 @@ def _readings(pip_map: np.ndarray, margin: float) -> Iterator[tuple[np.ndarray, 
 
 def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
                   side_faces_towards: tuple[float, float] | None = None) -> Iterator[int]:
-    """Yield each value in `values` whose layout the marks hold (see :func:`holds_layout_of`); repeats possible."""
-    readings = list(_readings(pip_map, margin))
-    whole = [len(marks) for marks, sized in readings
-             if (1 if sized else 2) <= len(marks) <= 6 and _holds_layout(marks, sized)]
-    if whole or side_faces_towards is None:
-        yield from (v for v in whole if v in values)
-        return
+    """Yield each value in `values` whose layout the marks hold (see :func:`holds_layout_of`); repeats possible.
+
+    Lazy: :func:`holds_layout_of` stops at the first value, so the later
+    readings and the side-face search are computed only for dice in doubt.
+    """
+    seen = []
+    for marks, sized in _readings(pip_map, margin):
+        seen.append((marks, sized))
+        if len(marks) in values and len(marks) >= (1 if sized else 2) and _holds_layout(marks, sized):
+            yield len(marks)
+    if side_faces_towards is None or any(
+            (1 if sized else 2) <= len(marks) <= 6 and _holds_layout(marks, sized) for marks, sized in seen):
+        return  # marks that hold some layout as a whole are that face's pips, none a side face's
     towards = np.asarray(side_faces_towards, np.float64)
-    for marks, sized in readings:
+    for marks, sized in seen:
         yield from (v for v in values if _holds_layout_beside_side_faces(marks, v, sized, towards))
 
 
