@@ -181,20 +181,27 @@ AREA_RATIO: float = 3.0
 
 def _holds_layout(blobs: np.ndarray, sized: bool = True) -> bool:
     """Whether all marked pips together form the layout of their count (`sized`: rows carry areas to compare)."""
-    from vision._reader_pips import _layout_error, layout_spacing
+    return _layout_turn(blobs, sized) is not None
+
+
+def _layout_turn(blobs: np.ndarray, sized: bool = True) -> float | None:
+    """The turn (radians, :func:`vision._reader_pips.layout_fit`; 0 for a lone pip) of the layout that all
+    marked pips together hold, or None when they hold none (:func:`_holds_layout`'s rules)."""
+    from vision._reader_pips import layout_fit, layout_spacing
 
     n = len(blobs)
     pts, areas = blobs[:, :2], blobs[:, 2]
     centre = pts.mean(axis=0)
     if float(np.hypot(*centre)) > CENTRE_OFFSET:
-        return False
+        return None
     if n == 1:
-        return sized and float(areas[0]) >= ONE_MIN_AREA
+        return 0.0 if sized and float(areas[0]) >= ONE_MIN_AREA else None
     if sized and float(areas.max()) > AREA_RATIO * float(areas.min()):
-        return False
+        return None
     if not SPACING_RANGE[0] <= layout_spacing(pts, n) <= SPACING_RANGE[1]:
-        return False
-    return _layout_error(pts, n) <= LAYOUT_TOLERANCE
+        return None
+    error, turn = layout_fit(pts, n)
+    return turn if error <= LAYOUT_TOLERANCE else None
 
 
 #: Marks left out as side-face pips lie at least this many pip spacings from
@@ -323,33 +330,39 @@ def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
     Lazy: :func:`holds_layout_of` stops at the first value, so the later
     readings and the side-face search are computed only for dice in doubt.
     """
-    seen = []
+    seen = []  # (marks, sized, whether they hold a layout as a whole; None: not checked yet)
     for marks, sized in _readings(pip_map, margin):
-        seen.append((marks, sized))
-        if len(marks) in values and len(marks) >= (1 if sized else 2) and _holds_layout(marks, sized):
+        held = _holds_whole(marks, sized) if len(marks) in values else None
+        seen.append((marks, sized, held))
+        if held:
             yield len(marks)
-    if side_faces_towards is None or any(
-            (1 if sized else 2) <= len(marks) <= 6 and _holds_layout(marks, sized) for marks, sized in seen):
+    if side_faces_towards is None or any(_holds_whole(marks, sized) if held is None else held
+                                         for marks, sized, held in seen):
         return  # marks that hold some layout as a whole are that face's pips, none a side face's
     towards = np.asarray(side_faces_towards, np.float64)
-    for marks, sized in seen:
+    for marks, sized, _ in seen:
         yield from (v for v in values if _holds_layout_beside_side_faces(marks, v, sized, towards))
+
+
+def _holds_whole(marks: np.ndarray, sized: bool) -> bool:
+    """Whether one reading's marks, all of them, hold the layout of their count (1-6 blobs, or 2-6 peaks)."""
+    return (1 if sized else 2) <= len(marks) <= 6 and _holds_layout(marks, sized)
 
 
 def _holds_layout_beside_side_faces(marks: np.ndarray, value: int, sized: bool, towards: np.ndarray) -> bool:
     """Whether `value` of the marks hold its layout and the others lie beside that face, `towards` (:func:`holds_layout_of`)."""
-    from vision._reader_pips import layout_fit, layout_spacing
+    from vision._reader_pips import layout_spacing
 
     n = len(marks)
     if value < SIDE_FACE_MIN_VALUE or not value < n <= value + SIDE_FACE_MARKS:
         return False
     for chosen in itertools.combinations(range(n), value):
         layout = marks[list(chosen)]
-        if not _holds_layout(layout, sized):
+        turn = _layout_turn(layout, sized)
+        if turn is None:
             continue
         centre = layout[:, :2].mean(axis=0)
         away = np.delete(marks, list(chosen), axis=0)[:, :2] - centre
-        turn = layout_fit(layout[:, :2], value)[1]
         cos, sin = np.cos(turn), np.sin(turn)
         face = np.abs(np.column_stack([cos * away[:, 0] - sin * away[:, 1], sin * away[:, 0] + cos * away[:, 1]]))
         face /= layout_spacing(layout[:, :2], value)  # (K, 2): spacings out along the face's two axes

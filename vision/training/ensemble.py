@@ -212,7 +212,7 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     except BaseException:
         meta_path.unlink(missing_ok=True)
         raise
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
 
