@@ -96,6 +96,20 @@ def test_augment_is_seeded_and_shaped():
     assert not np.array_equal(a, augment(ctx, np.random.default_rng(8)))
 
 
+def test_augment_grayscale_prob_changes_only_the_grey_crops():
+    ctx = draw_die(5, np.random.default_rng(0), size=CONTEXT_SIZE)
+    ctx[..., 2] = 200  # a colourful die, so that a grey crop shows
+    grey, colour = 0, 0
+    for seed in range(40):
+        always = augment(ctx, np.random.default_rng(seed), grayscale_prob=1.0)
+        never = augment(ctx, np.random.default_rng(seed), grayscale_prob=0.0)
+        # per-channel noise after the grey step leaves a grey crop a little colour; a coloured one keeps far more
+        grey += np.ptp(always.astype(int), axis=2).mean() < 20
+        colour += np.ptp(never.astype(int), axis=2).mean() > 60
+        assert always.shape == never.shape == (CROP_SIZE, CROP_SIZE, 3)
+    assert grey == 40 and colour == 40
+
+
 @pytest.mark.parametrize("value", range(1, 7))
 def test_plain_face_has_value_many_pips(value):
     crop = plain_face(value, angle_deg=20)

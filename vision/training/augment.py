@@ -17,9 +17,14 @@ import numpy as np
 from vision.face import CROP_SIZE
 from vision.training.data import CONTEXT_FACTOR
 
+#: Default probability of a grey crop in :func:`augment` (grey photos, such as
+#: most of the TRAIN set's Rune55 ones, exist; note that red pips on dark
+#: translucent dice have about the body's luminance and vanish in grey).
+GRAYSCALE_PROB = 0.2
+
 
 def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
-            pips: np.ndarray | None = None) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+            pips: np.ndarray | None = None, grayscale_prob: float = GRAYSCALE_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """One random face-reader crop from one context crop.
 
     Parameters
@@ -33,6 +38,10 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
     pips : ndarray of shape (K, 3), optional
         Pip centres ``x``, ``y`` and radii in px of `ctx`, moved with the crop
         (for the pip finder's targets).
+    grayscale_prob : float, optional
+        Probability of turning the crop grey (default :data:`GRAYSCALE_PROB`).
+        The random draws do not depend on it, so two runs with one seed see
+        the same crops but for which of them are grey.
 
     Returns
     -------
@@ -77,7 +86,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         x = x[..., rng.permutation(3)]  # red pips on blue dice look like blue pips on red ones
     x = x * rng.uniform(0.85, 1.15, 3)[None, None, :]
     x = (x - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-50, 50)
-    if rng.random() < 0.2:
+    if rng.random() < grayscale_prob:
         x[:] = x.mean(axis=2, keepdims=True)
     if rng.random() < 0.07:
         x = 255 - x
