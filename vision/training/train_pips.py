@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import augment
+from vision.training.augment import GRAYSCALE_PROB, augment
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_SIZE,
@@ -143,7 +143,7 @@ def train(args: argparse.Namespace) -> dict:
             idx = order[b * args.batch:(b + 1) * args.batch]
             xs, ts = [], []
             for i in idx:
-                img, p = augment(ctx[i], rng, pips=pips[i])
+                img, p = augment(ctx[i], rng, pips=pips[i], grayscale_prob=args.grayscale_prob)
                 xs.append(img)
                 ts.append(pip_target(p, scale=0.5))
             xb = torch.from_numpy(preprocess(np.stack(xs)))
@@ -233,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
                    help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
                         "for dice the classical check cannot read (self-training)")
+    p.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
+                   help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
     p.add_argument("--negatives", type=int, default=1500, help="TRAIN-set crops without a die to use (default 1500)")
     p.add_argument("--dev-train", default="none", metavar="MODE",
                    help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)")
@@ -264,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "command": recorded_command("vision.training.train_pips", argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
+                     "grayscale_prob": args.grayscale_prob,
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
         "export_max_abs_diff_cv2_vs_torch": diff,
