@@ -83,7 +83,7 @@ def test_evaluate_exact_counts_and_rates(tiny):
 def test_format_report_states_denominator_and_breakdowns(tiny):
     text = format_report(evaluate(tiny, _scripted_reader()))
     assert "per-die accuracy: 50.0%" in text
-    assert "silent-error rate: 33.3%" in text and "/ 6 labelled dice" in text
+    assert "silent-error rate: 33.33%" in text and "/ 6 labelled dice" in text
     assert "by source:" in text and "by true face:" in text and "unknown" in text
 
 

@@ -401,8 +401,8 @@ def evaluate(
     return result
 
 
-def _pct(x: float) -> str:
-    return f"{100.0 * x:.1f}%"
+def _pct(x: float, digits: int = 1) -> str:
+    return f"{100.0 * x:.{digits}f}%"
 
 
 def format_report(result: EvalResult) -> str:
@@ -413,7 +413,8 @@ def format_report(result: EvalResult) -> str:
         f"dice correct {m['correct']}, wrong value {m['wrong']}, unknown {m['unknown']}, "
         f"missed {m['missed']}, extra {m['extra']} ({m['extra_valued']} given a value)",
         f"per-die accuracy: {_pct(m['accuracy'])} (correct / labelled dice)",
-        f"silent-error rate: {_pct(m['silent_error_rate'])} "
+        # two decimals: the target is 0.5 %, and 5 of 947 (0.53 %) must not print as 0.5 %
+        f"silent-error rate: {_pct(m['silent_error_rate'], 2)} "
         f"((wrong value + extras given a value) / {m['labelled']} labelled dice)",
         f"exact-image rate: {_pct(m['exact_image_rate'])} ({m['exact_images']} of {m['images']} images "
         "with every die right and nothing extra)",
@@ -430,7 +431,7 @@ def format_report(result: EvalResult) -> str:
     for s, sm in result.by_source().items():
         lines.append(
             f"{s:<10} {sm['images']:6d} {sm['labelled']:5d}  {_pct(sm['accuracy']):>8}  "
-            f"{_pct(sm['silent_error_rate']):>6}  {sm['unknown']:7d}  {sm['missed']:6d}  {sm['extra']:5d}  "
+            f"{_pct(sm['silent_error_rate'], 2):>6}  {sm['unknown']:7d}  {sm['missed']:6d}  {sm['extra']:5d}  "
             f"{sm['median_ms']:9.1f}"
         )
     lines += ["", "by true face:", "face  dice  accuracy  wrong  unknown  missed"]
