@@ -236,10 +236,18 @@ def _run_play(argv, monkeypatch):
 
 
 def test_play_bad_bot_level_is_one_line(capsys, tmp_path):
+    import socket
+
     from table.cli import main
 
-    status = main(["play", "--camera", "synthetic", "--no-buttons", "--db", str(tmp_path / "g.sqlite3"),
-                   "--players", "Ann,HAL:genius"])
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    try:  # the bad level is told, not the port in use (the usage error comes first)
+        status = main(["play", "--camera", "synthetic", "--no-buttons", "--db", str(tmp_path / "g.sqlite3"),
+                       "--port", str(busy.getsockname()[1]), "--players", "Ann,HAL:genius"])
+    finally:
+        busy.close()
     err = capsys.readouterr().err.strip()
     assert status == 2 and "unknown bot level 'genius'" in err and "\n" not in err
     with pytest.raises(SystemExit) as exc:  # argparse's own usage error

@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bot_delay <= 60:
         raise UsageError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay}")
     from table.app import TableApp
+    from table.app_support import check_setup
     from table._camera import CameraLoop
     from table.display.server import DisplayServer
     from table.store import DB_ENV
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     parse_spec(args.camera)
     names = parse_names(args.players)
     setup = Setup(args.rules or "yahtzee", args.joker, names)
+    check_setup(setup.ruleset, setup.joker, setup.names)  # a bad --players is told before the port is tried
     profile, make = make_watch(args)
     tray = None
     camera_spec = args.camera
