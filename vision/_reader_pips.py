@@ -247,19 +247,13 @@ def layout_spacing(points: np.ndarray, value: int) -> float:
     return float(np.sqrt((c**2).sum(axis=1).mean())) / _LAYOUT_UNIT[value][1]
 
 
-def _layout_error(points: np.ndarray, value: int) -> float:
-    """Worst pip distance from layout `value` after the best rotation (RMS-radius units); inf if no fit.
+def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
+    """The best rotation of layout `value` onto `points`, and its worst pip distance.
 
     The rotations tried turn each point off the centre onto each layout pip
     off the centre; a rotation counts when every layout pip has its own
     nearest point. All rotations are tried at once (arrays of shape
     (rotations, points, layout pips)).
-    """
-    return layout_fit(points, value)[0]
-
-
-def layout_fit(points: np.ndarray, value: int) -> tuple[float, float]:
-    """The best rotation of layout `value` onto `points`, and its worst pip distance.
 
     Parameters
     ----------
@@ -385,7 +379,7 @@ def match_subset(blobs: np.ndarray, value: int) -> tuple[int, ...] | None:
             continue
         if np.hypot(*centre) > (min(0.22, PAIR_CENTRE_OFFSET * spacing) if value == 2 else 0.22):
             continue
-        if _layout_error(p, value) > LAYOUT_TOLERANCE:
+        if layout_fit(p, value)[0] > LAYOUT_TOLERANCE:
             continue
         others = np.ones(len(blobs), bool)
         others[idx] = False

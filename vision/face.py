@@ -230,8 +230,9 @@ class FaceReader:
     model has no cascade: a cascade of seeds 0 and 1 (consulted below 0.9,
     the second network reading 27 % of the DEV crops, median time per photo
     unchanged) read 4 more dice of held-out DEV fold 1 and 1 more of fold 0
-    (twins of both seeds for each fold) with silent errors unchanged, but on rendered stress sets (seeds 0-2) 4 more dice and 1 more
-    wrong, and gave a leaning die a value: the second network's confidence
+    (twins of both seeds for each fold) with silent errors unchanged, but on
+    rendered stress sets (seeds 0-2) 4 more dice and 1 more wrong, and gave
+    a leaning die a value: the second network's confidence
     lifts the first's unsure readings, right and wrong alike.
 
     Examples

@@ -11,6 +11,8 @@ dice as in 640 px tray photos), Gaussian noise and JPEG compression.
 
 from __future__ import annotations
 
+import argparse
+
 import cv2
 import numpy as np
 
@@ -31,6 +33,12 @@ from vision.training.data import CONTEXT_FACTOR
 #: grey crops it cannot read. Not adopted: fold 1 and a clean baseline are to
 #: measure, and a middle value (0.05) to try.
 GRAYSCALE_PROB = 0.2
+
+
+def add_augment_options(parser: argparse.ArgumentParser) -> None:
+    """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`)."""
+    parser.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
+                        help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
 
 
 def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,

@@ -56,7 +56,7 @@ from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
 from vision.training import synth
-from vision.training.augment import GRAYSCALE_PROB, augment, centre_crop
+from vision.training.augment import add_augment_options, augment, centre_crop
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_FACTOR,
@@ -196,7 +196,8 @@ def train(args: argparse.Namespace) -> dict:
         tot, correct, n = 0.0, 0, 0
         for b in range(steps_per_epoch):
             idx = order[b * args.batch : (b + 1) * args.batch]
-            xb = torch.from_numpy(preprocess(np.stack([augment(ctx[i], rng, grayscale_prob=args.grayscale_prob) for i in idx])))
+            crops = [augment(ctx[i], rng, grayscale_prob=args.grayscale_prob) for i in idx]
+            xb = torch.from_numpy(preprocess(np.stack(crops)))
             yb = torch.from_numpy(y[idx])
             logits = model(xb)
             loss = loss_fn(logits, yb)
@@ -260,8 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render-randomised", type=int, default=600,
                    help="vision.render.render_randomised images to add (every look, surface and camera condition; 0: none)")
     p.add_argument("--label-smoothing", type=float, default=0.05)
-    p.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
-                   help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
+    add_augment_options(p)
     p.add_argument("--widths", type=int, nargs=4, default=[32, 48, 64, 96], metavar="W",
                    help="channels of the four conv stages (default 32 48 64 96)")
     p.add_argument("--depth", type=int, default=1, choices=(1, 2, 3),

@@ -37,7 +37,7 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import GRAYSCALE_PROB, augment
+from vision.training.augment import add_augment_options, augment
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_SIZE,
@@ -233,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
                    help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
                         "for dice the classical check cannot read (self-training)")
-    p.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
-                   help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
+    add_augment_options(p)
     p.add_argument("--negatives", type=int, default=1500, help="TRAIN-set crops without a die to use (default 1500)")
     p.add_argument("--dev-train", default="none", metavar="MODE",
                    help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)")
