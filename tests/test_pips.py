@@ -133,11 +133,13 @@ def test_missing_and_corrupt_models_say_how_to_fix(tmp_path: Path):
         PipFinder(bad)
 
 
+@pytest.mark.parametrize("angle", [30, 120])
 @pytest.mark.parametrize("value", range(1, 7))
-def test_labelled_layout_fit_finds_faint_pips_where_they_are(value):
+def test_labelled_layout_fit_finds_faint_pips_where_they_are(value, angle):
     from vision.training.pip_data import fit_layout_on_map
 
-    faint = 0.35 * _drawn_map(value, angle_deg=30)  # too faint for any blob threshold of pips_from_map
+    # at 120 degrees a 2 lies on the other diagonal and a 6's rows turn: 2, 3 and 6 repeat only every 180
+    faint = 0.35 * _drawn_map(value, angle_deg=angle)  # too faint for any blob threshold of pips_from_map
     pips = fit_layout_on_map(faint, value, 0.15)
     assert pips is not None and pips.shape == (value, 3)
     marks = faint[np.round(pips[:, 1]).astype(int), np.round(pips[:, 0]).astype(int)]

@@ -106,10 +106,12 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
 
 #: Poses tried by :func:`fit_layout_on_map`: layout centre offsets from the crop
 #: centre (fraction of the box side), pip spacings (centre to corner pip along a
-#: face axis, fraction of the box side) and turns (degrees; layouts repeat every 90).
+#: face axis, fraction of the box side) and turns (degrees). The layouts of 1, 4
+#: and 5 repeat every 90 degrees, so only turns below 90 are tried for them; those
+#: of 2, 3 and 6 repeat only every 180 (a 2 on one diagonal or the other).
 FIT_OFFSETS = np.linspace(-0.2, 0.2, 11)
 FIT_SPACINGS = np.linspace(0.13, 0.27, 8)
-FIT_TURNS = np.arange(0.0, 90.0, 7.5)
+FIT_TURNS = np.arange(0.0, 180.0, 7.5)
 #: A fitted layout needs every pip's mark at least this strong ...
 FIT_MIN_PIP = 0.2
 #: ... and no empty place of the 3 x 3 pip grid marked more than this fraction of
@@ -165,7 +167,7 @@ def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_M
         k = max(1, int(round(spacing * box / 3)))
         local_max = cv2.dilate(raw, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
         smooth = cv2.GaussianBlur(raw, (0, 0), max(1.0, k / 2))
-        for turn in FIT_TURNS:
+        for turn in (FIT_TURNS if value in (2, 3, 6) else FIT_TURNS[FIT_TURNS < 90.0]):
             a = np.radians(turn)
             rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
             pts = grid @ rot.T * spacing * box  # (9, 2) px around the layout centre
