@@ -168,9 +168,12 @@ def test_fixed_probes_match_training_time_answers(reader, metadata):
     probs = reader.predict(crops)
     recorded = metadata["fixed_probes"]
     assert set(recorded) == set(names)
+    # an int8 model (vision.training.quantise) may round a little differently on another CPU's integer
+    # instructions (AVX2's saturating multiply-add against VNNI), so it gets a looser bound
+    tolerance = 0.01 if "quantisation" in metadata else 1e-3
     for name, p in zip(names, probs):
         assert int(p.argmax()) == recorded[name]["top"], name
-        assert abs(float(p.max()) - recorded[name]["prob"]) < 1e-3, name
+        assert abs(float(p.max()) - recorded[name]["prob"]) < tolerance, name
 
 
 @pytest.mark.parametrize("level", [0, 60, 128, 235, 255])

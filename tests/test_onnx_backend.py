@@ -31,12 +31,25 @@ def test_default_is_onnxruntime_when_installed(monkeypatch):
     assert chosen_backend() == "opencv"
 
 
+def _tolerance(model, float_atol: float, int8_atol: float) -> float:
+    """Float networks agree to rounding; quantised ones (vision.training.quantise) to their int8 kernels' rounding."""
+    return int8_atol if "quantisation" in model.metadata else float_atol
+
+
 def test_face_reader_and_pip_finder_agree_across_runtimes(monkeypatch):
+    from vision.face import DEFAULT_MARGIN
+    from vision.pips import layouts_on_map
+
     crops, _ = fixed_probe_crops()
     fast, slow = _both(monkeypatch, FaceReader)
-    assert np.allclose(fast.predict(crops), slow.predict(crops), atol=1e-4)
+    a, b = fast.predict(crops), slow.predict(crops)
+    # the two runtimes' int8 convolutions round differently: 0.0074 at most on these probes
+    assert np.allclose(a, b, atol=_tolerance(fast, 1e-4, 0.02))
+    assert (a.argmax(axis=1) == b.argmax(axis=1)).all()
     fast, slow = _both(monkeypatch, PipFinder)
-    assert np.allclose(fast.predict(crops), slow.predict(crops), atol=1e-4)
+    a, b = fast.predict(crops), slow.predict(crops)
+    assert np.allclose(a, b, atol=_tolerance(fast, 1e-4, 0.1))  # 0.027 at most
+    assert [layouts_on_map(m, DEFAULT_MARGIN) for m in a] == [layouts_on_map(m, DEFAULT_MARGIN) for m in b]
 
 
 @pytest.mark.parametrize("size", [(640, 480), (1280, 960), (480, 640)])

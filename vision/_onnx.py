@@ -9,6 +9,11 @@ Two runtimes can run the networks, with the same answers (to about 1e-6):
 * **OpenCV's** ``cv2.dnn``: always there (OpenCV is needed anyway), used when
   onnxruntime is not installed or when asked for.
 
+The face reader and the pip finder ship quantised to 8-bit integers
+(:mod:`vision.training.quantise`, QOperator format); both runtimes run them,
+and their integer kernels round a little differently (face probabilities
+within 0.01, pip maps within 0.03 on the fixed probes; the same readings on DEV).
+
 ``DICETABLE_ONNX_BACKEND=opencv`` (or ``onnxruntime``) in the environment picks
 one; unset or ``auto`` takes onnxruntime when it can be imported. The
 onnxruntime session uses as many threads as OpenCV is set to
