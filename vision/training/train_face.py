@@ -40,6 +40,10 @@ preprocessing, data counts, training settings and time, DEV metrics from
 :mod:`vision.training.evaluate`, and the top classes on fixed drawn crops
 that the tests check). The export is checked: ``cv2.dnn`` must give the same
 logits as torch on a few crops (max abs difference printed).
+
+The packaged network is this float one quantised to 8-bit integers:
+``python -m vision.training.quantise OUT/face_reader.onnx --out vision/models``
+(:mod:`vision.training.quantise`).
 """
 
 from __future__ import annotations

@@ -23,6 +23,10 @@ Outputs in ``--out``: ``pip_finder.onnx`` (probabilities, sigmoid included) and
 ``pip_finder.json`` (data counts, settings, time, and the layout agreement on
 the held-out DEV dice: how often the map holds the true value's layout and
 how often it holds a wrong one).
+
+The packaged network is this float one quantised to 8-bit integers:
+``python -m vision.training.quantise OUT/pip_finder.onnx --out vision/models``
+(:mod:`vision.training.quantise`).
 """
 
 from __future__ import annotations
