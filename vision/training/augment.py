@@ -23,15 +23,20 @@ from vision.training.data import CONTEXT_FACTOR
 #: most of the TRAIN set's Rune55 ones, exist; note that red pips on dark
 #: translucent dice have about the body's luminance and vanish in grey).
 #:
-#: 0 was measured on DEV fold 0 held out (face and pip twins trained with
-#: ``--dev-train fold:0 --grayscale-prob 0``, the ship commands otherwise):
-#: 452 right, 1 wrong (a label error), 20 unknown of 473, against 446 / 1 / 26
-#: for the earlier fold-0 twins (grey 0.2; their pip twin had another teacher,
-#: so this is no clean A/B); held-out crop accuracy 0.981 against 0.977. On
-#: the same photos turned grey it gave 411 / 3 / 59, one of the wrong values a
-#: smoky die with red pips read 4 for 3 at 0.91: a grey-free network is sure of
-#: grey crops it cannot read. Not adopted: fold 1 and a clean baseline are to
-#: measure, and a middle value (0.05) to try.
+#: 0 against 0.2, measured on DEV fold 0 held out (a clean A/B: face twins
+#: trained with the ship command plus ``--dev-train fold:0``, one with
+#: ``--grayscale-prob 0``; the same pip twin, grey 0.2, for both; training is
+#: deterministic: the fold-0 pip twin came out bit for bit as at stop 18):
+#:
+#: - colour photos: 0 gave 450 right / 1 wrong (a label error) / 22 unknown of
+#:   473; 0.2 gave 445 / 2 / 26, its second wrong value a smoky 4 with red pips
+#:   read 2 at 0.97 (``nell_IMG_20191209_095923``). Held-out crop accuracy
+#:   0.981 for both: the grey-free network is surer, not more often right.
+#: - the same photos turned grey: 0 gave 411 / 2 / 60; 0.2 gave 420 / 1 / 52.
+#: - with a grey-free pip twin as well: 452 / 1 / 20 in colour, 413 / 3 / 57 grey.
+#:
+#: Not adopted yet: one fold, and a colour camera gains where grey photos lose.
+#: Fold 1 (both values) is the next measurement, then perhaps 0.05.
 GRAYSCALE_PROB = 0.2
 
 
