@@ -34,8 +34,10 @@ and the fixed probes' answers re-recorded from the quantised network.
 Measured on this project's machine (one core, onnxruntime 1.32, a batch of
 six crops): face reader 10.2 -> 8.4 ms, pip finder 6.0 -> 4.2 ms. Through the
 reader (``benchmarks/speed.py --against FLOAT_DIR``, the two pairs timed photo
-by photo in turn, best of 3) the median DEV photo took 37.0 ms against 41.8 ms
-(0.89); the die detector, the resizing and the layout checks take the rest.
+by photo in turn, best of 3) the median DEV photo took 26.2-26.9 ms against
+30.4-31.2 ms (0.85-0.87), and 37.0 against 41.8 ms (0.89) while the shared
+machine was busier; the die detector, the resizing and the layout checks take
+the rest.
 The files shrink from 4.4 MB to 1.2 MB. On DEV the readings changed for two
 dice (read right where they were unknown), none for the worse.
 
