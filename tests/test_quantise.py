@@ -125,6 +125,16 @@ def test_what_cannot_be_quantised_says_why(tmp_path):
         quantise(src, tmp_path / "e", crops, crops)
 
 
+def test_command_refuses_a_quantised_model_before_gathering_crops(tmp_path, capsys):
+    src = _face_reader(tmp_path / "face_reader.onnx")
+    quantise(src, tmp_path / "int8", _crops(8, 0), _crops(8, 1))
+    # no TRAIN set here either: the model's own fault is what gets reported
+    assert main([str(tmp_path / "int8" / "face_reader.onnx"), "--out", str(tmp_path / "again"),
+                 "--train-dir", str(tmp_path / "no_train")]) == 2
+    err = capsys.readouterr().err
+    assert "quantised already" in err and "TRAIN" not in err
+
+
 def test_command_without_the_train_set_says_where_crops_come_from(tmp_path, capsys):
     src = _face_reader(tmp_path / "face_reader.onnx")
     assert main([str(src), "--out", str(tmp_path / "int8"), "--train-dir", str(tmp_path / "no_train")]) == 2

@@ -58,7 +58,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["CALIBRATION_PERCENTILE", "float_layers", "quantise", "train_crops", "main"]
+__all__ = ["CALIBRATION_PERCENTILE", "float_layers", "quantise", "train_crops", "training_record", "main"]
 
 #: Percentile of each activation's magnitudes that sets its uint8 range.
 CALIBRATION_PERCENTILE: float = 99.99
@@ -147,6 +147,33 @@ def _fixed_probes(kind: str, path: Path) -> dict:
             for n, m in zip(names, maps)}
 
 
+def training_record(model: Path) -> dict:
+    """The JSON beside a float face reader or pip finder that :func:`quantise` can take.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the model or its JSON is missing.
+    ValueError
+        If the model is not a face reader or pip finder, is a cascade, or is quantised already.
+    """
+    model = Path(model)
+    meta_path = model.with_suffix(".json")
+    if not model.is_file() or not meta_path.is_file():
+        raise FileNotFoundError(f"{model} or its training record {meta_path.name} is missing: "
+                                "quantise the output folder of vision.training.train_face or train_pips")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    kind = meta.get("model")
+    if kind not in KINDS:
+        raise ValueError(f"{meta_path} describes {kind!r}; only {' and '.join(KINDS)} can be quantised")
+    if "cascade" in meta:
+        raise ValueError(f"{model} is a cascade of two networks; quantise each member before writing the cascade")
+    if "quantisation" in meta:
+        raise ValueError(f"{model} is quantised already (see \"quantisation\" in {meta_path.name}); "
+                         "quantise the float model the trainer wrote")
+    return meta
+
+
 def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndarray, *,
              command: str = "") -> dict:
     """Write the int8 version of a face reader or pip finder, and its JSON, to `out_dir`.
@@ -185,19 +212,8 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
     from vision.face import preprocess
 
     model = Path(model)
-    meta_path = model.with_suffix(".json")
-    if not model.is_file() or not meta_path.is_file():
-        raise FileNotFoundError(f"{model} or its training record {meta_path.name} is missing: "
-                                "quantise the output folder of vision.training.train_face or train_pips")
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    kind = meta.get("model")
-    if kind not in KINDS:
-        raise ValueError(f"{meta_path} describes {kind!r}; only {' and '.join(KINDS)} can be quantised")
-    if "cascade" in meta:
-        raise ValueError(f"{model} is a cascade of two networks; quantise each member before writing the cascade")
-    if "quantisation" in meta:
-        raise ValueError(f"{model} is quantised already (see \"quantisation\" in {meta_path.name}); "
-                         "quantise the float model the trainer wrote")
+    meta = training_record(model)
+    kind = meta["model"]
     if not len(calibration) or not len(check):
         raise ValueError("quantising needs calibration crops and other crops to check the result on; got "
                          f"{len(calibration)} and {len(check)}")
@@ -304,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
     args = p.parse_args(argv)
     try:
+        training_record(args.model)  # say what is wrong with the model before the crops are gathered
         print(f"quantising {args.model}: {args.calibration} TRAIN crops set the ranges, "
               f"{args.check} others check the result", flush=True)
         crops = train_crops(args.calibration + args.check, args.seed, args.cache_dir, args.train_dir)
