@@ -201,10 +201,8 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
 
     Raises
     ------
-    FileNotFoundError
-        If the model or its JSON is missing.
-    ValueError
-        If the model is not a face reader or pip finder, is a cascade, or is quantised already.
+    FileNotFoundError, ValueError
+        As :func:`training_record` says; ValueError also when either crop array is empty.
     """
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
                                           quantize_static)
