@@ -106,9 +106,9 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
 
 #: Poses tried by :func:`fit_layout_on_map`: layout centre offsets from the crop
 #: centre (fraction of the box side), pip spacings (centre to corner pip along a
-#: face axis, fraction of the box side) and turns (degrees). The layouts of 1, 4
-#: and 5 repeat every 90 degrees, so only turns below 90 are tried for them; those
-#: of 2, 3 and 6 repeat only every 180 (a 2 on one diagonal or the other).
+#: face axis, fraction of the box side) and turns (degrees). A layout that a
+#: quarter turn maps onto itself (1, 4, 5) is tried at the turns below 90 only;
+#: the others (2, 3, 6) repeat only every 180 (a 2 on one diagonal or the other).
 FIT_OFFSETS = np.linspace(-0.2, 0.2, 11)
 FIT_SPACINGS = np.linspace(0.13, 0.27, 8)
 FIT_TURNS = np.arange(0.0, 180.0, 7.5)
@@ -159,7 +159,10 @@ def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_M
     side = pip_map.shape[0]
     box = side / (1.0 + 2.0 * margin)
     grid = np.array([(u, v) for v in (-1, 0, 1) for u in (-1, 0, 1)], np.float64)
-    used = np.array([tuple(g) in set(PIP_LAYOUTS[value]) for g in grid])
+    layout = set(PIP_LAYOUTS[value])
+    used = np.array([tuple(g) in layout for g in grid])
+    quarter_turn_symmetric = {(-y, x) for x, y in layout} == layout
+    turns = FIT_TURNS[FIT_TURNS < 90.0] if quarter_turn_symmetric else FIT_TURNS
     raw = np.asarray(pip_map, np.float32)
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float64)
     candidates = []
@@ -167,7 +170,7 @@ def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_M
         k = max(1, int(round(spacing * box / 3)))
         local_max = cv2.dilate(raw, np.ones((2 * k + 1, 2 * k + 1), np.uint8))
         smooth = cv2.GaussianBlur(raw, (0, 0), max(1.0, k / 2))
-        for turn in (FIT_TURNS if value in (2, 3, 6) else FIT_TURNS[FIT_TURNS < 90.0]):
+        for turn in turns:
             a = np.radians(turn)
             rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
             pts = grid @ rot.T * spacing * box  # (9, 2) px around the layout centre
