@@ -170,7 +170,7 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     import json
 
     from vision.face import FaceReader
-    from vision.training import synth
+    from vision.training.evaluate import face_probe_answers
 
     records = []
     for path in members:
@@ -202,9 +202,7 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # FaceReader reads the cascade from it
     try:
         reader = FaceReader(out)
-        probe, names = synth.fixed_probe_crops()
-        probs = reader.predict(probe)
-        meta["fixed_probes"] = {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, probs)}
+        meta["fixed_probes"] = face_probe_answers(reader)
         if dev_dir is not None and Path(dev_dir).is_dir():
             from vision.training.evaluate import dev_crops, evaluate
 

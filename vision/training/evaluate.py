@@ -26,6 +26,49 @@ from vision.training.data import DEFAULT_DEV_DIR, iou
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 
+def face_probe_answers(reader) -> dict[str, dict]:
+    """A face reader's answers on :func:`vision.training.synth.fixed_probe_crops`, as the models' JSON records them.
+
+    Parameters
+    ----------
+    reader : vision.face.FaceReader
+        Or any object with ``predict(crops) -> ndarray (N, 7)`` of probabilities.
+
+    Returns
+    -------
+    dict
+        Probe name -> ``{"top": class 0-6, "prob": its probability, 4 decimals}``.
+    """
+    from vision.training.synth import fixed_probe_crops
+
+    crops, names = fixed_probe_crops()
+    return {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, reader.predict(crops))}
+
+
+def pip_probe_answers(finder) -> dict[str, dict]:
+    """A pip finder's answers on :func:`vision.training.synth.fixed_probe_crops`, as the models' JSON records them.
+
+    Parameters
+    ----------
+    finder : vision.pips.PipFinder
+        Or any object with ``predict(crops) -> ndarray (N, 64, 64)`` of pip probabilities.
+
+    Returns
+    -------
+    dict
+        Probe name -> ``{"layouts": face values whose layout the map holds
+        (:func:`vision.pips.layouts_on_map`, crops cut with the default margin),
+        "pip_pixels": pixels at 0.5 or more}``.
+    """
+    from vision.face import DEFAULT_MARGIN
+    from vision.pips import layouts_on_map
+    from vision.training.synth import fixed_probe_crops
+
+    crops, names = fixed_probe_crops()
+    return {n: {"layouts": sorted(layouts_on_map(m, DEFAULT_MARGIN)), "pip_pixels": int((m >= 0.5).sum())}
+            for n, m in zip(names, finder.predict(crops))}
+
+
 def dev_crops(dev_dir: Path = DEFAULT_DEV_DIR, *, seed: int = 0) -> dict[str, np.ndarray]:
     """Crops of every labelled die of a labelled folder, plus background crops.
 

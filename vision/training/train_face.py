@@ -331,11 +331,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     reader = FaceReader(onnx_path)
-    probe, names = synth.fixed_probe_crops()
-    pp = reader.predict(probe)
-    meta["fixed_probes"] = {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, pp)}
-    for n, p in zip(names, pp):
-        print(f"probe {n}: top {int(p.argmax())} p={float(p.max()):.3f}")
+    from vision.training.evaluate import face_probe_answers
+
+    meta["fixed_probes"] = face_probe_answers(reader)
+    for n, answer in meta["fixed_probes"].items():
+        print(f"probe {n}: top {answer['top']} p={answer['prob']:.3f}")
     if res["dev"] is not None:
         from vision.training.evaluate import evaluate, format_table
 

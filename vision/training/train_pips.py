@@ -276,13 +276,10 @@ def main(argv: list[str] | None = None) -> int:
         "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
                            else "float32",
     }
-    from vision.pips import PipFinder, layouts_on_map
-    from vision.training import synth
+    from vision.pips import PipFinder
+    from vision.training.evaluate import pip_probe_answers
 
-    probe, names = synth.fixed_probe_crops()
-    maps = PipFinder(onnx_path).predict(probe)
-    meta["fixed_probes"] = {n: {"layouts": sorted(layouts_on_map(m, 0.15)), "pip_pixels": int((m >= 0.5).sum())}
-                            for n, m in zip(names, maps)}
+    meta["fixed_probes"] = pip_probe_answers(PipFinder(onnx_path))
     print("fixed probes: " + ", ".join(f"{n} {v['layouts']}" for n, v in meta["fixed_probes"].items()), flush=True)
     if Path(args.dev_dir).is_dir():
         meta["dev_layout_agreement"] = measure(onnx_path, args)
