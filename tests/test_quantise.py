@@ -101,7 +101,7 @@ def test_quantised_pip_finder_keeps_its_sigmoid_float(tmp_path):
     maps, full = PipFinder(out).predict(_crops(8, 3)), PipFinder(src).predict(_crops(8, 3))
     assert maps.shape == (8, CROP_SIZE, CROP_SIZE) and np.abs(maps - full).max() < 0.1
     assert set(meta["fixed_probes"]["plain_3_rot0"]) == {"layouts", "pip_pixels"}
-    assert meta["quantisation"]["agreement_with_float"]["pixels"] == 16 * 32 * 32
+    assert meta["quantisation"]["agreement_with_float"]["pixels"] == 16 * CROP_SIZE * CROP_SIZE  # the maps the reader reads
 
 
 def test_what_cannot_be_quantised_says_why(tmp_path):

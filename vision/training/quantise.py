@@ -90,61 +90,29 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _run(path: Path, blob: np.ndarray) -> np.ndarray:
-    """The network's raw output for a (N, 3, S, S) float32 blob, by onnxruntime, in batches of 64."""
-    import onnxruntime as ort
+def _network(kind: str, path: Path):
+    """The project's reader of a face-reader or pip-finder file: :class:`vision.face.FaceReader` or :class:`vision.pips.PipFinder`."""
+    from vision.face import FaceReader
+    from vision.pips import PipFinder
 
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    name = session.get_inputs()[0].name
-    return np.concatenate([session.run(None, {name: blob[i:i + 64]})[0] for i in range(0, len(blob), 64)])
-
-
-def _softmax(logits: np.ndarray) -> np.ndarray:
-    z = logits.reshape(len(logits), -1).astype(np.float64)
-    e = np.exp(z - z.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
+    return FaceReader(path) if kind == "face_reader.onnx" else PipFinder(path)
 
 
 def _agreement(kind: str, float_path: Path, int8_path: Path, crops: np.ndarray) -> dict:
-    """How closely the quantised network follows the float one on `crops` (N, S, S, 3) uint8."""
-    from vision.face import preprocess
-
-    blob = preprocess(crops)
-    a, b = _run(float_path, blob), _run(int8_path, blob)
+    """How closely the quantised network follows the float one on `crops` (N, 64, 64, 3) uint8, as the reader reads them."""
+    a, b = _network(kind, float_path).predict(crops), _network(kind, int8_path).predict(crops)
     if kind == "face_reader.onnx":
-        pa, pb = _softmax(a), _softmax(b)
-        diff = np.abs(pa - pb).max(axis=1)
-        return {"crops": int(len(crops)), "top_class_changed": int((pa.argmax(1) != pb.argmax(1)).sum()),
+        diff = np.abs(a - b).max(axis=1)
+        return {"crops": int(len(crops)), "top_class_changed": int((a.argmax(1) != b.argmax(1)).sum()),
                 "max_abs_prob_change": round(float(diff.max()), 4),
                 "p99_abs_prob_change": round(float(np.quantile(diff, 0.99)), 4)}
     from vision.face import DEFAULT_MARGIN
     from vision.pips import layouts_on_map
 
-    a, b = a.reshape(len(crops), *a.shape[-2:]), b.reshape(len(crops), *b.shape[-2:])
     same = [layouts_on_map(x, DEFAULT_MARGIN) == layouts_on_map(y, DEFAULT_MARGIN) for x, y in zip(a, b)]
     return {"crops": int(len(crops)), "layouts_changed": int(len(same) - sum(same)),
             "pixels_flipped_at_0.5": int(((a >= 0.5) != (b >= 0.5)).sum()), "pixels": int(a.size),
             "mean_abs_change": round(float(np.abs(a - b).mean()), 5)}
-
-
-def _fixed_probes(kind: str, path: Path) -> dict:
-    """The fixed probes' answers (:func:`vision.training.synth.fixed_probe_crops`) as the trainers record them."""
-    from vision.training import synth
-
-    crops, names = synth.fixed_probe_crops()
-    if kind == "face_reader.onnx":
-        from vision.face import FaceReader
-
-        probs = FaceReader(path).predict(crops)
-        return {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, probs)}
-    from vision.face import DEFAULT_MARGIN
-    from vision.pips import PipFinder, layouts_on_map
-
-    maps = PipFinder(path).predict(crops)
-    return {n: {"layouts": sorted(layouts_on_map(m, DEFAULT_MARGIN)), "pip_pixels": int((m >= 0.5).sum())}
-            for n, m in zip(names, maps)}
 
 
 def training_record(model: Path) -> dict:
@@ -208,6 +176,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
                                           quantize_static)
 
     from vision.face import preprocess
+    from vision.training.evaluate import face_probe_answers, pip_probe_answers
 
     model = Path(model)
     meta = training_record(model)
@@ -241,6 +210,8 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
                             calibrate_method=CalibrationMethod.Percentile,
                             extra_options={"CalibPercentile": CALIBRATION_PERCENTILE})
         agreement = _agreement(kind, float_copy, int8, check)
+        probes = face_probe_answers if kind == "face_reader.onnx" else pip_probe_answers
+        meta["fixed_probes"] = probes(_network(kind, int8))
         float_diff = meta.pop("export_max_abs_diff_cv2_vs_torch", None)
         meta["quantisation"] = {
             "method": (f"onnxruntime.quantization.quantize_static, QOperator format: int8 weights per output "
@@ -257,10 +228,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
         target = out_dir / model.name
         shutil.copyfile(int8, target)
     meta["weights_storage"] = "int8 (per output channel), but the float layers under \"quantisation\""
-    meta_out = target.with_suffix(".json")
-    meta_out.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # the probes load the model with it
-    meta["fixed_probes"] = _fixed_probes(kind, target)
-    meta_out.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    target.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
 
