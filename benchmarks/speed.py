@@ -29,17 +29,14 @@ import numpy as np
 
 from vision.evaluate import load_dataset
 from vision.images import load_image
-from vision.reader import read_image
+from vision.reader import networks_from_files, read_image
 
 
 def _networks(folder: Path | None) -> dict:
     """``read_image`` keyword arguments for the face reader and pip finder in `folder` (packaged ones: none)."""
     if folder is None:
         return {}
-    from vision.face import FaceReader
-    from vision.pips import PipFinder
-
-    return {"face_reader": FaceReader(folder / "face_reader.onnx"), "pip_finder": PipFinder(folder / "pip_finder.onnx")}
+    return networks_from_files(face_model=folder / "face_reader.onnx", pip_model=folder / "pip_finder.onnx")
 
 
 def _best_of(image: np.ndarray, repeat: int, networks: dict) -> tuple[float, float]:

@@ -1,7 +1,8 @@
 """The pip reader on rendered stress sets, one per condition (issue 7, item 5).
 
 Usage: python benchmarks/stress_sets.py [--n 20] [--seed 0] [--conditions plain,glare,...] [--json FILE]
-       [--save DIR] [--save-all] [--floors]
+       [--save DIR] [--save-all] [--floors] [--threshold T]
+       [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
 
 Renders ``--n`` images of five dice per condition of
 :data:`vision.render.CONDITIONS` (plus ``random``: every factor at random) with
@@ -14,7 +15,10 @@ drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
 unreadable dice, value above), the reading in red (``?`` for unknown).
-``--floors`` ends with a ``FLOORS`` dict for ``tests/test_stress_sets.py``
+``--face-model``, ``--detector-model`` and ``--pip-model`` read with other
+networks than the packaged ones (a retrained model, a quantised one, a
+held-out twin: the renders are the same for every model, so two runs with one
+seed compare them die for die). ``--floors`` ends with a ``FLOORS`` dict for ``tests/test_stress_sets.py``
 (run it with ``--n 6``, the test's set size): accuracy less 0.1, rounded down
 to 0.01; the silent limit is the measured count, at least 1 (GAP above 1).
 """
@@ -45,24 +49,32 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None,
                         help="the reader's value threshold to try, strictly between 0 and 1 "
                              "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.75)")
+    for kind in ("face", "detector", "pip"):
+        parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX",
+                            help=f"{kind} model to read with instead of the packaged one")
     args = parser.parse_args()
-    read = None
-    if args.threshold is not None:
-        if not 0.0 < args.threshold < 1.0:
-            parser.error(f"--threshold must be strictly between 0 and 1 (e.g. 0.5), got {args.threshold}")
-        from vision.reader import read_image
+    if args.threshold is not None and not 0.0 < args.threshold < 1.0:
+        parser.error(f"--threshold must be strictly between 0 and 1 (e.g. 0.5), got {args.threshold}")
+    from vision.errors import VisionError
+    from vision.reader import VALUE_THRESHOLD, networks_from_files, read_image
 
-        def read(image):
-            return read_image(image, value_threshold=args.threshold)
+    threshold = VALUE_THRESHOLD if args.threshold is None else args.threshold
+    try:
+        networks = networks_from_files(args.face_model, args.detector_model, args.pip_model)
+    except VisionError as exc:
+        parser.error(str(exc))
+
+    def read(image):
+        return read_image(image, value_threshold=threshold, **networks)
+
     cv2.setNumThreads(1)
     names = [c for c in args.conditions.split(",") if c] or [*CONDITIONS, "random"]
     for c in names:
         if c != "random" and c not in CONDITIONS:
             parser.error(f"unknown condition {c!r}; use some of {', '.join(CONDITIONS)}, random")
-    from vision.reader import VALUE_THRESHOLD
-
-    threshold = VALUE_THRESHOLD if args.threshold is None else args.threshold
-    print(f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}")
+    models = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in vars(args).items() if k.endswith("_model") and v)
+    print(f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}"
+          + (f"; {models}" if models else ""))
     print(f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
           f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
     out = {}

@@ -667,3 +667,23 @@ def test_side_faces_are_looked_for_towards_the_photo_centre():
     assert dx == pytest.approx(260.0) and dy == pytest.approx(0.0)
     dx, dy = _towards_principal_point(image, (560, 400, 40, 40))
     assert dx < 0 and dy < 0
+
+
+def test_networks_from_files_loads_only_the_files_given(tmp_path):
+    _real_models_or_skip()
+    from vision.detect import DetectorModelError
+    from vision.face import DEFAULT_MODEL_PATH, FaceModelError
+    from vision.pips import PipModelError
+    from vision.reader import networks_from_files
+
+    models = DEFAULT_MODEL_PATH.parent
+    assert networks_from_files() == {}
+    given = networks_from_files(face_model=models / "face_reader.onnx", pip_model=models / "pip_finder.onnx")
+    assert sorted(given) == ["face_reader", "pip_finder"]
+    assert given["face_reader"].model_path == models / "face_reader.onnx"
+    tray = pytest.importorskip("vision.render").render_tray([1, 2, 3, 4, 5], seed=0, style="round")
+    assert read_image(tray.image, **given) == read_image(tray.image)  # the packaged files, loaded again
+    for kind, error in (("face_model", FaceModelError), ("detector_model", DetectorModelError),
+                        ("pip_model", PipModelError)):
+        with pytest.raises(error, match="no_such.onnx"):
+            networks_from_files(**{kind: tmp_path / "no_such.onnx"})

@@ -50,6 +50,7 @@ Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Protocol
 
 import cv2
@@ -73,6 +74,7 @@ __all__ = [
     "SMALL_DIE_PX",
     "MIN_DIE_PX",
     "read_image",
+    "networks_from_files",
     "check_image",
     "pip_contrast_view",
 ]
@@ -502,6 +504,48 @@ def read_image(
     if unreadable:
         problems.append(f"{_dice_word(unreadable)} unreadable: re-roll or adjust")
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))
+
+
+def networks_from_files(face_model: str | Path | None = None, detector_model: str | Path | None = None,
+                        pip_model: str | Path | None = None) -> dict[str, object]:
+    """:func:`read_image` keyword arguments that read with these model files instead of the packaged ones.
+
+    For measuring other networks (held-out twins, a retrained or quantised
+    model) with the same reader: ``read_image(image, **networks_from_files(...))``.
+
+    Parameters
+    ----------
+    face_model, detector_model, pip_model : str or Path, optional
+        ONNX files of a face reader (:class:`vision.face.FaceReader`), a die
+        detector (:class:`vision.detect.DieDetector`) and a pip finder
+        (:class:`vision.pips.PipFinder`); each one left out is not in the
+        result, so :func:`read_image` uses the packaged one.
+
+    Returns
+    -------
+    dict
+        Some of ``face_reader``, ``detector``, ``pip_finder``: loaded networks.
+
+    Raises
+    ------
+    vision.face.FaceModelError, vision.detect.DetectorModelError, vision.pips.PipModelError
+        If a file is missing, cannot be loaded or is not that kind of network;
+        the message names the file and says how to make one.
+    """
+    networks: dict[str, object] = {}
+    if face_model is not None:
+        from vision.face import FaceReader
+
+        networks["face_reader"] = FaceReader(face_model)
+    if detector_model is not None:
+        from vision.detect import DieDetector
+
+        networks["detector"] = DieDetector(detector_model)
+    if pip_model is not None:
+        from vision.pips import PipFinder
+
+        networks["pip_finder"] = PipFinder(pip_model)
+    return networks
 
 
 def _at_edge(box: tuple[float, float, float, float], width: int, height: int) -> bool:

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.evaluate import evaluate, format_report, load_dataset, write_report
-    from vision.reader import read_image
+    from vision.reader import networks_from_files, read_image
 
     load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
     cv2.setNumThreads(1)  # time as on one core
@@ -59,20 +59,7 @@ def run(args: argparse.Namespace) -> int:
             end = "\n" if done == total or not interactive else "\r"
             print(f"read {done}/{total} images", end=end, file=sys.stderr, flush=True)
 
-    face_reader = detector = None
-    if args.face_model is not None:
-        from vision.face import FaceReader
-
-        face_reader = FaceReader(args.face_model)
-    if args.detector_model is not None:
-        from vision.detect import DieDetector
-
-        detector = DieDetector(args.detector_model)
-    pip_finder = None
-    if args.pip_model is not None:
-        from vision.pips import PipFinder
-
-        pip_finder = PipFinder(args.pip_model)
+    networks = networks_from_files(args.face_model, args.detector_model, args.pip_model)
     keep = None
     if args.fold is not None:
         from vision.training.data import dev_fold
@@ -81,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             return dev_fold(name) == args.fold
 
     def read(image):
-        return read_image(image, face_reader=face_reader, detector=detector, pip_finder=pip_finder)
+        return read_image(image, **networks)
 
     result = evaluate(args.dataset, read, progress=progress, keep=keep)
     if args.json:
