@@ -53,20 +53,17 @@ def main(argv: list[str] | None = None) -> int:
 
     from vision.errors import VisionError
     from vision.evaluate import evaluate
-    from vision.face import FaceReader
-    from vision.pips import PipFinder
-    from vision.reader import VALUE_THRESHOLD, read_image
+    from vision.reader import VALUE_THRESHOLD, networks_from_files, read_image
 
     cv2.setNumThreads(1)
     probs, right, photos, per_fold = [], [], 0, {}
     for fold, face_path, pips_path in sorted(twins):
         try:
-            faces, pips = FaceReader(face_path), PipFinder(pips_path)
+            twin = networks_from_files(face_model=face_path, pip_model=pips_path)
         except VisionError as exc:
             print(f"fit_confidence: error: fold {fold}: {exc}", file=sys.stderr)
             return 2
-        result = evaluate(args.dev_dir,
-                          lambda img: read_image(img, face_reader=faces, pip_finder=pips, calibrated=False),
+        result = evaluate(args.dev_dir, lambda img: read_image(img, calibrated=False, **twin),
                           keep=lambda name: dev_fold(name) == fold)
         photos += len(result.images)
         for im in result.images:
