@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-from vision.training.augment import augment, centre_crop
+from vision.training.augment import add_specular_streak, augment, centre_crop
 from vision.training.data import (
     CONTEXT_SIZE,
     NEG_CENTRE_GAP,
@@ -108,6 +108,35 @@ def test_augment_grayscale_prob_changes_only_the_grey_crops():
         colour += np.ptp(never.astype(int), axis=2).mean() > 60
         assert always.shape == never.shape == (CROP_SIZE, CROP_SIZE, 3)
     assert grey == 40 and colour == 40
+
+
+def test_specular_streak_is_a_thin_band_of_added_light():
+    for seed in range(30):
+        x = np.full((CROP_SIZE, CROP_SIZE, 3), 60.0, np.float32)
+        add_specular_streak(x, np.random.default_rng(seed))
+        added = x[..., 0] - 60.0
+        assert np.array_equal(x[..., 0], x[..., 1]) and np.array_equal(x[..., 1], x[..., 2])  # white light
+        assert added.min() >= 0.0 and 50.0 * 0.5 < added.max() <= 220.0 * 1.7
+        lit = added > 0.8 * added.max()  # the main band's core (a twin band is at most 0.7 as bright)
+        assert 0.0 < lit.mean() < 0.15, f"seed {seed}: {lit.mean():.2f} of the crop lit; a streak is a thin band"
+        ys, xs = np.nonzero(lit)  # the band's pixels lie along one line: one long axis, one short
+        spread = np.linalg.eigvalsh(np.cov(np.vstack([xs, ys]).astype(float)) + 1e-9 * np.eye(2))
+        assert spread[1] > 4.0 * spread[0], f"seed {seed}: lit pixels spread {spread}, not a band"
+
+
+def test_augment_streaks_leave_the_other_draws_alone():
+    ctx = draw_die(4, np.random.default_rng(0), size=CONTEXT_SIZE)
+    streaked, brighter = 0, 0
+    for seed in range(30):
+        plain = augment(ctx, np.random.default_rng(seed))
+        off = augment(ctx, np.random.default_rng(seed), streak_rng=np.random.default_rng(99), streak_prob=0.0)
+        np.testing.assert_array_equal(plain, off)
+        on = augment(ctx, np.random.default_rng(seed), streak_rng=np.random.default_rng(seed), streak_prob=1.0)
+        streaked += not np.array_equal(on, plain)
+        brighter += on.astype(int).sum() > plain.astype(int).sum()
+    assert streaked == 30 and brighter >= 27  # clipping and inversion (7 %) may darken a few
+    with pytest.raises(ValueError, match="streak_rng"):
+        augment(ctx, np.random.default_rng(0), streak_prob=0.5)
 
 
 @pytest.mark.parametrize("value", range(1, 7))

@@ -4,9 +4,10 @@ Geometry: a random rotation (0-360 deg; every pip layout is the same value
 after any rotation), mirror, scale jitter of the die box (+-15 %) and shift
 (up to 8 % of the crop side), then the nominal crop of :func:`vision.face.crop_die`
 is taken from the middle of the context crop and resized to ``CROP_SIZE``.
-Photometric: brightness/contrast, channel order, per-channel gain, hue rotation, grayscale,
-colour inversion (light pips on dark dice), blur, down-and-up scaling (small
-dice as in 640 px tray photos), Gaussian noise and JPEG compression.
+Photometric: a specular streak when asked (:func:`add_specular_streak`), brightness/contrast,
+channel order, per-channel gain, hue rotation, grayscale, colour inversion (light
+pips on dark dice), blur, down-and-up scaling (small dice as in 640 px tray
+photos), Gaussian noise and JPEG compression.
 """
 
 from __future__ import annotations
@@ -55,15 +56,67 @@ from vision.training.data import CONTEXT_FACTOR
 #: the unseen acceptance sources) lose on both: kept at 0.2.
 GRAYSCALE_PROB = 0.2
 
+#: Default probability of a specular streak on a training crop
+#: (:func:`add_specular_streak`; ``--streak-prob``).
+STREAK_PROB = 0.0
+
 
 def add_augment_options(parser: argparse.ArgumentParser) -> None:
     """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`)."""
     parser.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
                         help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
+    parser.add_argument("--streak-prob", type=float, default=STREAK_PROB,
+                        help="probability of a specular streak (a lamp or window reflected in a glossy face) "
+                             f"on a training crop (default {STREAK_PROB})")
+
+
+def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
+    """Add a specular streak to a crop, in place: the reflection of a strip light or window in a glossy die.
+
+    Glossy and translucent dice photographed under a tube light or beside a
+    window show a thin bright band across the top face, often over or between
+    pips (DEV: ``nell_IMG_20191209_100023``, a black 4 whose streak between its
+    pips reads like a centre pip; ``nell_IMG_20191209_100242``, purple 4 and 5).
+    The renderer's glare (:func:`vision.render._effects.add_glare`) draws a
+    broad lamp and small oval hot spots, not such bands.
+
+    The band is a straight segment at a random angle, passing within 0.2 of the
+    crop side of its centre; its cross-section is Gaussian (sigma 0.012-0.04 of
+    the side), it fades out over its ends (length 0.2-0.8 of the side and at
+    least 12 sigma, so that it never looks like a round spot, a pip), and it
+    adds 50-220 grey levels of white light. One streak in five has a fainter
+    twin beside it (the two edges of a window).
+
+    Parameters
+    ----------
+    x : ndarray of shape (S, S, 3), dtype float32
+        The crop, grey levels 0-255 (not clipped here); modified in place.
+    rng : numpy.random.Generator
+        Source of the streak's position, angle, width, length and strength.
+    """
+    side = x.shape[0]
+    theta = rng.uniform(0.0, np.pi)
+    centre = side / 2 + rng.uniform(-0.2, 0.2, 2) * side
+    sigma = rng.uniform(0.012, 0.04) * side
+    half_length = max(rng.uniform(0.1, 0.4) * side, 6.0 * sigma)  # a band, never a pip-like spot
+    strength = rng.uniform(50.0, 220.0)
+    twin = rng.random() < 0.2
+    gap, twin_strength = rng.uniform(3.0, 6.0) * sigma, rng.uniform(0.3, 0.7)
+    ys, xs = np.mgrid[0:side, 0:side].astype(np.float32) + 0.5
+    dx, dy = xs - centre[0], ys - centre[1]
+    along = dx * np.cos(theta) + dy * np.sin(theta)
+    across = -dx * np.sin(theta) + dy * np.cos(theta)
+    fade = np.exp(-0.5 * (along / half_length) ** 4)
+    light = np.exp(-0.5 * (across / sigma) ** 2)
+    if twin:
+        light = light + twin_strength * np.exp(-0.5 * ((across - gap) / sigma) ** 2)
+    x += (strength * fade * light)[..., None]
 
 
 def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
-            pips: np.ndarray | None = None, grayscale_prob: float = GRAYSCALE_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+            pips: np.ndarray | None = None, grayscale_prob: float = GRAYSCALE_PROB,
+            streak_rng: np.random.Generator | None = None,
+            streak_prob: float = STREAK_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """One random face-reader crop from one context crop.
 
     Parameters
@@ -81,13 +134,26 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         Probability of turning the crop grey (default :data:`GRAYSCALE_PROB`).
         The random draws do not depend on it, so two runs with one seed see
         the same crops but for which of them are grey.
+    streak_rng : numpy.random.Generator, optional
+        Source of the specular streaks (:func:`add_specular_streak`), kept
+        apart from `rng` so that turning streaks on leaves every other draw as
+        it was; required when `streak_prob` > 0.
+    streak_prob : float, optional
+        Probability of a streak (default :data:`STREAK_PROB`).
 
     Returns
     -------
     crop : ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
     pips : ndarray of shape (K, 3), dtype float64
         Only when `pips` is given: the same pips in px of `crop`.
+
+    Raises
+    ------
+    ValueError
+        If `streak_prob` > 0 and no `streak_rng` is given.
     """
+    if streak_prob > 0 and streak_rng is None:
+        raise ValueError("streak_prob > 0 needs a streak_rng (a generator of its own, so other draws stay as they were)")
     C = ctx.shape[0]
     nominal = C / CONTEXT_FACTOR
     scale = rng.uniform(0.87, 1.15)
@@ -112,6 +178,8 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         img = np.ascontiguousarray(img)
         return img if moved is None else (img, moved)
     x = img.astype(np.float32)
+    if streak_prob > 0 and streak_rng.random() < streak_prob:
+        add_specular_streak(x, streak_rng)
     if rng.random() < 0.2:
         # small dice: lose resolution like a 30-45 px die in a 640 px photo
         s = int(rng.integers(22, 48))
