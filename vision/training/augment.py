@@ -95,6 +95,12 @@ def add_augment_options(parser: argparse.ArgumentParser) -> None:
                              f"on a training crop (default {STREAK_PROB})")
 
 
+def streak_generator(seed: int) -> np.random.Generator:
+    """The trainers' source of specular streaks for run `seed`: apart from the run's main
+    generator, so that ``--streak-prob`` changes no other draw."""
+    return np.random.default_rng([seed, 1])
+
+
 def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
     """Add a specular streak to a crop, in place: the reflection of a strip light or window in a glossy die.
 

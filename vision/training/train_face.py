@@ -60,7 +60,7 @@ from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
 from vision.training import synth
-from vision.training.augment import add_augment_options, augment, centre_crop
+from vision.training.augment import add_augment_options, augment, centre_crop, streak_generator
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_FACTOR,
@@ -158,7 +158,7 @@ def train(args: argparse.Namespace) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    streak_rng = np.random.default_rng([args.seed, 1])  # streaks apart, so --streak-prob changes nothing else
+    streak_rng = streak_generator(args.seed)
     t0 = time.time()
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)

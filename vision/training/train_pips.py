@@ -55,7 +55,7 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import add_augment_options, augment
+from vision.training.augment import add_augment_options, augment, streak_generator
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_SIZE,
@@ -119,7 +119,7 @@ def train(args: argparse.Namespace) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    streak_rng = np.random.default_rng([args.seed, 1])  # streaks apart, so --streak-prob changes nothing else
+    streak_rng = streak_generator(args.seed)
     t0 = time.time()
     real, real_y, _ = load_cache(args.train_dir, args.cache_dir, seed=args.seed)
     finder = None
