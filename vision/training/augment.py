@@ -87,7 +87,8 @@ STREAK_PROB = 0.0
 
 
 def add_augment_options(parser: argparse.ArgumentParser) -> None:
-    """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`)."""
+    """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`)
+    and ``--streak-prob`` (see :data:`STREAK_PROB`)."""
     parser.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
                         help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
     parser.add_argument("--streak-prob", type=float, default=STREAK_PROB,
