@@ -96,10 +96,31 @@ def add_augment_options(parser: argparse.ArgumentParser) -> None:
                              f"on a training crop (default {STREAK_PROB})")
 
 
-def streak_generator(seed: int) -> np.random.Generator:
-    """The trainers' source of specular streaks for run `seed`: apart from the run's main
-    generator, so that ``--streak-prob`` changes no other draw."""
-    return np.random.default_rng([seed, 1])
+def augment_record(args: argparse.Namespace) -> dict[str, float]:
+    """The augmentation options of a training run (declared by :func:`add_augment_options`), for its model JSON.
+
+    Returns
+    -------
+    dict
+        ``{"grayscale_prob": P, "streak_prob": Q}``, probabilities in [0, 1].
+    """
+    return {"grayscale_prob": args.grayscale_prob, "streak_prob": args.streak_prob}
+
+
+def augment_options(args: argparse.Namespace) -> dict[str, object]:
+    """Keyword arguments of :func:`augment` for a training run: :func:`augment_record` and the streak generator.
+
+    The specular streaks are drawn from a generator of their own, seeded from
+    ``args.seed`` apart from the run's main generator, so that ``--streak-prob``
+    changes no other draw. Build this once per run: the generator moves on with
+    every streak drawn.
+
+    Returns
+    -------
+    dict
+        ``grayscale_prob``, ``streak_prob`` and ``streak_rng`` (numpy.random.Generator).
+    """
+    return {**augment_record(args), "streak_rng": np.random.default_rng([args.seed, 1])}
 
 
 def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
@@ -171,7 +192,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         apart from `rng` so that turning streaks on leaves every other draw as
         it was; required when `streak_prob` > 0.
     streak_prob : float, optional
-        Probability of a streak (default :data:`STREAK_PROB`).
+        Probability of a streak (default :data:`STREAK_PROB`); with `strong` only.
 
     Returns
     -------

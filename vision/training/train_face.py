@@ -60,7 +60,7 @@ from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
 from vision.training import synth
-from vision.training.augment import add_augment_options, augment, centre_crop, streak_generator
+from vision.training.augment import add_augment_options, augment, augment_options, augment_record, centre_crop
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_FACTOR,
@@ -158,7 +158,7 @@ def train(args: argparse.Namespace) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    streak_rng = streak_generator(args.seed)
+    augmenting = augment_options(args)
     t0 = time.time()
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
@@ -201,8 +201,7 @@ def train(args: argparse.Namespace) -> dict:
         tot, correct, n = 0.0, 0, 0
         for b in range(steps_per_epoch):
             idx = order[b * args.batch : (b + 1) * args.batch]
-            crops = [augment(ctx[i], rng, grayscale_prob=args.grayscale_prob, streak_rng=streak_rng,
-                             streak_prob=args.streak_prob) for i in idx]
+            crops = [augment(ctx[i], rng, **augmenting) for i in idx]
             xb = torch.from_numpy(preprocess(np.stack(crops)))
             yb = torch.from_numpy(y[idx])
             logits = model(xb)
@@ -323,8 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
             "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",
-            "grayscale_prob": args.grayscale_prob,
-            "streak_prob": args.streak_prob,
+            **augment_record(args),
             "torch": torch.__version__, "threads": 2, "train_seconds": round(res["train_s"], 1),
             "history": res["history"],
         },

@@ -55,7 +55,7 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import add_augment_options, augment, streak_generator
+from vision.training.augment import add_augment_options, augment, augment_options, augment_record
 from vision.training.half_weights import store_half_weights
 from vision.training.data import (
     CONTEXT_SIZE,
@@ -119,7 +119,7 @@ def train(args: argparse.Namespace) -> dict:
     torch.set_num_threads(2)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    streak_rng = streak_generator(args.seed)
+    augmenting = augment_options(args)
     t0 = time.time()
     real, real_y, _ = load_cache(args.train_dir, args.cache_dir, seed=args.seed)
     finder = None
@@ -162,8 +162,7 @@ def train(args: argparse.Namespace) -> dict:
             idx = order[b * args.batch:(b + 1) * args.batch]
             xs, ts = [], []
             for i in idx:
-                img, p = augment(ctx[i], rng, pips=pips[i], grayscale_prob=args.grayscale_prob,
-                                 streak_rng=streak_rng, streak_prob=args.streak_prob)
+                img, p = augment(ctx[i], rng, pips=pips[i], **augmenting)
                 xs.append(img)
                 ts.append(pip_target(p, scale=0.5))
             xb = torch.from_numpy(preprocess(np.stack(xs)))
@@ -285,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "command": recorded_command("vision.training.train_pips", argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-                     "grayscale_prob": args.grayscale_prob, "streak_prob": args.streak_prob,
+                     **augment_record(args),
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
         "export_max_abs_diff_cv2_vs_torch": diff,
