@@ -57,10 +57,11 @@ from vision.training.data import CONTEXT_FACTOR
 GRAYSCALE_PROB = 0.2
 
 #: Default probability of a specular streak on a training crop
-#: (:func:`add_specular_streak`; ``--streak-prob``). 0 keeps the shipped
-#: networks' recorded commands reproducing them; 0.25 is measured better and is
-#: meant for the next retraining of the shipped face reader (with the confidence
-#: map refitted on its twins).
+#: (:func:`add_specular_streak`; ``--streak-prob``). The shipped face reader
+#: (v8) was trained with ``--streak-prob 0.25``, named in its recorded command,
+#: and its confidence map fitted on the 0.25 twins below; the shipped pip finder
+#: without streaks. The default stays 0 so that the pip finder's recorded command
+#: still reproduces it.
 #:
 #: 0.25 against 0, held out (face twins trained with the ship command plus
 #: ``--dev-train fold:K`` and ``--streak-prob 0.25``, from a frozen copy of

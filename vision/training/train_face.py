@@ -19,7 +19,7 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
   plus background and half-off squares as class 0), and
   ``--render-randomised N`` domain-randomised images (default 600; the
-  shipped face reader v7 used 1200,
+  shipped face reader v8 used 1200,
   :func:`vision.render.render_randomised`: every look including coloured pips,
   surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0).
 
