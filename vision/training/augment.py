@@ -84,6 +84,13 @@ GRAYSCALE_PROB = 0.2
 #:   against 3132 / 13.
 #: - the streaked dice that motivated it (the black and purple 4s) are still
 #:   unknown.
+#:
+#: The pip finder, 0.25 against 0 (pip twins with the 180-degree fit fix,
+#: teacher the float v3 pip finder, from a frozen copy of 1d0c66f; read with the
+#: 0.25 face twins): DEV fold 0 450 / 1 against 449 / 1, fold 1 442 / 4 against
+#: 441 / 3. Fold 1's extra wrong value is real, a smoky 5 read 2
+#: (``nell_IMG_20191209_095919``), so the shipped pip finder stays without
+#: streaks.
 STREAK_PROB = 0.0
 
 
