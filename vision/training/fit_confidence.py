@@ -35,6 +35,17 @@ def _twin(text: list[str]) -> tuple[int, Path, Path]:
     return int(fold), Path(face), Path(pips)
 
 
+def _described(path: Path, network: object, fold: int) -> str:
+    """`path`, with the training command its JSON recorded (``"command"``, when the file had one).
+
+    The fold metrics then say which networks were the twins without anyone
+    writing it by hand: ``"F.onnx (fold-0 twin, trained by: python -m ...
+    --dev-train fold:0 ...)"``.
+    """
+    command = getattr(network, "metadata", {}).get("command")
+    return f"{path} (fold-{fold} twin, trained by: {command})" if command else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.training.fit_confidence", description=__doc__.split("\n\n")[0])
     p.add_argument("--twin", nargs=3, action="append", required=True, metavar=("K", "FACE_ONNX", "PIPS_ONNX"),
@@ -72,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                     probs.append(o.confidence)
                     right.append(o.kind == "correct")
         m = result.metrics()
-        per_fold[str(fold)] = {"face_model": str(face_path), "pip_model": str(pips_path),
+        per_fold[str(fold)] = {"face_model": _described(face_path, twin["face_reader"], fold),
+                               "pip_model": _described(pips_path, twin["pip_finder"], fold),
                                **{k: m[k] for k in ("accuracy", "silent_error_rate") if k in m}}
     cmap = fit_isotonic(probs, right)
     names = " and ".join(str(k) for k in sorted(folds))
