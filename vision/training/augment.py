@@ -65,7 +65,7 @@ GRAYSCALE_PROB = 0.2
 #:
 #: 0.25 against 0, held out (face twins trained with the ship command plus
 #: ``--dev-train fold:K`` and ``--streak-prob 0.25``, from a frozen copy of
-#: c149268; the baselines are the fold twins of the shipped reader; quantised
+#: c149268; the baselines are the fold twins of face reader v7; quantised
 #: like the shipped ones; each fold's baseline pip twin):
 #:
 #: - DEV colour, right / wrong: fold 0 448 / 1 against 445 / 2; fold 1 439 / 3
@@ -107,6 +107,11 @@ def add_augment_options(parser: argparse.ArgumentParser) -> None:
 def augment_record(args: argparse.Namespace) -> dict[str, float]:
     """The augmentation options of a training run (declared by :func:`add_augment_options`), for its model JSON.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options of a parser given :func:`add_augment_options`.
+
     Returns
     -------
     dict
@@ -123,10 +128,21 @@ def augment_options(args: argparse.Namespace) -> dict[str, object]:
     changes no other draw. Build this once per run: the generator moves on with
     every streak drawn.
 
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed options of a parser given :func:`add_augment_options`, with the
+        run's integer ``seed``.
+
     Returns
     -------
     dict
         ``grayscale_prob``, ``streak_prob`` and ``streak_rng`` (numpy.random.Generator).
+
+    Raises
+    ------
+    AttributeError
+        If `args` lacks one of those options or ``seed``.
     """
     return {**augment_record(args), "streak_rng": np.random.default_rng([args.seed, 1])}
 
