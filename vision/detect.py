@@ -393,7 +393,8 @@ class DieDetector:
         keep = _nms(boxes, self.nms_iou)
         if len(keep) >= 3:  # a box far bigger than the dice (a tray) goes before it can hide the dice in it
             sides = np.maximum(bw, bh)[keep]
-            keep = [k for k, side in zip(keep, sides) if side <= OUTSIZE_RATIO * float(np.median(sides))]
+            outsize = OUTSIZE_RATIO * float(np.median(sides))
+            keep = [k for k, side in zip(keep, sides) if side <= outsize]
         keep = _drop_contained(boxes, keep)
         out = []
         img_h, img_w = shape

@@ -379,7 +379,9 @@ def read_image(
     mean_level = float(sample.mean())
     if mean_level < DARK_MEAN_LEVEL:
         problems.append(f"frame too dark (mean level {mean_level:.0f} of 255): add light or raise the exposure")
-    blown = sample.min(axis=2) >= 250  # blown out to white, on the same sparse grid
+    # blown out to white, on the same sparse grid; channel by channel, because numpy's
+    # min over the 3-long last axis of this strided view took 1.1 ms a 640 px photo (this: 0.06 ms)
+    blown = np.minimum(np.minimum(sample[..., 0], sample[..., 1]), sample[..., 2]) >= 250
 
     detections = list(detector.detect(image))
     large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
