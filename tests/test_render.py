@@ -379,3 +379,35 @@ def test_rendered_pip_targets_are_cached_with_the_crops(tmp_path):
     again = cached_render_samples(2, 3, tmp_path, randomised=True, with_pips=True)
     assert np.array_equal(again[0], crops) and np.array_equal(again[1], labels)
     assert all(np.allclose(a, b) for a, b in zip(again[2], pips))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_translucent_dice_show_their_side_faces_pips_inside_the_top_edges(seed):
+    """A translucent die shows each side face's pips through its top, just inside that edge, never at the centre."""
+    import numpy as np
+
+    from vision.render._die import DieLook, DiePose
+    from vision.render._effects import _side_pips_seen_through
+
+    face = 60.0
+    pose = DiePose((100.0, 100.0), 0.0, face, 0.1, (100.0, 100.0))  # straight under the camera
+    look = DieLook((0.24, 0.24, 0.26), (0.16, 0.13, 0.72))
+    layer = _side_pips_seen_through(200, 200, pose, look, 1, np.random.default_rng(seed))
+    assert layer.dtype == np.float32 and layer.shape == (200, 200)
+    assert 0.0 <= float(layer.min()) and float(layer.max()) <= 1.0
+    cx, cy, top = pose.at(pose.s_top)
+    half = top / 2.0
+    peak = float(layer.max())
+    centre = layer[int(cy - 0.12 * top):int(cy + 0.12 * top), int(cx - 0.12 * top):int(cx + 0.12 * top)]
+    assert float(centre.max()) <= 0.1 * peak  # the top face's own pips are there, not the sides'
+    outside = np.concatenate([layer[:, : int(cx - half) - 8].ravel(), layer[:, int(cx + half) + 8:].ravel()])
+    assert float(outside.max()) <= 0.02 * peak  # nothing drawn beyond the die
+    band = int(round(0.35 * top))
+    edges = {  # inside each edge of the top face: +u (right), +v (down), -u (left), -v (up)
+        "right": layer[int(cy - half):int(cy + half), int(cx + half) - band:int(cx + half) + 2],
+        "down": layer[int(cy + half) - band:int(cy + half) + 2, int(cx - half):int(cx + half)],
+        "left": layer[int(cy - half):int(cy + half), int(cx - half) - 2:int(cx - half) + band],
+        "up": layer[int(cy - half) - 2:int(cy - half) + band, int(cx - half):int(cx + half)],
+    }
+    for side, patch in edges.items():
+        assert float(patch.max()) >= 0.5 * peak, f"no side-face pip shows inside the {side} edge"

@@ -82,6 +82,9 @@ TRANSLUCENT_DICE = (
     ("smoke", (0.35, 0.35, 0.37), (0.95, 0.95, 0.95)),
     ("clear", (0.88, 0.88, 0.86), (0.08, 0.08, 0.08)),
     ("amber", (0.10, 0.55, 0.90), (0.08, 0.08, 0.08)),
+    ("smoke_red", (0.24, 0.24, 0.26), (0.16, 0.13, 0.72)),
+    ("smoke_red_dark", (0.14, 0.14, 0.15), (0.20, 0.16, 0.80)),
+    ("sapphire_red", (0.55, 0.28, 0.10), (0.18, 0.14, 0.78)),
 )
 MARBLED_DICE = (
     ("marble_white_black", (0.90, 0.90, 0.88), (0.25, 0.25, 0.27), (0.05, 0.05, 0.06)),
@@ -178,6 +181,7 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
         cv2.circle(back, (int(round((fx + u * c + v * s) * 4)), int(round((fy - u * s + v * c) * 4))),
                    int(round(look.pip_radius * fside * 4)), 1.0, -1, cv2.LINE_AA, 2)
     back = cv2.GaussianBlur(back, (0, 0), 0.04 * side + 0.6) * 0.35
+    back = np.maximum(back, _side_pips_seen_through(h, w, sp, look, value, rng))
     pipc = np.asarray(look.pip, np.float32)
     seen = seen * (1 - back[..., None]) + pipc[None, None, :] * back[..., None]
     cov = np.zeros((h, w), np.float32)
@@ -187,6 +191,41 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
     on_pip = np.clip(np.linalg.norm(a - b, axis=2) / (0.3 * pip_gap), 0.0, 1.0)
     t = material.clarity * (cov * (1 - on_pip))[..., None]
     sub[:] = a + t * (seen - b)
+
+
+def _side_pips_seen_through(h: int, w: int, pose: DiePose, look: DieLook, value: int,
+                            rng: np.random.Generator) -> np.ndarray:
+    """Where a translucent die's side-face pips show through its top, float32 (h, w) in ``[0, 1]``.
+
+    Seen from above, a pip painted on a side face lies on the die's outline;
+    the body bends the light, so it shows a little inside the top face's edge,
+    squeezed across the edge, the deeper the farther in (by a share of the side
+    drawn per die). The smoky dice of the DEV photos (nell source: red pips on
+    smoke) show such marks beside their top face's pips; the pip finder must
+    leave them out and the face reader not count them.
+    """
+    layer = np.zeros((h, w), np.float32)
+    fside = pose.face_px
+    bend = float(rng.uniform(0.08, 0.3))  # inward shift per unit depth, in sides
+    strength = float(rng.uniform(0.3, 1.0))
+    c, s = math.cos(math.radians(pose.angle_deg)), math.sin(math.radians(pose.angle_deg))
+    s_top = pose.s_top
+    r = look.pip_radius * fside
+    normals = ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))  # +u, +v, -u, -v: _side_values' order
+    for (nu, nv), face in zip(normals, _side_values(value)):
+        tu, tv = -nv, nu
+        for pu, pv in PIP_LAYOUTS[face]:
+            depth = 0.5 + pv * PIP_OFFSET  # from the top edge, in sides
+            cx, cy, side_s = pose.at(s_top - min(depth, 1.0) * (s_top - 1.0))
+            edge = side_s / 2.0 - bend * depth * fside
+            along = pu * PIP_OFFSET * side_s
+            u, v = nu * edge + tu * along, nv * edge + tv * along
+            x, y = cx + u * c + v * s, cy - u * s + v * c
+            angle = math.degrees(math.atan2(-tu * s + tv * c, tu * c + tv * s))
+            cv2.ellipse(layer, (int(round(x * 4)), int(round(y * 4))),
+                        (max(1, int(round(r * 4))), max(1, int(round(r * 4 * (0.3 + bend))))),
+                        angle, 0, 360, 1.0, -1, cv2.LINE_AA, 2)
+    return cv2.GaussianBlur(layer, (0, 0), 0.04 * fside + 0.6) * strength
 
 
 def add_glare(img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[float, float, float]],
