@@ -12,7 +12,13 @@ Only images whose boxes cover whole dice (``box_kind == "die"``, or no
 detector is not taught there, but the rest of those photos still teach it what
 is not a die.
 
-Run as ``python -m vision.training.detect_data --out /tmp/det_cache.npz``.
+With ``--renders N`` the cache also holds N domain-randomised renders
+(:func:`vision.render.render_randomised`, every factor at random: surfaces,
+die looks, glare, tilt, blur, noise, JPEG, touching, leaning and cut dice),
+each die boxed by the renderer (a leaning die or one cut by the border is
+still a die to find; the reader, not the detector, refuses to value it).
+
+Run as ``python -m vision.training.detect_data --out /tmp/det_cache.npz [--renders N]``.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from vision.training.data import save_npz_atomically
 CACHE_LONG_SIDE: int = 512
 
 
-def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE) -> int:
-    """Write the cache of every image in `dataset_dirs` to `out`; return the image count.
+def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE,
+                renders: int = 0, render_seed: int = 0) -> int:
+    """Write the cache of every image in `dataset_dirs` (and `renders` renders) to `out`; return the image count.
 
     Parameters
     ----------
@@ -41,6 +48,10 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         The ``.npz`` file to write.
     long_side : int, optional
         Long side of the cached images, in pixels; smaller images are not enlarged.
+    renders : int, optional
+        Domain-randomised renders to add (see :func:`rendered_examples`); 0: none.
+    render_seed : int, optional
+        Seed of the renders.
 
     Returns
     -------
@@ -48,24 +59,31 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         Number of images cached.
     """
     jpegs, boxes, ignores, names = [], [], [], []
+
+    def add(image: np.ndarray, die: list, ign: list, name: str) -> None:
+        scale = min(1.0, long_side / max(image.shape[:2]))
+        if scale < 1.0:
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        jpegs.append(np.frombuffer(buf.tobytes(), np.uint8))
+        boxes.append(np.array(die, np.float32).reshape(-1, 4) * np.float32(scale))
+        ignores.append(np.array(ign, np.float32).reshape(-1, 4) * np.float32(scale))
+        names.append(name)
+
     for folder in dataset_dirs:
         labels = json.loads((folder / "labels.json").read_text())
         for entry in labels["images"]:
             image = cv2.imread(str(folder / entry["file"]), cv2.IMREAD_COLOR)
             if image is None:
                 continue
-            scale = min(1.0, long_side / max(image.shape[:2]))
-            if scale < 1.0:
-                image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
             die, ign = [], []
             for d in entry["dice"]:
-                b = [v * scale for v in d["box"]]
-                (die if d.get("box_kind", "die") == "die" else ign).append(b)
-            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-            jpegs.append(np.frombuffer(buf.tobytes(), np.uint8))
-            boxes.append(np.array(die, np.float32).reshape(-1, 4))
-            ignores.append(np.array(ign, np.float32).reshape(-1, 4))
-            names.append(entry["file"])
+                (die if d.get("box_kind", "die") == "die" else ign).append(d["box"])
+            add(image, die, ign, entry["file"])
+    for k, (image, die) in enumerate(rendered_examples(renders, render_seed)):
+        add(image, die, [], f"render_{render_seed}_{k}")
+        if (k + 1) % 100 == 0 or k + 1 == renders:
+            print(f"rendered {k + 1} of {renders}", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     obj = np.empty(len(jpegs), dtype=object)
     save_npz_atomically(
@@ -76,6 +94,41 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         names=np.array(names),
     )
     return len(jpegs)
+
+
+def rendered_examples(n: int, seed: int = 0):
+    """Yield `n` domain-randomised renders and their die boxes: ``(image, boxes)``.
+
+    Each render holds 1-12 dice drawn under conditions all at random
+    (:func:`vision.render.render_randomised` with ``condition=None``), at
+    640 x 480 px or, one time in four, 1280 x 960 px (dice twice as many pixels
+    across, as in a Pi camera's full frame).
+
+    Parameters
+    ----------
+    n : int
+        Renders to make.
+    seed : int, optional
+        Seed of the dice values, counts, sizes and renders.
+
+    Yields
+    ------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The render, BGR.
+    boxes : list of [x, y, w, h]
+        Every die drawn (flat, leaning or cut by the border), px, clipped to the image.
+    """
+    from vision.render import render_randomised
+
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        values = [int(v) for v in rng.integers(1, 7, int(rng.integers(1, 13)))]
+        size = (1280, 960) if rng.random() < 0.25 else (640, 480)
+        try:
+            tray = render_randomised(values, seed=int(rng.integers(2**31)), size=size)
+        except ValueError:  # the dice did not fit this tray: fewer next time
+            tray = render_randomised(values[:5], seed=int(rng.integers(2**31)), size=size)
+        yield np.ascontiguousarray(tray.image), [list(d.box) for d in tray.dice if d.box[2] > 1 and d.box[3] > 1]
 
 
 def _objects(items: list) -> np.ndarray:
@@ -97,8 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, nargs="+", default=[Path("../shared/dice-images/train")],
                         help="dataset folders with labels.json (default: ../shared/dice-images/train)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/dicetable_detect_cache.npz"))
+    parser.add_argument("--renders", type=int, default=0,
+                        help="also cache this many domain-randomised renders (default 0)")
+    parser.add_argument("--render-seed", type=int, default=0)
     args = parser.parse_args(argv)
-    n = build_cache(args.data, args.out)
+    if args.renders < 0:
+        parser.error(f"--renders must be 0 or more, got {args.renders}")
+    n = build_cache(args.data, args.out, renders=args.renders, render_seed=args.render_seed)
     print(f"cached {n} images into {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

@@ -13,8 +13,15 @@ never trained on; it is only used by ``dicetable eval``.
 Run (CPU: the defaults take about 20 minutes on 2 idle cores; seeded)::
 
     pip install -e .[train]
-    python -m vision.training.detect_data --out /tmp/dicetable_detect_cache.npz
+    python -m vision.training.detect_data --out /tmp/dicetable_detect_cache.npz [--renders N]
     python -m vision.training.train_detector --cache /tmp/dicetable_detect_cache.npz --out vision/models
+
+``--renders N`` adds N domain-randomised renders to the photos (see
+:mod:`vision.training.detect_data`). ``--init vision/models/die_detector.onnx``
+fine-tunes an exported detector instead of starting from random weights
+(:func:`load_onnx_weights`; batch-norm statistics frozen), so that a CPU run
+of half an hour can teach the shipped network new looks without the GPU
+run's budget.
 
 The shipped model (``vision/models/die_detector.json`` records its exact
 command) was trained on a GPU machine for 6.5 minutes of wall-clock time
@@ -240,6 +247,62 @@ def _loss(out, heat, reg, regmask, weight):
     return focal + 0.5 * size + off, focal.item()
 
 
+def load_onnx_weights(net: DieNet, path: Path) -> None:
+    """Start `net` from an exported detector: its convolutions' weights, batch norms as identities.
+
+    The exported graph has each batch norm folded into the convolution before
+    it (13 ``Conv`` nodes, in the order of :meth:`DieNet.forward`). Each folded
+    weight goes to the convolution and its bias to the batch norm's shift, with
+    the batch norm's scale 1, running mean 0 and running variance ``1 - eps``,
+    so that `net` in eval mode computes what the file does. Fine-tune it with
+    the batch norms kept in eval mode (their statistics frozen): batch
+    statistics would undo the folding.
+
+    Parameters
+    ----------
+    net : DieNet
+        The network to load into (widths as the file's).
+    path : Path
+        A ``die_detector.onnx`` written by this module.
+
+    Raises
+    ------
+    ValueError
+        If the file's convolutions do not match `net`'s in number or shape.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    convs = [(weights[n.input[1]], weights[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
+    layers = [net.c1, net.c2, net.c3, net.c4, net.c5, net.c6, net.c7, net.c8, net.l1, net.u1, net.l2, net.u2, net.head]
+    if len(convs) != len(layers):
+        raise ValueError(f"{path}: {len(convs)} convolutions, the detector has {len(layers)}; "
+                         "start from a die_detector.onnx of the same architecture")
+    with torch.no_grad():
+        for layer, (w, b) in zip(layers, convs):
+            conv = layer[0] if isinstance(layer, nn.Sequential) else layer
+            if tuple(conv.weight.shape) != w.shape:
+                raise ValueError(f"{path}: a convolution of shape {w.shape} where the detector has "
+                                 f"{tuple(conv.weight.shape)}; start from a die_detector.onnx of the same widths")
+            conv.weight.copy_(torch.from_numpy(np.array(w)))
+            if isinstance(layer, nn.Sequential):
+                bn = layer[1]
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(np.array(b)))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+            else:
+                conv.bias.copy_(torch.from_numpy(np.array(b)))
+
+
+def _freeze_batch_norms(net: nn.Module) -> None:
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 class Exportable(nn.Module):
     """The network with the heatmap and offset sigmoids built in (what ONNX ships)."""
 
@@ -267,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--init", type=Path, default=None, metavar="ONNX",
+                        help="fine-tune from this exported detector (for instance vision/models/die_detector.onnx) "
+                             "instead of starting from random weights; batch-norm statistics stay frozen")
     parser.add_argument("--minutes", type=float, default=None,
                         help="train for this wall-clock time instead of --epochs (cosine schedule over the time; "
                              "for a fast machine: the step count then depends on its speed)")
@@ -278,7 +344,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.training.detect_data import build_cache
         build_cache([Path("../shared/dice-images/train")], args.cache)
     data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed)
-    net = DieNet().to(args.device)
+    n_renders = sum(name.startswith("render_") for name in data.names)
+    net = DieNet()
+    if args.init is not None:
+        load_onnx_weights(net, args.init)
+    net = net.to(args.device)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     total = args.epochs * args.steps_per_epoch
     t0 = time.time()
@@ -298,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
         loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=False,
                                              num_workers=args.workers, persistent_workers=False)
         net.train()
+        if args.init is not None:
+            _freeze_batch_norms(net)
         losses, focals = [], []
         for x, heat, reg, regmask, weight in loader:
             x, heat, reg, regmask, weight = (t.to(args.device) for t in (x, heat, reg, regmask, weight))
@@ -328,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         "input_long_side": INPUT_LONG_SIDE,
         "mean": MEAN,
         "std": STD,
-        "trained_on": "../shared/dice-images/train (box_kind 'die' positive; 'face'/'pips' boxes ignored)",
+        "trained_on": "../shared/dice-images/train (box_kind 'die' positive; 'face'/'pips' boxes ignored)"
+                      + (f" and {n_renders} vision.render.render_randomised renders" if n_renders else ""),
+        "init": str(args.init) if args.init is not None else None,
         "epochs": epoch,
         "steps": step,
         "steps_per_epoch": args.steps_per_epoch,

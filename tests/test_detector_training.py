@@ -1,0 +1,69 @@
+"""vision.training.detect_data and train_detector: the detector's training cache with renders, and fine-tuning's start."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+pytest.importorskip("vision.render", reason="vision.render (the synthetic tray renderer) is not there")
+
+from vision.training.detect_data import build_cache, load_cache, rendered_examples  # noqa: E402
+
+
+def test_rendered_examples_box_every_die_inside_the_image_and_repeat_by_seed():
+    first = list(rendered_examples(3, seed=7))
+    again = list(rendered_examples(3, seed=7))
+    assert len(first) == 3
+    for (image, boxes), (image2, boxes2) in zip(first, again):
+        assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+        assert image.shape[:2] in ((480, 640), (960, 1280))
+        assert np.array_equal(image, image2) and boxes == boxes2
+        assert 1 <= len(boxes) <= 12
+        h, w = image.shape[:2]
+        for x, y, bw, bh in boxes:
+            assert 0 <= x and 0 <= y and x + bw <= w and y + bh <= h and bw > 1 and bh > 1
+    assert not np.array_equal(first[0][0], list(rendered_examples(1, seed=8))[0][0])
+
+
+def test_cache_holds_renders_with_boxes_scaled_like_their_image(tmp_path):
+    out = tmp_path / "cache.npz"
+    assert build_cache([], out, renders=3, render_seed=7) == 3
+    jpegs, boxes, ignores, names = load_cache(out)
+    assert names == ["render_7_0", "render_7_1", "render_7_2"]
+    for jpeg, b, ign, (image, truth) in zip(jpegs, boxes, ignores, rendered_examples(3, seed=7)):
+        cached = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+        scale = min(1.0, 512 / max(image.shape[:2]))
+        assert cached.shape[:2] == (round(image.shape[0] * scale), round(image.shape[1] * scale))
+        np.testing.assert_allclose(b, np.float32(truth) * scale, rtol=1e-6)
+        assert ign.shape == (0, 4)
+
+
+def test_cache_command_refuses_a_negative_render_count(capsys):
+    from vision.training.detect_data import main
+
+    with pytest.raises(SystemExit):
+        main(["--data", "nowhere", "--renders", "-1"])
+    assert "--renders must be 0 or more" in capsys.readouterr().err
+
+
+def test_fine_tuning_starts_from_exactly_the_exported_detector(tmp_path):
+    torch = pytest.importorskip("torch", reason="torch (the train extra) is needed to fine-tune")
+    pytest.importorskip("onnx", reason="onnx is needed to read the exported weights")
+
+    from vision.detect import DEFAULT_MODEL_PATH, DieDetector
+    from vision.training.train_detector import DieNet, Exportable, load_onnx_weights
+
+    net = DieNet()
+    load_onnx_weights(net, DEFAULT_MODEL_PATH)
+    net.eval()
+    path = tmp_path / "die_detector.onnx"
+    torch.onnx.export(Exportable(net), torch.zeros(1, 3, 384, 384), str(path), dynamo=False,
+                      input_names=["image"], output_names=["maps"], opset_version=13,
+                      dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}})
+    image, _ = next(rendered_examples(1, seed=3))
+    shipped, again = DieDetector(), DieDetector(path)
+    np.testing.assert_allclose(again.heatmaps(image)[0], shipped.heatmaps(image)[0], atol=1e-4)
+    assert again.detect(image) == shipped.detect(image)
+    with pytest.raises(ValueError, match="same widths"):
+        load_onnx_weights(DieNet((8, 16, 32, 64)), DEFAULT_MODEL_PATH)
