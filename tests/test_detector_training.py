@@ -67,3 +67,20 @@ def test_fine_tuning_starts_from_exactly_the_exported_detector(tmp_path):
     assert again.detect(image) == shipped.detect(image)
     with pytest.raises(ValueError, match="same widths"):
         load_onnx_weights(DieNet((8, 16, 32, 64)), DEFAULT_MODEL_PATH)
+
+
+def test_a_fine_tune_records_which_network_it_started_from(tmp_path):
+    pytest.importorskip("torch", reason="torch (the train extra) is needed to fine-tune")
+    import hashlib
+    import json
+    import shutil
+
+    from vision.detect import DEFAULT_MODEL_PATH
+    from vision.training.train_detector import init_record
+
+    start = tmp_path / "die_detector.onnx"
+    shutil.copy(DEFAULT_MODEL_PATH, start)
+    bare = init_record(start)
+    assert bare == {"path": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
+    (tmp_path / "die_detector.json").write_text(json.dumps({"command": "python -m vision.training.train_detector X"}))
+    assert init_record(start)["trained_by"] == "python -m vision.training.train_detector X"
