@@ -52,6 +52,9 @@ detector, with the shipped face reader and pip finder:
   they are no longer read exactly (unreadable phantom dice); DEV in-sample
   898 right / 4 wrong / 10 extra dice (1 valued) against 899 / 5 / 2 (1).
 
+A gentler one (``--lr 4e-4``, 24 minutes, about 1,800 steps on a busy
+machine) kept the stand in 2 kingpi photos, left 2 kingpi dice unknown and
+read the held-out DEV dice 890 right / 5 wrong (one more silent error).
 The first such fine-tune also learned the renders' box sizes and boxed DEV's
 nell dice 9-11 % small (held out 884 right); renders now teach where dice
 are, not how big to box them (:func:`_targets`).
