@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("vision.render", reason="vision.render (the synthetic tray renderer) is not there")
 
-from vision.training.detect_data import build_cache, load_cache, rendered_examples  # noqa: E402
+from vision.training.detect_data import build_cache, is_render, load_cache, rendered_examples  # noqa: E402
 
 
 def test_rendered_examples_box_every_die_inside_the_image_and_repeat_by_seed():
@@ -30,7 +30,7 @@ def test_cache_holds_renders_with_boxes_scaled_like_their_image(tmp_path):
     out = tmp_path / "cache.npz"
     assert build_cache([], out, renders=3, render_seed=7) == 3
     jpegs, boxes, ignores, names = load_cache(out)
-    assert names == ["render_7_0", "render_7_1", "render_7_2"]
+    assert names == ["render_7_0", "render_7_1", "render_7_2"] and all(is_render(n) for n in names)
     for jpeg, b, ign, (image, truth) in zip(jpegs, boxes, ignores, rendered_examples(3, seed=7)):
         cached = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
         scale = min(1.0, 512 / max(image.shape[:2]))

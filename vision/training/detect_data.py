@@ -35,6 +35,9 @@ from vision.training.data import save_npz_atomically
 #: Long side, in pixels, of the cached photos.
 CACHE_LONG_SIDE: int = 512
 
+#: Cache names of renders start with this (:func:`is_render`); photos keep their file names.
+RENDER_NAME_PREFIX: str = "render_"
+
 
 def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE,
                 renders: int = 0, render_seed: int = 0) -> int:
@@ -81,11 +84,10 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
                 (die if d.get("box_kind", "die") == "die" else ign).append(d["box"])
             add(image, die, ign, entry["file"])
     for k, (image, die) in enumerate(rendered_examples(renders, render_seed)):
-        add(image, die, [], f"render_{render_seed}_{k}")
+        add(image, die, [], f"{RENDER_NAME_PREFIX}{render_seed}_{k}")
         if (k + 1) % 100 == 0 or k + 1 == renders:
             print(f"rendered {k + 1} of {renders}", flush=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    obj = np.empty(len(jpegs), dtype=object)
     save_npz_atomically(
         out,
         jpegs=_objects(jpegs),
@@ -94,6 +96,11 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         names=np.array(names),
     )
     return len(jpegs)
+
+
+def is_render(name: str) -> bool:
+    """Whether a cache entry named `name` is a render (its boxes follow the renderer's outlines, not a label)."""
+    return name.startswith(RENDER_NAME_PREFIX)
 
 
 def rendered_examples(n: int, seed: int = 0):

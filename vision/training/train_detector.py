@@ -81,7 +81,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from vision.training.data import recorded_command
-from vision.training.detect_data import load_cache
+from vision.training.detect_data import is_render, load_cache
 
 STRIDE = 4
 INPUT_LONG_SIDE = 384  # keep equal to vision.detect.INPUT_LONG_SIDE
@@ -146,7 +146,7 @@ class DetectData(torch.utils.data.Dataset):
         # a render teaches where dice are, not how big to box them: the photos' labels (TRAIN, as
         # DEV) box a die with a margin the renderer's outlines lack, and a first fine-tune that
         # learned render box sizes boxed DEV's nell dice 9-11 % small (box IoU >= 0.5: 99.2 -> 97.4 %)
-        heat, reg, regmask, weight = _targets(boxes, ign, self.crop, learn_size=not self.names[k].startswith("render_"))
+        heat, reg, regmask, weight = _targets(boxes, ign, self.crop, learn_size=not is_render(self.names[k]))
         return (torch.from_numpy(x.transpose(2, 0, 1).copy()), torch.from_numpy(heat),
                 torch.from_numpy(reg), torch.from_numpy(regmask), torch.from_numpy(weight))
 
@@ -394,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         from vision.training.detect_data import build_cache
         build_cache([Path("../shared/dice-images/train")], args.cache)
     data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed)
-    n_renders = sum(name.startswith("render_") for name in data.names)
+    n_renders = sum(is_render(name) for name in data.names)
     net = DieNet()
     if args.init is not None:
         load_onnx_weights(net, args.init)
