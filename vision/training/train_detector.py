@@ -330,20 +330,33 @@ def load_onnx_weights(net: DieNet, path: Path) -> None:
 
 
 def init_record(path: Path) -> dict:
-    """What a fine-tune started from: the file's path and SHA-256, and its own training record's command.
+    """What a fine-tune started from, for its JSON: the path alone stops naming it once the packaged file is replaced.
 
-    The path alone does not say which network it was once the packaged one
-    is replaced by the fine-tuned one.
+    Parameters
+    ----------
+    path : Path
+        The exported detector fine-tuned (``--init``).
+
+    Returns
+    -------
+    dict
+        ``"path"``, ``"sha256"`` (hex digest of the file) and, when the
+        detector's JSON recorded one, ``"trained_by"``: that network's training command.
+
+    Raises
+    ------
+    vision.detect.DetectorModelError
+        If the file is missing or unloadable, or its JSON unreadable (read by
+        :class:`vision.detect.DieDetector`, as at run time).
     """
     import hashlib
 
+    from vision.detect import DieDetector
+
+    command = DieDetector(path).metadata.get("command")  # first: a clear error for a missing or broken file
     record = {"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
-    meta = Path(path).with_suffix(".json")
-    if meta.exists():
-        try:
-            record["trained_by"] = json.loads(meta.read_text()).get("command")
-        except (ValueError, AttributeError):
-            pass
+    if command:
+        record["trained_by"] = command
     return record
 
 
@@ -396,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed)
     n_renders = sum(is_render(name) for name in data.names)
     net = DieNet()
+    # recorded before training: with --out beside it, the start's own file is overwritten at the end
+    init = init_record(args.init) if args.init is not None else None
     if args.init is not None:
         load_onnx_weights(net, args.init)
     net = net.to(args.device)
@@ -452,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         "std": STD,
         "trained_on": "../shared/dice-images/train (box_kind 'die' positive; 'face'/'pips' boxes ignored)"
                       + (f" and {n_renders} vision.render.render_randomised renders" if n_renders else ""),
-        "init": init_record(args.init) if args.init is not None else None,
+        "init": init,
         "epochs": epoch,
         "steps": step,
         "steps_per_epoch": args.steps_per_epoch,
