@@ -39,6 +39,17 @@ def test_cache_holds_renders_with_boxes_scaled_like_their_image(tmp_path):
         assert ign.shape == (0, 4)
 
 
+def test_clutter_changes_some_renders_but_never_their_dice():
+    plain = list(rendered_examples(6, seed=4))
+    cluttered = list(rendered_examples(6, seed=4, clutter_share=1.0))
+    assert [b for _, b in plain] == [b for _, b in cluttered]
+    assert all(not np.array_equal(a, b) for (a, _), (b, _) in zip(plain, cluttered))
+    none = list(rendered_examples(6, seed=4, clutter_share=0.0))
+    assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(plain, none))
+    with pytest.raises(ValueError, match="clutter_share must be 0-1"):
+        next(rendered_examples(1, seed=4, clutter_share=1.5))
+
+
 def test_cache_command_refuses_a_negative_render_count(capsys):
     from vision.training.detect_data import main
 

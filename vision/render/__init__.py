@@ -8,7 +8,8 @@ Public names: :func:`render_tray`, :func:`render_die_crop`, :class:`TrayScene`
 :class:`RenderedDie`, :data:`STYLES`, :data:`DICE_COLOURS`, :data:`PIP_LAYOUTS`,
 :data:`MAX_DICE`; domain-randomised renders and named stress conditions with
 unreadable (leaning, cut) dice labelled: :func:`render_randomised`,
-:class:`Conditions`, :data:`CONDITIONS`, :class:`Unreadable`.
+:class:`Conditions`, :data:`CONDITIONS`, :class:`Unreadable`; objects that are not
+dice drawn beside them: :func:`add_clutter`, :data:`CLUTTER_KINDS`.
 
 Examples
 --------
@@ -20,6 +21,7 @@ Examples
 [6, 6, 3, 2, 1]
 """
 
+from vision.render._clutter import CLUTTER_KINDS, add_clutter
 from vision.render._layout import Placement, TrayScene
 from vision.render._randomise import CONDITIONS, LOOKS, SURFACES, Conditions, render_randomised
 from vision.render._tray import render_die_crop, render_tray
@@ -34,6 +36,8 @@ from vision.render._types import (
 )
 
 __all__ = [
+    "CLUTTER_KINDS",
+    "add_clutter",
     "CONDITIONS",
     "Conditions",
     "LOOKS",

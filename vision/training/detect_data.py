@@ -40,7 +40,7 @@ RENDER_NAME_PREFIX: str = "render_"
 
 
 def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE,
-                renders: int = 0, render_seed: int = 0) -> int:
+                renders: int = 0, render_seed: int = 0, clutter_share: float = 0.0) -> int:
     """Write the cache of every image in `dataset_dirs` (and `renders` renders) to `out`; return the image count.
 
     Parameters
@@ -55,6 +55,8 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         Domain-randomised renders to add (see :func:`rendered_examples`); 0: none.
     render_seed : int, optional
         Seed of the renders.
+    clutter_share : float, optional
+        Share of the renders given objects that are not dice (see :func:`rendered_examples`).
 
     Returns
     -------
@@ -83,7 +85,7 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
             for d in entry["dice"]:
                 (die if d.get("box_kind", "die") == "die" else ign).append(d["box"])
             add(image, die, ign, entry["file"])
-    for k, (image, die) in enumerate(rendered_examples(renders, render_seed)):
+    for k, (image, die) in enumerate(rendered_examples(renders, render_seed, clutter_share)):
         add(image, die, [], f"{RENDER_NAME_PREFIX}{render_seed}_{k}")
         if (k + 1) % 100 == 0 or k + 1 == renders:
             print(f"rendered {k + 1} of {renders}", flush=True)
@@ -103,13 +105,16 @@ def is_render(name: str) -> bool:
     return name.startswith(RENDER_NAME_PREFIX)
 
 
-def rendered_examples(n: int, seed: int = 0):
+def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
     """Yield `n` domain-randomised renders and their die boxes: ``(image, boxes)``.
 
     Each render holds 1-12 dice drawn under conditions all at random
     (:func:`vision.render.render_randomised` with ``condition=None``), at
     640 x 480 px or, one time in four, 1280 x 960 px (dice twice as many pixels
-    across, as in a Pi camera's full frame).
+    across, as in a Pi camera's full frame). A `clutter_share` of them also show
+    objects that are not dice and are not boxed (:func:`vision.render.add_clutter`:
+    lit stands, dark blocks, pens, coins), drawn from a random stream of their own,
+    so the dice of every render are the same whatever the share.
 
     Parameters
     ----------
@@ -117,6 +122,8 @@ def rendered_examples(n: int, seed: int = 0):
         Renders to make.
     seed : int, optional
         Seed of the dice values, counts, sizes and renders.
+    clutter_share : float, optional
+        Share of the renders, 0-1, given 1-3 objects that are not dice (default 0).
 
     Yields
     ------
@@ -125,9 +132,12 @@ def rendered_examples(n: int, seed: int = 0):
     boxes : list of [x, y, w, h]
         Every die drawn (flat, leaning or cut by the border), px, clipped to the image.
     """
-    from vision.render import render_randomised
+    from vision.render import add_clutter, render_randomised
 
+    if not 0.0 <= clutter_share <= 1.0:
+        raise ValueError(f"clutter_share must be 0-1, got {clutter_share!r}")
     rng = np.random.default_rng(seed)
+    clutter_rng = np.random.default_rng([seed, 1])
     for _ in range(n):
         values = [int(v) for v in rng.integers(1, 7, int(rng.integers(1, 13)))]
         size = (1280, 960) if rng.random() < 0.25 else (640, 480)
@@ -135,7 +145,11 @@ def rendered_examples(n: int, seed: int = 0):
             tray = render_randomised(values, seed=int(rng.integers(2**31)), size=size)
         except ValueError:  # the dice did not fit this tray: fewer next time
             tray = render_randomised(values[:5], seed=int(rng.integers(2**31)), size=size)
-        yield np.ascontiguousarray(tray.image), [list(d.box) for d in tray.dice if d.box[2] > 1 and d.box[3] > 1]
+        boxes = [list(d.box) for d in tray.dice if d.box[2] > 1 and d.box[3] > 1]
+        image = tray.image
+        if clutter_rng.random() < clutter_share:
+            image = add_clutter(image, clutter_rng, boxes)
+        yield np.ascontiguousarray(image), boxes
 
 
 def _objects(items: list) -> np.ndarray:
@@ -160,10 +174,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--renders", type=int, default=0,
                         help="also cache this many domain-randomised renders (default 0)")
     parser.add_argument("--render-seed", type=int, default=0)
+    parser.add_argument("--clutter-share", type=float, default=0.0,
+                        help="share of the renders, 0-1, that also show objects that are not dice: lit stands, "
+                             "dark blocks, pens, coins (default 0)")
     args = parser.parse_args(argv)
     if args.renders < 0:
         parser.error(f"--renders must be 0 or more, got {args.renders}")
-    n = build_cache(args.data, args.out, renders=args.renders, render_seed=args.render_seed)
+    if not 0.0 <= args.clutter_share <= 1.0:
+        parser.error(f"--clutter-share must be 0-1, got {args.clutter_share}")
+    n = build_cache(args.data, args.out, renders=args.renders, render_seed=args.render_seed,
+                    clutter_share=args.clutter_share)
     print(f"cached {n} images into {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
     return 0
 
