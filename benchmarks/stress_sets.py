@@ -10,7 +10,7 @@ Renders ``--n`` images of five dice per condition of
 :func:`vision.reader.read_image` on one OpenCV thread and prints per condition:
 readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
 (leaning / cut by the border) and how many of them were given a misleading
-value, per-die accuracy, silent-error rate (all silent errors over all dice
+value, dice found where none was drawn (with and without a value), per-die accuracy, silent-error rate (all silent errors over all dice
 drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
@@ -76,20 +76,20 @@ def main() -> None:
     print(f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}"
           + (f"; {models}" if models else ""))
     print(f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
-          f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
+          f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
     out = {}
     for c in names:
         saver = _saver(Path(args.save), c, args.save_all) if args.save else None
         r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver, read=read)
         print(f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
-              f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {100 * r.accuracy:5.1f}% "
+              f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {r.extra_unknown:5d} {100 * r.accuracy:5.1f}% "
               f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}", flush=True)
         out[c] = {"images": r.images, "dice": r.dice, "right": r.right, "wrong": r.wrong, "unknown": r.unknown,
                   "missed": r.missed, "unreadable": r.unreadable, "unreadable_valued": r.unreadable_valued,
-                  "extra_valued": r.extra_valued, "accuracy": r.accuracy, "silent_rate": r.silent_rate,
+                  "extra_valued": r.extra_valued, "extra_unknown": r.extra_unknown, "accuracy": r.accuracy, "silent_rate": r.silent_rate,
                   "ms_per_image": r.ms_per_image}
     print("unrd: leaning or border-cut dice drawn; unrdV: of those given a misleading value; "
-          "xtraV: valued dice where none was drawn; silent = (wrong + unrdV + xtraV) / all dice drawn")
+          "xtraV: valued dice where none was drawn; xtraU: unknown dice where none was drawn (phantoms); silent = (wrong + unrdV + xtraV) / all dice drawn")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)

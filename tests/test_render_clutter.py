@@ -48,3 +48,14 @@ def test_no_clutter_where_there_is_no_clear_place():
 def test_clutter_refuses_what_is_not_a_colour_picture(bad):
     with pytest.raises(ValueError, match="uint8 BGR"):
         add_clutter(bad, np.random.default_rng(0), [])
+
+
+def test_the_clutter_condition_adds_objects_and_random_renders_never_do():
+    from vision.render import Conditions
+
+    bare = render_randomised([1, 2, 3, 4, 5], seed=5, conditions=Conditions())
+    cluttered = render_randomised([1, 2, 3, 4, 5], seed=5, conditions=Conditions(clutter=True))
+    assert bare.dice == cluttered.dice
+    assert not np.array_equal(bare.image, cluttered.image)
+    assert not any(Conditions.sample(np.random.default_rng(s)).clutter for s in range(200))
+    assert Conditions.sample(np.random.default_rng(0), "clutter").clutter

@@ -9,7 +9,9 @@ wrong (a value given and wrong: a silent error), unknown or missed. An
 *unreadable* die (:class:`vision.render.Unreadable`) must not mislead: a leaning
 die given any value, or a die cut by the border given a wrong value, is a silent
 error; reading a cut die right, calling it unknown or dropping it are all fine.
-A die read where none was drawn and given a value is a silent error too.
+A die read where none was drawn and given a value is a silent error too; one
+found where none was drawn and left unknown is counted apart (a phantom: the
+table would ask for a re-roll that fixes nothing).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class StressCounts:
         (silent errors).
     extra_valued : int
         Dice read with a value where none was drawn (silent errors).
+    extra_unknown : int
+        Dice found where none was drawn, without a value (phantoms: not silent,
+        but the table asks for a re-roll).
     ms : float
         Total reading time, milliseconds of wall clock.
     """
@@ -59,6 +64,7 @@ class StressCounts:
     unreadable: int = 0
     unreadable_valued: int = 0
     extra_valued: int = 0
+    extra_unknown: int = 0
     ms: float = 0.0
 
     def __add__(self, other: "StressCounts") -> "StressCounts":
@@ -121,8 +127,9 @@ def score_rendered(tray: RenderedTray, reading: ImageReading, ms: float = 0.0) -
             c["right"] += 1
         else:
             c["wrong"] += 1
-    extra = sum(1 for i, d in enumerate(reading.dice) if i not in matched and d.value is not None)
-    return StressCounts(**c, extra_valued=extra, ms=ms)
+    extras = [d for i, d in enumerate(reading.dice) if i not in matched]
+    valued = sum(1 for d in extras if d.value is not None)
+    return StressCounts(**c, extra_valued=valued, extra_unknown=len(extras) - valued, ms=ms)
 
 
 def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,

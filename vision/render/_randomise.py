@@ -27,6 +27,7 @@ from vision.render._effects import (
     tilt_homography,
 )
 from vision.render._layout import Placement, TrayScene, _check_values, _fits, _hull_distance, _overlaps, _rng
+from vision.render._clutter import add_clutter
 from vision.render._scene import finish
 from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unreadable
 
@@ -46,12 +47,14 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #:   ``"noise"`` (sigma 10-22 grey levels), ``"jpeg"`` (quality 8-25);
 #: * placement: ``"touching"`` (dice touching each other), ``"leaning"`` (the last
 #:   die leans on another die: labelled unreadable), ``"border"`` (the last die is
-#:   cut by the image border: labelled unreadable).
+#:   cut by the image border: labelled unreadable);
+#: * around them: ``"clutter"`` (1-3 objects that are not dice beside them: a stand with
+#:   a lit LED edge, a dark block, a pen, a coin; :func:`vision.render.add_clutter`).
 CONDITIONS: tuple[str, ...] = (
     "plain", "dark_dice", "translucent", "marbled", "coloured_pips", "rounded",
     "felt", "wood", "paper", "cardboard", "black_cloth", "white_card", "tray",
     "glare", "perspective", "blur", "noise", "jpeg",
-    "touching", "leaning", "border",
+    "touching", "leaning", "border", "clutter",
 )
 
 _TRAY_STYLES = ("round", "box", "felt", "wood")
@@ -89,6 +92,10 @@ class Conditions:
         The last die leans on another die (needs 2+ dice); labelled unreadable.
     border : bool
         The last die is cut by the image border; labelled unreadable.
+    clutter : bool
+        Draw 1-3 objects that are not dice beside the dice (:func:`vision.render.add_clutter`).
+        Never drawn at random, so the renders of ``condition=None`` are those of
+        before this option.
     """
 
     surface: str = "tray_round"
@@ -102,6 +109,7 @@ class Conditions:
     touching: bool = False
     leaning: bool = False
     border: bool = False
+    clutter: bool = False
 
     def __post_init__(self) -> None:
         if self.surface not in SURFACES:
@@ -162,6 +170,7 @@ class Conditions:
             "touching": {"touching": True},
             "leaning": {"leaning": True},
             "border": {"border": True},
+            "clutter": {"clutter": True},
         }.get(condition, {"surface": condition})
         return dataclasses.replace(base, **push)
 
@@ -252,8 +261,10 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     scale = min(w / 640, h / 480)
     image = finish(img, rng, light=scene._lighting, noise=cond.noise, blur=cond.blur * max(scale, 0.5),
                    jpeg_quality=cond.jpeg_quality)
-    image.setflags(write=False)
     kept = [d for d in dice if d is not None]
+    if cond.clutter:
+        image = add_clutter(image, rng, [d.box for d in kept])
+    image.setflags(write=False)
     return RenderedTray(image=image, dice=tuple(kept), style=cond.surface, touching=tuple(pairs), condition=name)
 
 
