@@ -115,6 +115,26 @@ def test_second_look_views_that_disagree_are_averaged(monkeypatch):
     assert reading.dice[0].confidence == pytest.approx(averaged, abs=1e-6)
 
 
+def test_second_look_contrast_view_does_not_turn_not_a_face_into_a_value(monkeypatch):
+    """A coin: the crop itself says "not a face", its contrast view a sure 1. The views disagree."""
+    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)
+    det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
+    calls = []
+
+    class Coin:
+        def predict(self, crops):
+            calls.append(len(crops))
+            row = np.array([0.6, 0.15, 0.05, 0.05, 0.05, 0.05, 0.05], np.float32)  # best face 1, but not a face
+            if len(calls) == 1:
+                return np.stack([row])
+            return np.stack([_probs(1, 0.95)] + [row, _probs(1, 0.95)] * 3)
+
+    reading = read_image(IMAGE, detector=det, face_reader=Coin(), pip_finder=FakePipFinder([1]), calibrated=False)
+    assert calls == [1, 7]
+    assert reading.values == (None,)
+    assert reading.dice[0].confidence == pytest.approx((0.15 + 0.95) / 2, abs=1e-6)  # the views' average
+
+
 def test_pip_finder_looks_last_at_the_die_box_alone():
     # the marks on the face crop and on its turns miss the layout; on the box alone (side faces left out) they hold it
     from vision.face import crop_die
