@@ -313,6 +313,25 @@ def test_big_box_the_main_look_missed_is_read_as_a_die():
     assert reading.values == (4,)
 
 
+def test_big_box_beside_the_dice_found_is_dropped_unless_it_looks_like_a_face():
+    """A coarse-look box the main look missed, beside the dice it found: a tray stand unless the face reader sees a face."""
+    from vision.detect import LargeCandidate
+
+    dice = [Detection((20, 20, 40, 40), 0.9), Detection((80, 20, 40, 40), 0.9), Detection((20, 380, 40, 40), 0.9)]
+    stand = LargeCandidate(Detection(BIG, 0.9), ())
+    stand_probs = np.array([0.6, 0.1, 0.06, 0.06, 0.06, 0.06, 0.06], np.float32)  # not a face, under the drop rule's 0.8
+    reading = read_image(IMAGE, detector=FakeCloseUpDetector(dice, [stand]), tta=False,
+                         face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [stand_probs]),
+                         pip_finder=QueuedPipFinder([3, 3, 3]))
+    assert reading.values == (3, 3, 3)
+    assert not any(d.box == BIG for d in reading.dice)
+    # one that looks like a face stays: a die the main look missed
+    reading = read_image(IMAGE, detector=FakeCloseUpDetector(dice, [stand]), tta=False,
+                         face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [_probs(5, 0.97)]),
+                         pip_finder=QueuedPipFinder([3, 3, 3, 5]))
+    assert any(d.box == BIG and d.value == 5 for d in reading.dice)
+
+
 def test_pip_maps_turned_are_turned_back_onto_the_crop():
     from vision.reader import _pip_maps_turned
 

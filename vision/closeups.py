@@ -138,8 +138,9 @@ def close_up_dice(
     for j, cand in enumerate(large):
         k = first + j
         if not cand.inside:
-            dice.append(j)  # a die the main look missed
-            continue
+            if first == 0 or best[k] > probs[k][0]:
+                dice.append(j)  # a die the main look missed
+            continue  # beside the main look's dice, holding none of them and unlike a face: not a die
         side = max(cand.detection.box[2], cand.detection.box[3])
         faces = [i for i in cand.inside if inner_best[i] >= FACE_LIKE_PROB and inner_best[i] > first_look[i][0]]
         pips = [i for i in faces if max(boxes[i][2], boxes[i][3]) < SAME_DIE_SHARE * side]
