@@ -18,7 +18,11 @@ for each kind of picture, how the dice were read:
 
 Usage::
 
-    python benchmarks/close_ups.py [--dev ../shared/dice-images/dev]
+    python benchmarks/close_ups.py [--dev ../shared/dice-images/dev] [--face-model ONNX] [--detector-model ONNX]
+                                   [--pip-model ONNX]
+
+``--face-model``, ``--detector-model`` and ``--pip-model`` read with other networks than
+the packaged ones (a fine-tuned detector, a held-out twin), as in ``benchmarks/stress_sets.py``.
 
 Needs the DEV set for all but the rendered rows (they are skipped, with a note,
 when it is absent).
@@ -41,10 +45,18 @@ sys.path.insert(0, str(ROOT))
 from vision import render  # noqa: E402
 from vision.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.reader import read_image  # noqa: E402
+from vision.reader import networks_from_files, read_image  # noqa: E402
 from vision.stress import close_up_window  # noqa: E402
 
+#: The networks every picture is read with (:func:`vision.reader.networks_from_files`; set by ``main``).
+NETWORKS: dict = {}
+
 COLUMNS = ("dice", "right", "unknown", "wrong", "missed", "extraV", "nbWrong")
+
+
+def _read(image: np.ndarray):
+    """Read one picture with :data:`NETWORKS`."""
+    return read_image(image, **NETWORKS)
 
 
 def _score(reading, truth: list[tuple[tuple[int, int, int, int], int]], counts: Counter) -> None:
@@ -64,7 +76,7 @@ def _score(reading, truth: list[tuple[tuple[int, int, int, int], int]], counts: 
 def single_close_ups(dev: Path) -> Counter:
     counts: Counter = Counter()
     for path in sorted((dev / "single").glob("*/*.jpg")):
-        values = read_image(load_image(path)).values
+        values = _read(load_image(path)).values
         truth = int(path.parent.name)
         counts["dice"] += 1
         right = values.count(truth) >= 1
@@ -83,7 +95,7 @@ def cropped_dice(dev: Path, share: float) -> Counter:
         image = load_image(item.path)
         for die in item.dice[::2]:
             x0, y0, x1, y1 = close_up_window(die.box, share, image.shape[:2])
-            reading = read_image(image[y0:y1, x0:x1])
+            reading = _read(image[y0:y1, x0:x1])
             in_view = []
             main = 0
             for other in item.dice:  # the neighbours in view, clipped: a value for them is not an extra
@@ -118,7 +130,7 @@ def tray_in_photo() -> Counter:
             oy, ox = (ch - h) // 2, (cw - w) // 2
             photo[oy:oy + h, ox:ox + w] = tray.image
             truth = [((d.box[0] + ox, d.box[1] + oy, d.box[2], d.box[3]), d.value) for d in tray.dice]
-            _score(read_image(photo), truth, counts)
+            _score(_read(photo), truth, counts)
     return counts
 
 
@@ -139,14 +151,23 @@ def tiled(dev: Path, prefix: str, grid: int, photos: int) -> Counter:
             oy, ox = (j // grid) * h, (j % grid) * w
             truth += [((round(d.box[0] * sx) + ox, round(d.box[1] * sy) + oy, round(d.box[2] * sx), round(d.box[3] * sy)),
                        d.value) for d in it.dice]
-        _score(read_image(photo), truth, counts)
+        _score(_read(photo), truth, counts)
     return counts
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="the DEV set (default: %(default)s)")
+    for kind in ("face", "detector", "pip"):
+        parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX",
+                            help=f"{kind} model to read with instead of the packaged one")
     args = parser.parse_args(argv)
+    from vision.errors import VisionError
+
+    try:
+        NETWORKS.update(networks_from_files(args.face_model, args.detector_model, args.pip_model))
+    except VisionError as exc:
+        parser.error(str(exc))
     rows: list[tuple[str, Counter]] = []
     have_dev = (args.dev / "labels.json").is_file()
     if not have_dev:

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("vision.render", reason="vision.render (the synthetic tray renderer) is not there")
 
-from vision.training.detect_data import build_cache, is_render, load_cache, rendered_examples  # noqa: E402
+from vision.training.detect_data import build_cache, close_up_of, is_render, load_cache, rendered_examples  # noqa: E402
 
 
 def test_rendered_examples_box_every_die_inside_the_image_and_repeat_by_seed():
@@ -48,6 +48,33 @@ def test_clutter_changes_some_renders_but_never_their_dice():
     assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(plain, none))
     with pytest.raises(ValueError, match="clutter_share must be 0-1"):
         next(rendered_examples(1, seed=4, clutter_share=1.5))
+
+
+def test_a_close_up_enlarges_one_die_and_moves_every_box_with_the_picture():
+    image = np.zeros((960, 1280, 3), np.uint8)
+    boxes = [[600, 400, 100, 100], [760, 420, 90, 90], [0, 0, 80, 80]]
+    for x, y, w, h in boxes:
+        image[y:y + h, x:x + w] = 255
+    for seed in range(5):
+        out, kept = close_up_of(image, boxes, np.random.default_rng(seed))
+        assert out.shape == (480, 640, 3)
+        assert max(max(b[2], b[3]) for b in kept) >= 0.2 * 480  # one die fills 0.2-0.7 of the height
+        for x, y, w, h in kept:  # each box lies on its white square, inside the picture
+            assert 0 <= x and 0 <= y and x + w <= 640 and y + h <= 480
+            m = max(2, (min(w, h) + 5) // 10)  # the enlargement blurs the edges by a few px
+            assert out[y + m:y + h - m, x + m:x + w - m].min() >= 250
+        far = [b for b in boxes if b[0] == 0]
+        assert len(kept) < len(boxes) or far  # the die in the far corner is out of view
+
+
+def test_close_up_renders_keep_the_share_apart_from_the_other_renders():
+    plain = list(rendered_examples(5, seed=6))
+    close = list(rendered_examples(5, seed=6, close_up_share=1.0))
+    assert all(img.shape == (480, 640, 3) for img, _ in close)
+    assert all(b for _, b in close)
+    with pytest.raises(ValueError, match="close_up_share must be 0-1"):
+        next(rendered_examples(1, seed=6, close_up_share=-0.1))
+    assert len(plain) == len(close)
 
 
 def test_cache_command_refuses_a_negative_render_count(capsys):

@@ -40,7 +40,8 @@ RENDER_NAME_PREFIX: str = "render_"
 
 
 def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE,
-                renders: int = 0, render_seed: int = 0, clutter_share: float = 0.0) -> int:
+                renders: int = 0, render_seed: int = 0, clutter_share: float = 0.0,
+                close_up_share: float = 0.0) -> int:
     """Write the cache of every image in `dataset_dirs` (and `renders` renders) to `out`; return the image count.
 
     Parameters
@@ -57,6 +58,8 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
         Seed of the renders.
     clutter_share : float, optional
         Share of the renders given objects that are not dice (see :func:`rendered_examples`).
+    close_up_share : float, optional
+        Share of the renders made close-ups of one die (see :func:`rendered_examples`).
 
     Returns
     -------
@@ -85,7 +88,7 @@ def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_L
             for d in entry["dice"]:
                 (die if d.get("box_kind", "die") == "die" else ign).append(d["box"])
             add(image, die, ign, entry["file"])
-    for k, (image, die) in enumerate(rendered_examples(renders, render_seed, clutter_share)):
+    for k, (image, die) in enumerate(rendered_examples(renders, render_seed, clutter_share, close_up_share)):
         add(image, die, [], f"{RENDER_NAME_PREFIX}{render_seed}_{k}")
         if (k + 1) % 100 == 0 or k + 1 == renders:
             print(f"rendered {k + 1} of {renders}", flush=True)
@@ -105,7 +108,7 @@ def is_render(name: str) -> bool:
     return name.startswith(RENDER_NAME_PREFIX)
 
 
-def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
+def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0, close_up_share: float = 0.0):
     """Yield `n` domain-randomised renders and their die boxes: ``(image, boxes)``.
 
     Each render holds 1-12 dice drawn under conditions all at random
@@ -114,7 +117,11 @@ def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
     across, as in a Pi camera's full frame). A `clutter_share` of them also show
     objects that are not dice and are not boxed (:func:`vision.render.add_clutter`:
     lit stands, dark blocks, pens, coins), drawn from a random stream of their own,
-    so the dice of every render are the same whatever the share.
+    so the dice of every render are the same whatever the share. A
+    `close_up_share` of them are close-ups instead: rendered at 1280 x 960 px,
+    cut to a 4:3 window in which one die fills 0.2-0.7 of the height
+    (:func:`close_up_of`) and enlarged to 640 x 480 px, so that a big die is
+    boxed as one die and its pips are not.
 
     Parameters
     ----------
@@ -124,6 +131,8 @@ def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
         Seed of the dice values, counts, sizes and renders.
     clutter_share : float, optional
         Share of the renders, 0-1, given 1-3 objects that are not dice (default 0).
+    close_up_share : float, optional
+        Share of the renders, 0-1, made close-ups of one die (default 0).
 
     Yields
     ------
@@ -134,13 +143,18 @@ def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
     """
     from vision.render import add_clutter, render_randomised
 
-    if not 0.0 <= clutter_share <= 1.0:
-        raise ValueError(f"clutter_share must be 0-1, got {clutter_share!r}")
+    for name, share in (("clutter_share", clutter_share), ("close_up_share", close_up_share)):
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"{name} must be 0-1, got {share!r}")
     rng = np.random.default_rng(seed)
     clutter_rng = np.random.default_rng([seed, 1])
+    close_up_rng = np.random.default_rng([seed, 2])
     for _ in range(n):
         values = [int(v) for v in rng.integers(1, 7, int(rng.integers(1, 13)))]
         size = (1280, 960) if rng.random() < 0.25 else (640, 480)
+        close_up = close_up_rng.random() < close_up_share
+        if close_up:
+            size = (1280, 960)
         try:
             tray = render_randomised(values, seed=int(rng.integers(2**31)), size=size)
         except ValueError:  # the dice did not fit this tray: fewer next time
@@ -149,7 +163,53 @@ def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0):
         image = tray.image
         if clutter_rng.random() < clutter_share:
             image = add_clutter(image, clutter_rng, boxes)
+        if close_up and boxes:
+            image, boxes = close_up_of(image, boxes, close_up_rng)
         yield np.ascontiguousarray(image), boxes
+
+
+def close_up_of(image: np.ndarray, boxes: list, rng: np.random.Generator, *,
+                out_size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, list]:
+    """A close-up of one die of a render: a 4:3 window in which it fills 0.2-0.7 of the height, enlarged.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The render.
+    boxes : list of [x, y, w, h]
+        Its die boxes, px; one of them (at least 8 px across, at random) is the close-up's die.
+    rng : numpy.random.Generator
+        Picks the die, its share of the window (0.2-0.7) and its place in it.
+    out_size : (width, height), optional
+        Size of the close-up, px.
+
+    Returns
+    -------
+    image : ndarray of shape (out_size[1], out_size[0], 3), dtype uint8
+    boxes : list of [x, y, w, h]
+        The dice in the close-up, px, clipped to it; dice with less than a third
+        of their box in view are left out.
+    """
+    h, w = image.shape[:2]
+    whole = [b for b in boxes if min(b[2], b[3]) >= 8] or boxes
+    x, y, bw, bh = whole[int(rng.integers(len(whole)))]
+    win_h = min(h, max(bw, bh) / rng.uniform(0.2, 0.7))
+    win_w = min(w, win_h * out_size[0] / out_size[1])
+    win_h = win_w * out_size[1] / out_size[0]
+    cx = x + bw / 2 + rng.uniform(-0.25, 0.25) * (win_w - bw)
+    cy = y + bh / 2 + rng.uniform(-0.25, 0.25) * (win_h - bh)
+    x0 = float(np.clip(cx - win_w / 2, 0, w - win_w))
+    y0 = float(np.clip(cy - win_h / 2, 0, h - win_h))
+    f = out_size[0] / win_w
+    mat = np.float32([[f, 0, -x0 * f], [0, f, -y0 * f]])
+    out = cv2.warpAffine(np.asarray(image), mat, out_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    kept = []
+    for bx, by, bw_, bh_ in boxes:
+        x1, y1 = max(0.0, (bx - x0) * f), max(0.0, (by - y0) * f)
+        x2, y2 = min(out_size[0], (bx + bw_ - x0) * f), min(out_size[1], (by + bh_ - y0) * f)
+        if x2 > x1 and y2 > y1 and (x2 - x1) * (y2 - y1) >= (bw_ * f) * (bh_ * f) / 3:
+            kept.append([int(round(x1)), int(round(y1)), int(round(x2 - x1)), int(round(y2 - y1))])
+    return out, kept
 
 
 def _objects(items: list) -> np.ndarray:
@@ -177,13 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clutter-share", type=float, default=0.0,
                         help="share of the renders, 0-1, that also show objects that are not dice: lit stands, "
                              "dark blocks, pens, coins (default 0)")
+    parser.add_argument("--close-up-share", type=float, default=0.0,
+                        help="share of the renders, 0-1, made close-ups of one die filling 0.2-0.7 of the "
+                             "picture's height (default 0)")
     args = parser.parse_args(argv)
     if args.renders < 0:
         parser.error(f"--renders must be 0 or more, got {args.renders}")
-    if not 0.0 <= args.clutter_share <= 1.0:
-        parser.error(f"--clutter-share must be 0-1, got {args.clutter_share}")
+    for flag, share in (("--clutter-share", args.clutter_share), ("--close-up-share", args.close_up_share)):
+        if not 0.0 <= share <= 1.0:
+            parser.error(f"{flag} must be 0-1, got {share}")
     n = build_cache(args.data, args.out, renders=args.renders, render_seed=args.render_seed,
-                    clutter_share=args.clutter_share)
+                    clutter_share=args.clutter_share, close_up_share=args.close_up_share)
     print(f"cached {n} images into {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
     return 0
 
