@@ -77,7 +77,11 @@ single 279 right / 2 wrong / 1 valued extra, a die filling the picture
   against 2 (seed 0, ``--n 10``);
 * the same with ``--clutter-share 0.5 --close-up-share 0.3`` (30 minutes):
   single 268 / 4 / 0; crop 1.00 20 right, 13 pips read; held-out DEV 883
-  right / 5 wrong / 1 extra valued.
+  right / 5 wrong / 1 extra valued. On renders it beat the shipped detector
+  everywhere: stress seed 0 ``--n 10`` 1 wrong / 2 leaning valued / 1 missed
+  against 1 / 2 / 8; the hard looks and clutter of seeds 0-1 (``--n 40``)
+  5 wrong / 3 leaning valued / 1 missed / 0 phantoms against 5 / 2 / 46 / 19
+  (and a coin valued).
 
 The renders hold small dice only (close-up renders are enlarged and soft), and
 a short fine-tune forgets what the GPU run learned of big dice from TRAIN's
