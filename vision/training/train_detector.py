@@ -80,8 +80,8 @@ single 279 right / 2 wrong / 1 valued extra, a die filling the picture
   right / 5 wrong / 1 extra valued. On renders it beat the shipped detector
   everywhere: stress seed 0 ``--n 10`` 1 wrong / 2 leaning valued / 1 missed
   against 1 / 2 / 8; the hard looks and clutter of seeds 0-1 (``--n 40``)
-  5 wrong / 3 leaning valued / 1 missed / 0 phantoms against 5 / 2 / 46 / 19
-  (and a coin valued).
+  3 wrong / 3 leaning valued / 1 missed / 0 phantoms against 5 / 2 / 46 / 19
+  (and one valued extra).
 
 The renders hold small dice only (close-up renders are enlarged and soft), and
 a short fine-tune forgets what the GPU run learned of big dice from TRAIN's
