@@ -124,18 +124,20 @@ def _leaning_values(seed):
 # v8 (v7's command plus --streak-prob 0.25; 2026-12-01): 12 of 16 unknown, seeds 3, 5, 6
 # and 13 given a value; on 120 more leaning dice (``benchmarks/stress_sets.py --n 40
 # --conditions leaning``, seeds 1-3) v8 gave 38 a value and v7 41, so these 16 moved by
-# chance, not for the worse. The reader's leaning rule (box area over
+# chance, not for the worse. Since the second look counts "not a readable face" when
+# its two views are compared (the coin fix of 2026-12-01 evening), seeds 3 and 6 are
+# unknown too: 14 of 16. The reader's leaning rule (box area over
 # LEANING_AREA_RATIO = 1.9 x the median) cannot fire for such a die, whose outline
 # is about cos + sin of the tilt (1.3-1.4) x a flat die's; a lower ratio would
 # refuse kingpi's dev dice that lean on the rim, which the labels read by the face
 # most turned to the camera. The strict xfail turns into a failure when the reader
 # learns to tell those leaning dice: then move them to the plain test.
-@pytest.mark.parametrize("seed", [0, 1, 2, 4, 7, 8, 9, 10, 11, 12, 14, 15])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 14, 15])
 def test_leaning_die_gets_no_value(seed):
     assert all(v is None for v in _leaning_values(seed))
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: the reader gives leaning dice a value (see the note above)")
-@pytest.mark.parametrize("seed", [3, 5, 6, 13])
+@pytest.mark.parametrize("seed", [5, 13])
 def test_leaning_die_gets_no_value_known_gap(seed):
     assert all(v is None for v in _leaning_values(seed))
