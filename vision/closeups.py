@@ -79,7 +79,10 @@ def close_up_dice(
     or a group of dice (a tray in a wider photo), whose boxes inside are dice.
     Only the boxes inside that look like a face count (best value at least
     :data:`FACE_LIKE_PROB` and more likely than "not a face"). A large box with no box inside (one the
-    main look missed) is read as usual. Otherwise it is
+    main look missed) is read as usual when the main look found nothing, or when it looks more like a
+    face than not; beside the main look's dice and unlike a face it is not a die (a tray's stand cut by
+    the picture's edge, which detectors fine-tuned on renders box there in the kingpi DEV photos).
+    Otherwise it is
 
     * one die, read as usual, when the face reader reads it as a value ``v``
       with at least `value_threshold`, the reader's pip check agrees (`pips_agree`:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.render._clutter import add_clutter
 from vision.render._die import DieLook, DiePose, die_outline, draw_shadow
 from vision.render._effects import (
     COLOURED_PIP_DICE,
@@ -27,7 +28,6 @@ from vision.render._effects import (
     tilt_homography,
 )
 from vision.render._layout import Placement, TrayScene, _check_values, _fits, _hull_distance, _overlaps, _rng
-from vision.render._clutter import add_clutter
 from vision.render._scene import finish
 from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unreadable
 

@@ -18,7 +18,8 @@ die looks, glare, tilt, blur, noise, JPEG, touching, leaning and cut dice),
 each die boxed by the renderer (a leaning die or one cut by the border is
 still a die to find; the reader, not the detector, refuses to value it).
 
-Run as ``python -m vision.training.detect_data --out /tmp/det_cache.npz [--renders N]``.
+Run as ``python -m vision.training.detect_data --out /tmp/det_cache.npz [--renders N]
+[--clutter-share S] [--close-up-share S]``.
 """
 
 from __future__ import annotations
