@@ -176,6 +176,43 @@ def test_render_samples_gives_dice_and_background():
     assert set(labels.tolist()) <= set(range(7))
 
 
+def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_path):
+    pytest.importorskip("vision.render")
+    import vision.training.render_data as render_data
+    from vision.render import Unreadable
+
+    trays = []
+
+    def recording(*args, **kwargs):
+        tray = render_randomised(*args, **kwargs)
+        trays.append(tray)
+        return tray
+
+    render_randomised = render_data.render_randomised
+    monkeypatch.setattr(render_data, "render_randomised", recording)
+    crops, labels = render_data.render_samples(4, seed=3, randomised=True, leaning=True)
+    assert len(trays) == 4 and all(t.condition == "custom" for t in trays)
+    leaning = [[d for d in t.dice if d.unreadable == Unreadable.LEANING] for t in trays]
+    assert sum(len(lean) for lean in leaning) >= 3 and all(len(lean) <= 1 for lean in leaning)  # where one fits
+    # each whole flat die gives a crop with its value (one cut by the picture's edge none); the leaning ones are class 0
+    flat = sorted(d.value for t in trays for d in t.dice if d.unreadable is None)
+    assert sorted(labels[labels > 0].tolist()) == flat
+    assert (labels == 0).sum() >= 3 + 4  # the leaning dice and at least a background square per image
+    assert len(crops) == len(labels)
+
+    trays.clear()
+    render_data.render_samples(4, seed=3, randomised=True)
+    assert all(t.condition == "random" for t in trays)  # without `leaning`: every factor drawn at random as before
+
+    names = set()
+    monkeypatch.setattr(render_data, "render_samples", lambda *a, **k: (np.zeros((1, CONTEXT_SIZE, CONTEXT_SIZE, 3),
+                        np.uint8), np.zeros(1, np.int64), [np.zeros((0, 3))]))
+    for lean in (False, True):
+        render_data.cached_render_samples(2, 0, tmp_path, randomised=True, leaning=lean)
+    names = sorted(p.name.split("_2_")[0] for p in tmp_path.iterdir())
+    assert names == ["render_randomised", "render_randomised_leaning"]  # two caches, never mixed
+
+
 def test_cache_files_appear_whole_or_not_at_all(tmp_path, monkeypatch):
     from vision.training.data import save_npz_atomically
 

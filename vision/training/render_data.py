@@ -7,11 +7,12 @@ box and squares half off a die (same rules as :mod:`vision.training.data`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 
-from vision.render import PIP_LAYOUTS, STYLES, RenderedDie, Unreadable, render_randomised, render_tray
+from vision.render import PIP_LAYOUTS, STYLES, Conditions, RenderedDie, Unreadable, render_randomised, render_tray
 from vision.render._die import PIP_OFFSET
 from vision.training.data import (
     CONTEXT_SIZE,
@@ -25,7 +26,7 @@ from vision.training.data import (
 )
 
 
-def render_samples(n_images: int, seed: int, *, randomised: bool = False,
+def render_samples(n_images: int, seed: int, *, randomised: bool = False, leaning: bool = False,
                    with_pips: bool = False) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Context crops from `n_images` rendered trays of 2-6 dice.
 
@@ -41,6 +42,13 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False,
         tilt, heavy blur, noise and JPEG, leaning and border-cut dice) instead of
         :func:`vision.render.render_tray`. A leaning die's crop is labelled 0 (not
         a readable face); a die cut by the border gives no crop.
+    leaning : bool, optional
+        With `randomised`: every image gets a die leaning on a tray wall or on
+        another die where one fits (labelled 0; 3 of 4 images at seed 3), every
+        other factor still at random (the border condition off). At random only
+        one image in ten has one.
+    with_pips : bool, optional
+        Also return where each crop's top-face pips are.
 
     Returns
     -------
@@ -53,7 +61,11 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False,
     for i in range(n_images):
         values = [int(v) for v in rng.integers(1, 7, int(rng.integers(2, 7)))]
         style = STYLES[i % len(STYLES)] if i % 2 else "round"
-        if randomised:
+        if randomised and leaning:
+            draw = np.random.default_rng(int(rng.integers(2**31)))
+            conditions = dataclasses.replace(Conditions.sample(draw), leaning=True, border=False)
+            tray = render_randomised(values, seed=draw, conditions=conditions)
+        elif randomised:
             tray = render_randomised(values, seed=int(rng.integers(2**31)))
         else:
             tray = render_tray(values, seed=int(rng.integers(2**31)), style=style, touching=bool(rng.random() < 0.4))
@@ -124,13 +136,13 @@ def top_face_pips(die: RenderedDie, pip_radius: float = 0.095) -> np.ndarray:
     return np.array(out, np.float64).reshape(-1, 3)
 
 
-def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bool = False,
+def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bool = False, leaning: bool = False,
                           with_pips: bool = False) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`render_samples`, kept in `cache_dir` and redrawn when the renderer's code changes.
 
     Parameters
     ----------
-    n_images, seed, randomised, with_pips
+    n_images, seed, randomised, leaning, with_pips
         As for :func:`render_samples`.
     cache_dir : str or Path
         Folder for the cache file (created when missing).
@@ -150,14 +162,14 @@ def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bo
     if n_images <= 0:
         return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), []
     code = source_hash(*sorted(Path(vision.render.__file__).parent.glob("*.py")), __file__)
-    kind = "randomised" if randomised else "tray"
+    kind = ("randomised_leaning" if leaning else "randomised") if randomised else "tray"
     path = Path(cache_dir) / f"render_{kind}_{n_images}_{seed}_{CONTEXT_SIZE}_{code}.npz"
     if path.is_file():
         z = np.load(path)
         bounds = np.cumsum(z["pip_counts"])[:-1]
         return z["crops"], z["labels"], list(np.split(z["pips"], bounds))
     t = time.time()
-    crops, labels, pips = render_samples(n_images, seed, randomised=randomised, with_pips=True)
+    crops, labels, pips = render_samples(n_images, seed, randomised=randomised, leaning=leaning, with_pips=True)
     path.parent.mkdir(parents=True, exist_ok=True)
     save_npz_atomically(path, crops=crops, labels=labels, pips=np.concatenate(pips).reshape(-1, 3),
                         pip_counts=np.array([len(p) for p in pips], np.int64))

@@ -114,11 +114,13 @@ def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarra
     return crops, labels
 
 
-def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones), cached."""
+def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False,
+                 leaning: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones,
+    with a leaning die in each when `leaning`), cached."""
     from vision.training.render_data import cached_render_samples
 
-    crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised)
+    crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised, leaning=leaning)
     return crops, labels
 
 
@@ -164,14 +166,16 @@ def train(args: argparse.Namespace) -> dict:
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
     ren, ren_y = render_cache(args.render, args.seed, args.cache_dir)
     rnd, rnd_y = render_cache(args.render_randomised, args.seed + 1, args.cache_dir, randomised=True)
+    lean, lean_y = render_cache(args.render_leaning, args.seed + 2, args.cache_dir, randomised=True, leaning=True)
     dv, dv_y, held_out = dev_training_cache(args)
-    ctx = np.concatenate([real, syn, ren, rnd] + [dv] * args.dev_weight)
-    y = np.concatenate([real_y, syn_y, ren_y, rnd_y] + [dv_y] * args.dev_weight)
+    ctx = np.concatenate([real, syn, ren, rnd, lean] + [dv] * args.dev_weight)
+    y = np.concatenate([real_y, syn_y, ren_y, rnd_y, lean_y] + [dv_y] * args.dev_weight)
     counts = {
         "train_photos_by_kind": dict(Counter(kinds.tolist())),
         "synthetic_drawn": int(len(syn_y)),
         "rendered": int(len(ren_y)),
         "rendered_randomised": int(len(rnd_y)),
+        "rendered_leaning": int(len(lean_y)),
         "dev_samples": int(len(dv_y)),
         "dev_weight": args.dev_weight,
         "by_class": {CLASS_NAMES[k]: int(v) for k, v in sorted(Counter(y.tolist()).items())},
@@ -265,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
     p.add_argument("--render-randomised", type=int, default=600,
                    help="vision.render.render_randomised images to add (every look, surface and camera condition; 0: none)")
+    p.add_argument("--render-leaning", type=int, default=0,
+                   help="more render_randomised images, each with a die leaning on a wall or another die "
+                        "(class 0; every other factor at random; 0: none, the default)")
     p.add_argument("--label-smoothing", type=float, default=0.05)
     add_augment_options(p)
     p.add_argument("--widths", type=int, nargs=4, default=[32, 48, 64, 96], metavar="W",
@@ -310,7 +317,8 @@ def main(argv: list[str] | None = None) -> int:
             + "; negatives: background squares (IoU<0.1), between two dice, half off a die",
             "synthetic": f"vision.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
             "render": f"vision.render tray images: {args.render}; domain-randomised images "
-                      f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}",
+                      f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}"
+                      + (f"; images with a leaning die each: {args.render_leaning}" if args.render_leaning else ""),
             "counts": res["counts"],
             "context": {"factor": CONTEXT_FACTOR, "size": CONTEXT_SIZE},
             "dev_set": ("../shared/dice-images/dev used only to measure, never to train" if args.dev_train == "none"
