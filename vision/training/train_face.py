@@ -21,7 +21,9 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   ``--render-randomised N`` domain-randomised images (default 600; the
   shipped face reader v8 used 1200,
   :func:`vision.render.render_randomised`: every look including coloured pips,
-  surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0).
+  surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0), and
+  ``--render-leaning N`` more of them with a die leaning on a wall or another
+  die in each (default 0; at random only one image in ten has one).
 
 - ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
   way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out
