@@ -204,7 +204,9 @@ def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_pa
     render_data.render_samples(4, seed=3, randomised=True)
     assert all(t.condition == "random" for t in trays)  # without `leaning`: every factor drawn at random as before
 
-    names = set()
+    with pytest.raises(ValueError, match="randomised=True"):
+        render_data.render_samples(1, seed=0, leaning=True)  # tray scenes have no leaning dice to offer
+
     monkeypatch.setattr(render_data, "render_samples", lambda *a, **k: (np.zeros((1, CONTEXT_SIZE, CONTEXT_SIZE, 3),
                         np.uint8), np.zeros(1, np.int64), [np.zeros((0, 3))]))
     for lean in (False, True):

@@ -54,7 +54,17 @@ def render_samples(n_images: int, seed: int, *, randomised: bool = False, leanin
     -------
     crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
     labels : ndarray of shape (N,), dtype int64
+    pips : list of N ndarrays of shape (K, 3), float64
+        Only with `with_pips`: each crop's top-face pips (``x``, ``y``, radius,
+        context-crop px); empty for class 0.
+
+    Raises
+    ------
+    ValueError
+        If `leaning` is given without `randomised`.
     """
+    if leaning and not randomised:
+        raise ValueError("leaning=True puts leaning dice in domain-randomised renders: pass randomised=True too")
     rng = np.random.default_rng(seed)
     crops, labels, pips = [], [], []
     none = np.zeros((0, 3), np.float64)
