@@ -155,6 +155,21 @@ def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path
     assert not _is_the_dev_set(tmp_path)
 
 
+def test_dev_set_is_known_from_a_deleted_working_folder(monkeypatch, tmp_path):
+    """A working folder deleted under the process (Path.cwd() fails) must not turn a whole eval into an error."""
+    from pathlib import Path
+
+    from table.commands.eval import _is_the_dev_set
+    from vision.evaluate import DEFAULT_DEV_DIR
+
+    def gone():
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(Path, "cwd", staticmethod(gone))
+    assert _is_the_dev_set(DEFAULT_DEV_DIR)  # found beside the source checkout without asking for the working folder
+    assert not _is_the_dev_set(tmp_path)
+
+
 @pytest.mark.parametrize("photo, window, truth, cut", [
     # a 1 filling half of the picture, of which the main look boxed only two specks of felt (one read as a 1)
     ("kingpi_scripts_collected_images_image_4.jpg", (415, 496, 720, 801), (1, (498, 579, 139, 139)), 0),

@@ -99,9 +99,11 @@ def _is_the_dev_set(dataset: Path) -> bool:
     """
     from vision.evaluate import DEFAULT_DEV_DIR
 
-    candidates = (DEFAULT_DEV_DIR, Path.cwd() / ".." / "shared" / "dice-images" / "dev")
     try:
-        return any(dataset.resolve() == dev.resolve() for dev in candidates)
+        if dataset.resolve() == DEFAULT_DEV_DIR.resolve():
+            return True
+        # Path.cwd() raises FileNotFoundError when the working folder was deleted under the process
+        return dataset.resolve() == (Path.cwd() / ".." / "shared" / "dice-images" / "dev").resolve()
     except OSError:
         return False
 
