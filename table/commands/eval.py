@@ -95,15 +95,17 @@ def _is_the_dev_set(dataset: Path) -> bool:
     """Whether `dataset` is the DEV set (:data:`vision.evaluate.DEFAULT_DEV_DIR`).
 
     That folder beside the source checkout, or beside the working folder (an
-    installed copy, run from the checkout as the README does).
+    installed copy, run from the checkout as the README does). Never raises:
+    a path that cannot be resolved (a working folder deleted under the
+    process, where ``Path.cwd()`` raises FileNotFoundError) is not DEV.
     """
     from vision.evaluate import DEFAULT_DEV_DIR
 
     try:
-        if dataset.resolve() == DEFAULT_DEV_DIR.resolve():
+        resolved = dataset.resolve()
+        if resolved == DEFAULT_DEV_DIR.resolve():
             return True
-        # Path.cwd() raises FileNotFoundError when the working folder was deleted under the process
-        return dataset.resolve() == (Path.cwd() / ".." / "shared" / "dice-images" / "dev").resolve()
+        return resolved == (Path.cwd() / ".." / "shared" / "dice-images" / "dev").resolve()
     except OSError:
         return False
 

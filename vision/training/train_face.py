@@ -125,7 +125,15 @@ def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarra
 def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False,
                  leaning: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones,
-    with a leaning die in each when `leaning`), cached."""
+    with a leaning die in each when `leaning`), cached (:func:`vision.training.render_data.cached_render_samples`).
+
+    Returns
+    -------
+    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
+        BGR context crops; N is 0 when `n_images` is 0.
+    labels : ndarray of shape (N,), dtype int64
+        0 (not a readable face: background, half off a die, a leaning die) or the face value 1-6.
+    """
     from vision.training.render_data import cached_render_samples
 
     crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised, leaning=leaning)
