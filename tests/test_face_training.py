@@ -198,8 +198,6 @@ def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_pa
     flat = sorted(d.value for t in trays for d in t.dice if d.unreadable is None)
     assert sorted(labels[labels > 0].tolist()) == flat
     assert len(crops) == len(labels)
-    from vision.training.data import cut_context, nominal_side
-
     for tray, lean in zip(trays, leaning):  # each leaning die's own crop is among the class-0 crops
         for d in lean:
             x, y, w, h = (float(v) for v in d.box)

@@ -157,8 +157,6 @@ def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path
 
 def test_dev_set_is_known_from_a_deleted_working_folder(monkeypatch, tmp_path):
     """A working folder deleted under the process (Path.cwd() fails) must not turn a whole eval into an error."""
-    from pathlib import Path
-
     from table.commands.eval import _is_the_dev_set
     from vision.evaluate import DEFAULT_DEV_DIR
 

@@ -419,7 +419,8 @@ def _shrunk(image_bgr: np.ndarray, long_side: int) -> tuple[np.ndarray, float]:
     core): the detector learned on area-resized photos. Measured and not
     taken: bilinear (0.5 ms) read DEV the same in count (4 dice changed, 2
     each way) but gave 3 more leaning or cut dice a value on the stress sets
-    of seed 1 (``--n 20``) and read 2 fewer close-ups; bilinear to twice the
+    of seed 1 (``--n 20``) and read 2 fewer of the 300 single close-ups and 1
+    fewer tiled die (``benchmarks/close_ups.py``); bilinear to twice the
     size then an exact halving (1.5 ms; 0.24 grey levels from the area resize
     on average) read 2 fewer DEV dice and 4 fewer marbled dice of 50 (seed 0).
     """

@@ -43,7 +43,8 @@ layout agreement moved from 0.937 to 0.943 true and 0.102 to 0.106 wrong
 with it when the network changes anyway.
 
 A narrower network for speed, measured and not shipped yet: ``--widths 16 32
-48`` (73 617 parameters against 150 137), the twins' command otherwise
+48`` (the option's default; the packaged network was trained with ``24 48
+64``), 73 617 parameters against 150 137, the twins' command otherwise
 (teacher the float packaged network), quantised. In onnxruntime on one core a
 batch of 7 crops takes 3.1 against 7.0 ms; through the reader
 (``benchmarks/speed.py --models`` against the packaged pair, photo by photo
