@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,10 @@ class OnnxNet:
     ----------
     backend : str
         ``"onnxruntime"`` or ``"opencv"``.
+    input_shape : tuple or None
+        The shape of the network's first input as the model declares it (a
+        name, such as ``"n"``, for a free dimension); None when the runtime
+        does not say (``cv2.dnn``).
     """
 
     def __init__(self, path: Path, backend: str) -> None:
@@ -82,9 +87,12 @@ class OnnxNet:
             options.log_severity_level = 3  # errors only
             options.enable_cpu_mem_arena = False  # allocate per run: ~15 MB less resident memory, no measurable cost
             self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            self._input = self._session.get_inputs()[0].name
+            first = self._session.get_inputs()[0]
+            self._input = first.name
+            self.input_shape: tuple | None = tuple(first.shape)
         else:
             self._net = cv2.dnn.readNetFromONNX(str(path))
+            self.input_shape = None  # cv2.dnn does not say
 
     def forward(self, blob: np.ndarray) -> np.ndarray:
         """Run the network on one input blob.
@@ -126,7 +134,96 @@ def retrain_hint(stem: str, trainer: str) -> str:
             f"(python -m vision.training.{trainer} --out vision/models ...)")
 
 
-def load_onnx(path: Path, what: str, error: type[Exception], hint: str) -> tuple[OnnxNet, dict[str, Any]]:
+def model_hint(path: Path, packaged: Path, what: str, stem: str, trainer: str) -> str:
+    """What to do about a model file that is missing or not usable, for error messages.
+
+    Reinstalling or retraining (:func:`retrain_hint`) fixes only the packaged
+    model; a file the user named is fixed by naming the right one.
+
+    Parameters
+    ----------
+    path : Path
+        The model file asked for.
+    packaged : Path
+        The packaged model of that kind (e.g. :data:`vision.face.DEFAULT_MODEL_PATH`).
+    what : str
+        The model's name in messages, e.g. ``"face-reader"``.
+    stem, trainer : str
+        As for :func:`retrain_hint`.
+
+    Returns
+    -------
+    str
+        :func:`retrain_hint` when `path` is the packaged model; otherwise
+        advice to give another file.
+    """
+    try:
+        is_packaged = Path(path).resolve() == Path(packaged).resolve()
+    except (OSError, RuntimeError):  # a path that cannot be resolved is not the packaged one
+        is_packaged = False
+    if is_packaged:
+        return retrain_hint(stem, trainer)
+    return (f"give the .onnx file of a {what} model (as `python -m vision.training.{trainer}` writes it), "
+            "or leave it out to use the packaged one")
+
+
+def check_network(net: OnnxNet, path: Path, what: str, error: type[Exception], hint: str, blob: np.ndarray,
+                  fits: Callable[[tuple[int, ...]], bool], expected: str) -> np.ndarray:
+    """Run `net` once on `blob` and check the shape of its output: is it a `what` network at all?
+
+    A network of another kind (a face reader given as the die detector, say)
+    loads as well as the right one, then fails at its first photo with the
+    runtime's own error, or gives maps that cannot be decoded.
+
+    Parameters
+    ----------
+    net : OnnxNet
+        From :func:`load_onnx`.
+    path : Path
+        Its file, for messages.
+    what : str
+        The model's name in messages, e.g. ``"die-detector"``.
+    error : type of Exception
+        The error to raise.
+    hint : str
+        What the user can do (:func:`model_hint`), appended to every message.
+    blob : ndarray of shape (N, 3, H, W), dtype float32
+        An input such a network takes.
+    fits : callable
+        ``fits(output_shape) -> bool``: whether the output has the shape such a network gives.
+    expected : str
+        That shape, in words, for the message.
+
+    Returns
+    -------
+    ndarray, dtype float32
+        The network's output for `blob`.
+
+    Raises
+    ------
+    error
+        If the runtime refuses `blob` or the output does not fit: the message
+        says the file is not a `what` model.
+    """
+    head = f"{what} model {str(path)!r} is not a {what} model"
+    try:
+        out = net.forward(blob)
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's and cv2.dnn's errors for inputs of the wrong shape
+        declared = getattr(net, "input_shape", None)
+        if declared is not None:
+            why = "it takes input of shape [" + ", ".join(str(d) for d in declared) + "]"
+        else:
+            lines = str(exc).strip().splitlines()
+            why = lines[-1].strip() if lines else type(exc).__name__
+        raise error(f"{head}: it cannot read input of shape {tuple(blob.shape)} ({why}); {hint}") from None
+    if not fits(tuple(out.shape)):
+        raise error(f"{head}: for input of shape {tuple(blob.shape)} it gives output of shape {tuple(out.shape)}, "
+                    f"expected {expected}; {hint}")
+    return out
+
+
+def load_onnx(path: Path, what: str, error: type[Exception], hint: str,
+              stem: str | None = None) -> tuple[OnnxNet, dict[str, Any]]:
     """Load an ONNX model and the JSON metadata beside it.
 
     Parameters
@@ -140,6 +237,9 @@ def load_onnx(path: Path, what: str, error: type[Exception], hint: str) -> tuple
         The error to raise (the model's own, e.g. :class:`vision.face.FaceModelError`).
     hint : str
         What the user can do, appended to every message.
+    stem : str, optional
+        The packaged model's file stem (e.g. ``"face_reader"``): when `path` is a
+        folder holding ``STEM.onnx``, the message names that file.
 
     Returns
     -------
@@ -151,9 +251,13 @@ def load_onnx(path: Path, what: str, error: type[Exception], hint: str) -> tuple
     Raises
     ------
     error
-        If the file is missing, the runtime cannot load it, the metadata is
-        unreadable, or ``DICETABLE_ONNX_BACKEND`` is wrong.
+        If the file is missing or a folder, the runtime cannot load it, the
+        metadata is unreadable, or ``DICETABLE_ONNX_BACKEND`` is wrong.
     """
+    if path.is_dir():
+        inside = path / f"{stem}.onnx" if stem else None
+        which = f", e.g. {str(inside)!r}" if inside is not None and inside.is_file() else f" of a {what} model"
+        raise error(f"{what} model {str(path)!r} is a folder, not a model file; give the .onnx file{which}")
     if not path.is_file():
         raise error(f"{what} model {str(path)!r} does not exist; {hint}")
     try:

@@ -158,7 +158,7 @@ _MAX_DETECTIONS = 64
 
 
 class DetectorModelError(VisionError, OSError):
-    """Raised when the die-detector model file is missing or corrupt."""
+    """Raised when the die-detector model file is missing, corrupt or not a die detector."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +219,9 @@ class DieDetector:
     Raises
     ------
     DetectorModelError
-        If the model file is missing or cannot be loaded.
+        If the model file is missing or cannot be loaded, or is not a die
+        detector (it does not take a photo of any size, or does not give 5
+        maps on a :data:`STRIDE` px grid).
 
     Examples
     --------
@@ -236,10 +238,17 @@ class DieDetector:
         nms_iou: float = DEFAULT_NMS_IOU,
     ) -> None:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
-        from vision._onnx import load_onnx, retrain_hint
+        from vision._onnx import check_network, load_onnx, model_hint
 
-        self._net, self.metadata = load_onnx(path, "die-detector", DetectorModelError,
-                                             retrain_hint("die_detector", "train_detector"))
+        hint = model_hint(path, DEFAULT_MODEL_PATH, "die-detector", "die_detector", "train_detector")
+        self._net, self.metadata = load_onnx(path, "die-detector", DetectorModelError, hint, stem="die_detector")
+        # a photo of any size (sides a multiple of _PAD) in, 5 maps on a STRIDE px grid out: a face reader or a
+        # pip finder takes only its crops, and would fail at the first photo with the runtime's own error
+        probe_h, probe_w = 2 * _PAD, 3 * _PAD
+        expected = (1, 5, probe_h // STRIDE, probe_w // STRIDE)
+        check_network(self._net, path, "die-detector", DetectorModelError, hint,
+                      np.zeros((1, 3, probe_h, probe_w), np.float32), lambda shape: shape == expected,
+                      f"{expected}: 5 maps on a {STRIDE} px grid, for a photo of any size")
         self.model_path = path
         self.score_threshold = float(score_threshold)
         self.nms_iou = float(nms_iou)

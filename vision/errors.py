@@ -11,3 +11,7 @@ class ImageLoadError(VisionError, OSError):
 
 class DatasetError(VisionError, ValueError):
     """Raised when a labelled dataset folder or its ``labels.json`` is malformed."""
+
+
+class OutputError(VisionError, OSError):
+    """Raised when an output folder or file (a report, an annotated photo) cannot be made or written."""

@@ -16,18 +16,19 @@ taken greedily by IoU, highest first, each die at most once.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import cv2
 import numpy as np
 
 from vision.detect import box_iou
-from vision.errors import DatasetError
-from vision.images import load_image
+from vision.errors import DatasetError, ImageLoadError, OutputError
+from vision.images import load_image, output_folder, save_image
 from vision.reading import DieReading, ImageReading, UnknownReason, short_reason
 
 __all__ = [
@@ -63,10 +64,17 @@ class LabelledDie:
 
 @dataclass(frozen=True, slots=True)
 class LabelledImage:
-    """One labelled photo: its path and its dice."""
+    """One labelled photo: its path and its dice.
+
+    ``size`` is the ``(width, height)`` in pixels that labels.json gives for
+    it (None when it gives none); ``entry`` its index in the ``images`` list
+    of labels.json (None when it did not come from one).
+    """
 
     path: Path
     dice: tuple[LabelledDie, ...]
+    size: tuple[int, int] | None = None
+    entry: int | None = None
 
     @property
     def source(self) -> str:
@@ -130,32 +138,36 @@ class EvalResult:
         c["exact_images"] = sum(im.exact for im in imgs)
         return c
 
-    def metrics(self, images: list[ImageResult] | None = None) -> dict[str, float | int]:
-        """Accuracy, silent-error rate, exact-image rate and timing for `images` (default all)."""
+    def metrics(self, images: list[ImageResult] | None = None) -> dict[str, float | int | None]:
+        """Accuracy, silent-error rate, exact-image rate and timing for `images` (default all).
+
+        A rate whose denominator is 0 (no labelled dice, no images) is None
+        (``null`` in JSON, ``n/a`` in the report), not 0 or a share of nothing.
+        """
         imgs = self.images if images is None else images
         c = self.counts(imgs)
-        n = max(1, c["labelled"])
+        n = c["labelled"]
         ms = [im.ms for im in imgs]
         cpu = [im.cpu_ms for im in imgs]
         return {
             **c,
-            "accuracy": c["correct"] / n,
-            "silent_error_rate": (c["wrong"] + c["extra_valued"]) / n,
-            "exact_image_rate": c["exact_images"] / max(1, c["images"]),
+            "accuracy": c["correct"] / n if n else None,
+            "silent_error_rate": (c["wrong"] + c["extra_valued"]) / n if n else None,
+            "exact_image_rate": c["exact_images"] / c["images"] if c["images"] else None,
             "median_ms": float(statistics.median(ms)) if ms else 0.0,
             "p95_ms": float(np.percentile(ms, 95)) if ms else 0.0,
             "median_cpu_ms": float(statistics.median(cpu)) if cpu else 0.0,
             "p95_cpu_ms": float(np.percentile(cpu, 95)) if cpu else 0.0,
         }
 
-    def by_source(self) -> dict[str, dict[str, float | int]]:
+    def by_source(self) -> dict[str, dict[str, float | int | None]]:
         """:meth:`metrics` for each source (file-name prefix), sorted by name."""
         sources = sorted({im.source for im in self.images})
         return {s: self.metrics([im for im in self.images if im.source == s]) for s in sources}
 
-    def by_face(self) -> dict[int, dict[str, int | float]]:
-        """Per true face value: labelled, correct, wrong, unknown, missed and accuracy."""
-        out: dict[int, dict[str, int | float]] = {}
+    def by_face(self) -> dict[int, dict[str, int | float | None]]:
+        """Per true face value: labelled, correct, wrong, unknown, missed and accuracy (None with no such dice)."""
+        out: dict[int, dict[str, int | float | None]] = {}
         for v in range(1, 7):
             c = {"labelled": 0, "correct": 0, "wrong": 0, "unknown": 0, "missed": 0}
             for im in self.images:
@@ -163,7 +175,7 @@ class EvalResult:
                     if o.truth == v:
                         c["labelled"] += 1
                         c[o.kind] += 1
-            out[v] = {**c, "accuracy": c["correct"] / max(1, c["labelled"])}
+            out[v] = {**c, "accuracy": c["correct"] / c["labelled"] if c["labelled"] else None}
         return out
 
     def confusion(self) -> np.ndarray:
@@ -188,14 +200,16 @@ class EvalResult:
         dict
             ``dice`` (how many), ``bins`` (``n_bins`` of ``lo``, ``hi``, ``count``,
             ``mean_confidence``, ``accuracy``), ``ece`` (expected calibration error,
-            0-1); see :mod:`vision.reliability`.
+            0-1; None when ``dice`` is 0); see :mod:`vision.reliability`.
         """
         from vision.reliability import expected_calibration_error, reliability_bins
 
         scored = [o for im in self.images for o in im.outcomes if o.kind in ("correct", "wrong")]
         bins = reliability_bins([min(max(o.confidence, 0.0), 1.0) for o in scored],
                                 [o.kind == "correct" for o in scored], n_bins=n_bins, span=span)
-        return {"dice": sum(b.count for b in bins), "ece": expected_calibration_error(bins), "bins": [b.to_json() for b in bins],
+        dice = sum(b.count for b in bins)
+        return {"dice": dice, "ece": expected_calibration_error(bins) if dice else None,
+                "bins": [b.to_json() for b in bins],
                 "counted": "dice given a value and matched to a labelled die (correct + wrong)"}
 
     def to_json(self) -> dict:
@@ -246,9 +260,12 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     Raises
     ------
     DatasetError
-        If the folder or ``labels.json`` is missing, is not valid JSON, lists
-        no images, or an entry lacks ``file`` or has a die without a value 1-6
-        and a 4-number box.
+        If the folder or ``labels.json`` is missing, is not valid JSON, or
+        lists no images; or an entry lacks ``file``, names a photo outside the
+        folder, one that is not there or one named before, lacks a ``dice``
+        list, gives ``width``/``height`` that are not whole numbers, or has a
+        die without a value 1-6 (a whole number: not ``true``, ``"5"`` or
+        ``5.0``) and a box of 4 numbers with width and height above 0.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -266,29 +283,92 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
     out = []
+    first_entry: dict[str, int] = {}  # each photo's normalised "file" -> the entry that named it first
     for i, entry in enumerate(data["images"]):
+        where = f"{str(labels_path)!r}: images[{i}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise DatasetError(f'{str(labels_path)!r}: images[{i}] must be an object with a "file" name')
-        dice = []
-        for j, d in enumerate(entry.get("dice", [])):
-            try:
-                value = d["value"]
-                box = tuple(int(round(float(v))) for v in d["box"])
-            except (KeyError, TypeError, ValueError) as exc:
-                raise DatasetError(
-                    f'{str(labels_path)!r}: images[{i}].dice[{j}] needs "value" 1-6 and "box" [x, y, w, h]'
-                ) from exc
-            if not isinstance(value, int) or not 1 <= value <= 6 or len(box) != 4:
-                raise DatasetError(
-                    f'{str(labels_path)!r}: images[{i}].dice[{j}] has value {value!r} and box {d.get("box")!r}; '
-                    "need a value 1-6 and a box [x, y, w, h]"
-                )
-            dice.append(LabelledDie(value, box))  # type: ignore[arg-type]
-        out.append(LabelledImage(root / entry["file"], tuple(dice)))
+            raise DatasetError(f'{where} must be an object with a "file" name')
+        name = _photo_name(entry["file"], root, where)
+        if name in first_entry:
+            raise DatasetError(f"{where} names the photo {entry['file']!r} again (images[{first_entry[name]}] "
+                               "names it first); list each photo once, with all its dice")
+        first_entry[name] = i
+        dice_list = entry.get("dice")
+        if not isinstance(dice_list, list):
+            given = 'has no "dice"' if "dice" not in entry else f'has "dice": {_short(dice_list)}'
+            raise DatasetError(f'{where} ({entry["file"]!r}) {given}; every image entry needs a "dice" list '
+                               '([] for a photo with no dice)')
+        dice = tuple(_labelled_die(d, f"{where}.dice[{j}]") for j, d in enumerate(dice_list))
+        out.append(LabelledImage(root / entry["file"], dice, _labelled_size(entry, where), i))
     if not out:
         raise DatasetError(f'{str(labels_path)!r} lists no images; add entries to its "images" list '
                            '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})')
+    for i, item in enumerate(out):  # after every entry is read: a malformed entry is named before a missing photo
+        if not item.path.is_file():
+            file = data["images"][i]["file"]
+            if item.path.is_dir():
+                raise DatasetError(f"{str(labels_path)!r}: images[{i}] names {file!r}, which is a folder; "
+                                   f'"file" must name a photo in {str(folder)!r}')
+            raise DatasetError(f"{str(labels_path)!r}: images[{i}] names the photo {file!r}, which is not in "
+                               f'{str(folder)!r}; put the photo there or correct its "file"')
     return out
+
+
+def _short(value: object, limit: int = 40) -> str:
+    """``repr``-like JSON text of `value`, cut to about `limit` characters (a message quotes what it refuses)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _photo_name(file: str, root: Path, where: str) -> str:
+    """`file` (a labels.json ``file``) normalised; DatasetError if it does not name a file inside `root`.
+
+    Checked on the name alone: a photo inside the folder may be a symbolic link
+    to one elsewhere.
+    """
+    name = os.path.normpath(file) if file else ""
+    if not name or name == "." or PurePath(file).is_absolute() or name == ".." or name.startswith(".." + os.sep):
+        raise DatasetError(f'{where} has "file" {file!r}; "file" must name a photo inside {str(root)!r} by its path '
+                           'relative to that folder (not absolute, no ".." out of it)')
+    return name
+
+
+def _is_number(v: object) -> bool:
+    """Whether `v` is a finite JSON number (``true``/``false`` are not numbers)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+
+
+def _labelled_die(d: object, where: str) -> LabelledDie:
+    """One ``dice`` item of labels.json as a LabelledDie; DatasetError naming `where` if malformed."""
+    if not isinstance(d, dict):
+        raise DatasetError(f'{where} is {_short(d)}; each die must be {{"value": 1-6, "box": [x, y, w, h]}}')
+    value = d.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+        given = 'has no "value"' if "value" not in d else f'has "value" {_short(value)}'
+        raise DatasetError(f'{where} {given}; need a value 1-6, a whole number (not true, "5" or 5.0)')
+    box = d.get("box")
+    if not isinstance(box, list) or len(box) != 4 or not all(_is_number(v) for v in box):
+        given = 'has no "box"' if "box" not in d else f'has "box" {_short(box)}'
+        raise DatasetError(f"{where} {given}; need a box [x, y, w, h]: 4 numbers, in pixels of the photo")
+    x, y, w, h = (int(round(float(v))) for v in box)
+    if w < 1 or h < 1:
+        raise DatasetError(f'{where} has "box" {_short(box)}, {w} px wide and {h} px high; '
+                           "need a box [x, y, w, h] with width and height of at least 1 px")
+    return LabelledDie(value, (x, y, w, h))
+
+
+def _labelled_size(entry: dict, where: str) -> tuple[int, int] | None:
+    """An entry's ``(width, height)`` when it gives them (both whole numbers above 0), else None."""
+    if "width" not in entry and "height" not in entry:
+        return None
+    w, h = entry.get("width"), entry.get("height")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (w, h)):
+        raise DatasetError(f'{where} has "width" {_short(w)} and "height" {_short(h)}; give both, the photo\'s '
+                           "size in pixels (whole numbers), or neither")
+    return w, h
 
 
 def match_dice(read_boxes, true_boxes, *, min_iou: float = 0.5) -> list[tuple[int, int]]:
@@ -378,9 +458,12 @@ def evaluate(
     Raises
     ------
     DatasetError
-        If the dataset is malformed, or `keep` keeps none of its photos.
+        If the dataset is malformed (see :func:`load_dataset`), a photo is not
+        the size (``width``, ``height``) its entry gives, or `keep` keeps none
+        of its photos.
     ImageLoadError
-        If a photo named in ``labels.json`` is missing or unreadable.
+        If a photo named in ``labels.json`` cannot be read as an image (the
+        message names its entry).
     """
     items = load_dataset(dataset)
     if keep is not None:
@@ -389,8 +472,18 @@ def evaluate(
             raise DatasetError(f"no photo of {str(dataset)!r} is in the selection asked for (e.g. the fold); "
                                "check the dataset and the selection")
     result = EvalResult(Path(dataset))
+    labels = Path(dataset) / "labels.json"
     for k, item in enumerate(items):
-        image = load_image(item.path)
+        try:
+            image = load_image(item.path)
+        except ImageLoadError as exc:
+            raise ImageLoadError(f"{str(labels)!r}: images[{item.entry}]: {exc}") from exc
+        if item.size is not None and item.size != (image.shape[1], image.shape[0]):
+            raise DatasetError(
+                f"{str(labels)!r}: images[{item.entry}] gives {item.path.name!r} as {item.size[0]}x{item.size[1]} px "
+                f"but the photo is {image.shape[1]}x{image.shape[0]} px, so its boxes were drawn on another size of "
+                'it; correct "width", "height" and the boxes, or leave both out if the boxes are right'
+            )
         t0, c0 = time.perf_counter(), time.process_time()
         reading = read(image)
         ms = (time.perf_counter() - t0) * 1000.0
@@ -401,8 +494,9 @@ def evaluate(
     return result
 
 
-def _pct(x: float, digits: int = 1) -> str:
-    return f"{100.0 * x:.{digits}f}%"
+def _pct(x: float | None, digits: int = 1) -> str:
+    """`x` (a share) as a percentage; ``n/a`` for None (a rate of nothing)."""
+    return "n/a" if x is None else f"{100.0 * x:.{digits}f}%"
 
 
 def format_report(result: EvalResult) -> str:
@@ -461,7 +555,8 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     result : EvalResult
         From :func:`evaluate`.
     out_dir : str or Path
-        Folder to write into (created).
+        Folder to write into (created; see :func:`vision.images.output_folder`,
+        which a caller can call first to check it before the evaluation).
     tile : int, optional
         Side of each contact-sheet crop, px.
     columns : int, optional
@@ -471,13 +566,21 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     -------
     list of Path
         The files written.
+
+    Raises
+    ------
+    vision.errors.OutputError
+        If `out_dir` is a file or a file cannot be written (the message says why).
     """
     from vision.annotate import annotate_outcomes
 
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir, "report")
     written = [out / "metrics.json"]
-    written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    try:
+        written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
+    except OSError as exc:
+        raise OutputError(f"cannot write {str(written[0])!r}: {exc.strerror or exc}; "
+                          "give a folder you can write to") from exc
     from vision.reliability import ReliabilityBin, draw_reliability
 
     rel = result.reliability()
@@ -487,8 +590,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
         zoom = result.reliability(span=(bins[-1].lo, 1.0))
         plot = np.hstack([plot, draw_reliability([ReliabilityBin(**b) for b in zoom["bins"]], span=(bins[-1].lo, 1.0),
                                                  title=f"zoom on {bins[-1].lo:.1f}-1.0", ece=zoom["ece"])])
-    cv2.imwrite(str(out / "reliability.png"), plot)
-    written.append(out / "reliability.png")
+    written.append(save_image(out / "reliability.png", plot))
     tiles = []
     fail_dir = out / "failures"
     for im in result.images:
@@ -498,16 +600,13 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
         image = load_image(im.path)
         for o in bad:
             tiles.append(_failure_tile(image, o, tile, im.path.name))
-        fail_dir.mkdir(exist_ok=True)
-        target = fail_dir / (im.path.stem + ".jpg")
-        cv2.imwrite(str(target), annotate_outcomes(image, im.outcomes))
-        written.append(target)
+        output_folder(fail_dir, "report's failures")
+        written.append(save_image(fail_dir / (im.path.stem + ".jpg"), annotate_outcomes(image, im.outcomes)))
     if tiles:
         rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
         rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
         sheet = np.vstack([np.hstack(r) for r in rows] + [_legend(columns * tile)])
-        cv2.imwrite(str(out / "failures.png"), sheet)
-        written.append(out / "failures.png")
+        written.append(save_image(out / "failures.png", sheet))
     return written
 
 

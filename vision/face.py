@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision._onnx import OnnxNet, retrain_hint
+from vision._onnx import OnnxNet, check_network, model_hint, retrain_hint
 from vision.errors import VisionError
 
 __all__ = [
@@ -251,18 +251,19 @@ class FaceReader:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
         from vision._onnx import load_onnx
 
-        self._net, self.metadata = load_onnx(path, "face-reader", FaceModelError, _RETRAIN_HINT)
+        hint = model_hint(path, DEFAULT_MODEL_PATH, "face-reader", "face_reader", "train_face")
+        self._net, self.metadata = load_onnx(path, "face-reader", FaceModelError, hint, stem="face_reader")
         self.model_path = path
-        _check_network(self._net, path, self.metadata)
+        _check_network(self._net, path, self.metadata, hint)
         self._second_net: OnnxNet | None = None
         self.second_model_path: Path | None = None
         self.consult_below = 0.0
         cascade = self.metadata.get("cascade")
         if cascade is not None:
-            second_path, self.consult_below = _cascade_entry(cascade, path)
+            second_path, self.consult_below = _cascade_entry(cascade, path, hint)
             self._second_net, _ = load_onnx(second_path, "face-reader (cascade's second network)", FaceModelError,
-                                            _RETRAIN_HINT)
-            _check_network(self._second_net, second_path, self.metadata)
+                                            hint)
+            _check_network(self._second_net, second_path, self.metadata, hint)
             self.second_model_path = second_path
 
     def __repr__(self) -> str:
@@ -321,36 +322,39 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
-def _cascade_entry(cascade: object, path: Path) -> tuple[Path, float]:
-    """The second network's path and ``consult_below`` of a model's ``"cascade"`` entry; FaceModelError if malformed."""
+def _cascade_entry(cascade: object, path: Path, hint: str = _RETRAIN_HINT) -> tuple[Path, float]:
+    """The second network's path and ``consult_below`` of a model's ``"cascade"`` entry; FaceModelError if malformed.
+
+    `hint` (what to do, :func:`vision._onnx.model_hint`) ends every message.
+    """
     where = f"face-reader metadata {str(path.with_suffix('.json'))!r}"
     if not isinstance(cascade, dict) or "second" not in cascade or "consult_below" not in cascade:
         raise FaceModelError(f"{where} has a \"cascade\" entry without \"second\" (a model file name) and "
-                             f"\"consult_below\" (a probability); {_RETRAIN_HINT}")
+                             f"\"consult_below\" (a probability); {hint}")
     second, below = cascade["second"], cascade["consult_below"]
     if not isinstance(second, str) or Path(second).name != second or second in ("", ".", "..", path.name):
         raise FaceModelError(f"{where}: cascade \"second\" must name another model file beside {path.name!r}, "
-                             f"got {second!r}; {_RETRAIN_HINT}")
+                             f"got {second!r}; {hint}")
     if isinstance(below, bool) or not isinstance(below, (int, float)) or not 0.0 < float(below) <= 1.0:
         raise FaceModelError(f"{where}: cascade consult_below must be a number in (0, 1], got {below!r}; "
-                             f"{_RETRAIN_HINT}")
+                             f"{hint}")
     return path.parent / second, float(below)
 
 
-def _check_network(net: OnnxNet, path: Path, metadata: dict) -> None:
-    """Raise :class:`FaceModelError` unless `net` was trained on CROP_SIZE crops and outputs one score per class."""
+def _check_network(net: OnnxNet, path: Path, metadata: dict, hint: str = _RETRAIN_HINT) -> None:
+    """Raise :class:`FaceModelError` unless `net` was trained on CROP_SIZE crops and outputs one score per class.
+
+    `hint` (what to do, :func:`vision._onnx.model_hint`) ends every message.
+    """
     crop_size = int(metadata.get("crop_size", CROP_SIZE))
     if crop_size != CROP_SIZE:
         raise FaceModelError(
             f"face-reader model {str(path)!r} was trained on {crop_size} px crops but "
-            f"vision.face.CROP_SIZE is {CROP_SIZE}; {_RETRAIN_HINT}"
+            f"vision.face.CROP_SIZE is {CROP_SIZE}; {hint}"
         )
-    probe = net.forward(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32)).reshape(1, -1)
-    if probe.shape != (1, len(CLASS_NAMES)):
-        raise FaceModelError(
-            f"face-reader model {str(path)!r} gives output of shape {probe.shape}, expected "
-            f"(1, {len(CLASS_NAMES)}); {_RETRAIN_HINT}"
-        )
+    check_network(net, path, "face-reader", FaceModelError, hint, np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
+                  lambda shape: int(np.prod(shape)) == len(CLASS_NAMES),
+                  f"(1, {len(CLASS_NAMES)}): one score per class")
 
 
 @lru_cache(maxsize=1)

@@ -6,15 +6,16 @@ Images are returned as BGR ``uint8`` arrays of shape ``(H, W, 3)`` indexed
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.errors import ImageLoadError
+from vision.errors import ImageLoadError, OutputError
 
-__all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths"]
+__all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image"]
 
 #: File-name suffixes (lower case) taken as images when a folder is listed.
 IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -102,3 +103,88 @@ def expand_image_paths(paths: Iterable[str | Path]) -> list[Path]:
         else:
             raise ImageLoadError(f"{str(path)!r} does not exist; give photos or folders of photos")
     return out
+
+
+def _reason(exc: OSError) -> str:
+    """The operating system's words for `exc`, lower case ("permission denied")."""
+    text = exc.strerror or str(exc) or type(exc).__name__
+    return text[:1].lower() + text[1:]
+
+
+def output_folder(folder: str | Path, what: str = "output") -> Path:
+    """Make sure `folder` is a folder this process can write into, creating it when missing.
+
+    Call it before the work whose results go there, so that a bad folder is
+    said at once, not after the work.
+
+    Parameters
+    ----------
+    folder : str or Path
+        The folder.
+    what : str, optional
+        Its name in messages, e.g. ``"--report"`` ("--report 'x' is a file",
+        "cannot create the --report folder 'x'").
+
+    Returns
+    -------
+    Path
+        `folder`.
+
+    Raises
+    ------
+    OutputError
+        If `folder` is a file, cannot be created, or cannot be written into;
+        the message says why (permission denied, ...) and what to give.
+    """
+    p = Path(folder)
+    if p.exists() and not p.is_dir():
+        raise OutputError(f"{what} {str(folder)!r} is a file; give a folder (it is created when missing)")
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the {what} folder {str(folder)!r}: {_reason(exc)}; "
+                          "give a folder you can write to") from exc
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write into the {what} folder {str(folder)!r}: permission denied; "
+                          "give a folder you can write to")
+    return p
+
+
+def save_image(path: str | Path, image: np.ndarray) -> Path:
+    """Write `image` to `path`, in the format its suffix names (PNG when it names none OpenCV writes).
+
+    Encoded in memory and written by Python, so that a failure raises with
+    the reason rather than OpenCV printing a warning and returning False.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write (its folder must exist).
+    image : ndarray of shape (H, W, 3) or (H, W), dtype uint8
+        BGR (or grey) image.
+
+    Returns
+    -------
+    Path
+        `path`.
+
+    Raises
+    ------
+    OutputError
+        If the image cannot be encoded or the file cannot be written.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower() if p.suffix.lower() in IMAGE_SUFFIXES else ".png"
+    try:
+        ok, data = cv2.imencode(suffix, image)
+    except cv2.error as exc:
+        raise OutputError(f"cannot encode the image for {str(path)!r} ({str(exc).strip().splitlines()[-1]})") from exc
+    if not ok:
+        raise OutputError(f"cannot encode the image for {str(path)!r} as {suffix}")
+    try:
+        p.write_bytes(data.tobytes())
+    except OSError as exc:
+        advice = ("a folder has that name; move it or give another folder" if isinstance(exc, IsADirectoryError)
+                  else "give a folder you can write to")
+        raise OutputError(f"cannot write {str(path)!r}: {_reason(exc)}; {advice}") from exc
+    return p

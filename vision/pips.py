@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision._onnx import retrain_hint
+from vision._onnx import check_network, model_hint, retrain_hint
 from vision.errors import VisionError
 from vision.face import CROP_SIZE, preprocess
 
@@ -83,7 +83,7 @@ class PipFinder:
     ------
     PipModelError
         If the model is missing, cannot be loaded by the runtime or does not
-        give one map per crop.
+        give one map per crop (a network of another kind).
 
     Examples
     --------
@@ -97,12 +97,19 @@ class PipFinder:
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
         from vision._onnx import load_onnx
 
-        self._net, self.metadata = load_onnx(path, "pip-finder", PipModelError, _RETRAIN_HINT)
+        hint = model_hint(path, DEFAULT_MODEL_PATH, "pip-finder", "pip_finder", "train_pips")
+        self._net, self.metadata = load_onnx(path, "pip-finder", PipModelError, hint, stem="pip_finder")
         self.model_path = path
+        # one square map per crop, as _forward reads it (a face reader's 7 scores or a detector's 5 maps are not)
+        check_network(self._net, path, "pip-finder", PipModelError, hint,
+                      np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
+                      lambda shape: (len(shape) >= 2 and shape[-1] == shape[-2]
+                                     and int(np.prod(shape)) == shape[-1] ** 2),
+                      "one square map per crop, such as (1, 1, 32, 32)")
         probe = self._forward(np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32))
         if probe.shape != (1, CROP_SIZE, CROP_SIZE):
             raise PipModelError(f"pip-finder model {str(path)!r} gives maps of shape {probe.shape}, expected "
-                                f"(1, {CROP_SIZE}, {CROP_SIZE}); {_RETRAIN_HINT}")
+                                f"(1, {CROP_SIZE}, {CROP_SIZE}); {hint}")
 
     def __repr__(self) -> str:
         return f"PipFinder(model_path={str(self.model_path)!r})"

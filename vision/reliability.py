@@ -175,8 +175,9 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
 
     total = sum(b.count for b in bins)
     ece = expected_calibration_error(bins) if ece is None else float(ece)
+    ece_text = f"{100 * ece:.1f}%" if total else "n/a"  # no dice: nothing to measure, not a perfect 0
     _text(img, title, (W // 2, 24), 0.6, thick=2, anchor="centre")
-    _text(img, f"{total} dice given a value; expected calibration error (ECE) {100 * ece:.1f}%; "
+    _text(img, f"{total} dice given a value; expected calibration error (ECE) {ece_text}; "
           "above the line: under-confident", (W // 2, 48), 0.45, anchor="centre")
     digits = 1 if s_hi - s_lo > 0.5 else 2
     for t in np.linspace(s_lo, s_hi, 6):

@@ -44,13 +44,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Evaluate; print the report; exit 0 (2 on a missing or malformed dataset)."""
+    """Evaluate; print the report; exit 0 (2 on a missing or malformed dataset, model or --report folder)."""
     import cv2
 
     from vision.evaluate import evaluate, format_report, load_dataset, write_report
+    from vision.images import output_folder
     from vision.reader import networks_from_files, read_image
 
     load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
+    if args.report is not None:
+        output_folder(args.report, "--report")  # a file or an unwritable folder is said now, not after every photo
     cv2.setNumThreads(1)  # time as on one core
     interactive = sys.stderr.isatty()
 

@@ -34,10 +34,14 @@ def run(args: argparse.Namespace) -> int:
 
     A path that is missing, an empty folder or a file that is not a readable
     photo does not stop the others: they are read and printed first, then
-    every bad path is named on stderr (exit 2).
+    every bad path is named on stderr (exit 2). So with ``--annotate``: a file
+    given for its folder is refused before anything is read, but a folder
+    that cannot be made or written into (permission denied, a full disk)
+    only loses the drawings; the readings are printed, then what could not
+    be written and why (exit 2).
     """
-    from vision.errors import ImageLoadError
-    from vision.images import expand_image_paths, load_image
+    from vision.errors import ImageLoadError, OutputError
+    from vision.images import expand_image_paths, load_image, output_folder
     from vision.reader import read_image
 
     paths, unreadable = [], []
@@ -46,11 +50,16 @@ def run(args: argparse.Namespace) -> int:
             paths.extend(expand_image_paths([given]))
         except ImageLoadError as exc:
             unreadable.append(str(exc))
-    if args.annotate is not None:
+    annotate = args.annotate is not None
+    not_annotated: list[str] = []  # why annotated photos were not written, said after the readings
+    if annotate:
         try:
-            args.annotate.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"cannot create the --annotate folder {str(args.annotate)!r}: {exc.strerror or exc}") from exc
+            output_folder(args.annotate, "--annotate")
+        except OutputError as exc:
+            if args.annotate.exists() and not args.annotate.is_dir():
+                raise UsageError(str(exc)) from None  # a file named for the folder: a slip, said before any reading
+            not_annotated.append(str(exc))
+            annotate = False
     results = []
     written: set[Path] = set()
     for path in paths:
@@ -61,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         reading = read_image(image)
         results.append((path, reading))
-        if args.annotate is not None:
-            written.add(_write_annotated(args.annotate, path, image, reading, written))
+        if annotate:
+            try:
+                written.add(_write_annotated(args.annotate, path, image, reading, written))
+            except OutputError as exc:
+                not_annotated.append(str(exc))
     if results and args.json:
         doc = [
             {"image": str(path), "dice": [d.to_json() for d in reading.dice], "problems": list(reading.problems)}
@@ -72,12 +84,25 @@ def run(args: argparse.Namespace) -> int:
         print("[\n" + ",\n".join(json.dumps(entry) for entry in doc) + "\n]")
     elif results:
         _print_table(results)
+    problems = []
     if len(unreadable) == 1:
-        raise UsageError(unreadable[0])
-    if unreadable:
-        raise UsageError(f"{len(unreadable)} of {len(results) + len(unreadable)} paths could not be read:\n  "
-                         + "\n  ".join(unreadable))
+        problems.append(unreadable[0])
+    elif unreadable:
+        problems.append(f"{len(unreadable)} of {len(results) + len(unreadable)} paths could not be read:\n  "
+                        + "\n  ".join(unreadable))
+    if not_annotated:
+        problems.append(_not_annotated_line(not_annotated, annotate, len(results)))
+    if problems:
+        raise UsageError("\n".join(problems))
     return 0
+
+
+def _not_annotated_line(reasons: list[str], folder_ok: bool, n_read: int) -> str:
+    """One line saying which annotated photos were not written and why (the first reason)."""
+    if not folder_ok:  # the folder itself failed: nothing was drawn
+        return f"{reasons[0]}; the annotated photos were not written (the readings are complete)"
+    more = f" ({len(reasons)} of {n_read} annotated photos were not written)" if len(reasons) > 1 else ""
+    return f"annotated photo not written: {reasons[0]}{more}; the readings are complete"
 
 
 def _write_annotated(folder: Path, path: Path, image, reading, taken: set[Path]) -> Path:
@@ -86,10 +111,10 @@ def _write_annotated(folder: Path, path: Path, image, reading, taken: set[Path])
     The name is the photo's; a photo of the same name from another folder
     read in the same run gets ``-2``, ``-3`` ..., and the photo itself is never
     overwritten (when `folder` is its own folder the name gets ``-annotated``).
+    Raises :class:`vision.errors.OutputError` (saying why) if it cannot be written.
     """
-    import cv2
-
     from vision.annotate import annotate_reading
+    from vision.images import save_image
 
     suffix = path.suffix.lower() if path.suffix.lower() in (".png", ".jpg", ".jpeg") else ".png"
     target = folder / (path.stem + suffix)
@@ -99,9 +124,7 @@ def _write_annotated(folder: Path, path: Path, image, reading, taken: set[Path])
     while target in taken or target.resolve() == path.resolve():
         n += 1
         target = folder / f"{stem}-{n}{suffix}"
-    if not cv2.imwrite(str(target), annotate_reading(image, reading)):
-        raise UsageError(f"cannot write the annotated image {str(target)!r}")
-    return target
+    return save_image(target, annotate_reading(image, reading))
 
 
 def _print_table(results) -> None:
