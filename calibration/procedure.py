@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from calibration.errors import CalibrationError
-from calibration.profile import CameraSettings, Profile, save_profile
+from calibration.profile import CameraSettings, Profile, check_profile_name, save_profile
 from vision.reading import ImageReading
 from vision.sources.base import FrameSource, SourceEnded
 from vision.tray import MarkerLayout, TrayGeometry, detect_markers, fit_tray
@@ -85,7 +85,7 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
     frames : int, optional
         Frames whose median is the reference.
     folder : Path, optional
-        Profiles folder.
+        Profiles folder (default: the user's, :func:`calibration.profile.user_profiles_dir`).
     save : bool, optional
         Write the profile and reference.
 
@@ -98,7 +98,11 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
     ------
     CalibrationError
         If the markers are not all found (the message says which) or the corners are bad.
+    ProfileError
+        If `name` is not a plain profile name (checked before the camera is read).
     """
+    if save:
+        check_profile_name(name)
     controls = source.lock_controls()
     reference = median_frame(source, frames)
     h, w = reference.shape[:2]
@@ -136,8 +140,8 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
         hold_area_mm=hold_area_mm, camera=camera,
         created=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), folder=folder)
     if save:
-        save_profile(profile, folder, reference=reference)
-        profile = dataclasses.replace(profile, reference=f"{name}.empty.png")
+        path = save_profile(profile, folder, reference=reference)
+        profile = dataclasses.replace(profile, reference=f"{name}.empty.png", folder=path.parent)
     return profile, reference
 
 

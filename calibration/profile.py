@@ -4,7 +4,14 @@ A profile holds the tray geometry (the floor's four corners in the camera image,
 its size in mm and the rectified scale), the corner markers when there are any,
 the dice (count, side in mm), the hold area, the empty-tray reference image (a PNG
 beside the TOML file), the locked camera controls, the reader threshold and the
-watcher's thresholds.  Profiles live in ``calibration/profiles/<name>.toml``.
+watcher's thresholds.
+
+``dicetable calibrate`` saves profiles in the user's profiles folder,
+``$XDG_DATA_HOME/dicetable/profiles/<name>.toml`` (default
+``~/.local/share/dicetable/profiles``, beside the game store), so that
+reinstalling or upgrading dicetable keeps them.  A name is looked up there
+first, then among the profiles shipped in ``calibration/profiles/`` (the
+``default`` one matches the synthetic camera).
 
 Examples
 --------
@@ -37,10 +44,44 @@ from vision.watch import WatchConfig
 #: Version of the profile format this code reads and writes.
 PROFILE_VERSION = 1
 
-#: Folder of the profiles shipped with and made by dicetable.
-PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
+#: Folder of the profiles shipped with dicetable; an upgrade replaces it, so nothing is saved here.
+PACKAGED_PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
+#: The shipped profiles' folder under its old name.
+PROFILES_DIR = PACKAGED_PROFILES_DIR
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+
+
+def user_profiles_dir() -> Path:
+    """Where profiles are saved: ``$XDG_DATA_HOME/dicetable/profiles``.
+
+    The default is ``~/.local/share/dicetable/profiles``, beside the game store
+    (:func:`table.store.default_db_path`): outside the installed package, so
+    ``pip install --upgrade`` keeps the user's calibration, and writable by the
+    user who runs the table.  The folder is made when a profile is saved.
+    """
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "dicetable" / "profiles"
+
+
+def profile_folders() -> tuple[Path, ...]:
+    """The folders a profile name is looked up in, in order: the user's, then the shipped one."""
+    return (user_profiles_dir(), PACKAGED_PROFILES_DIR)
+
+
+def check_profile_name(name: str) -> str:
+    """Return `name` if it is a plain profile name; raise :class:`ProfileError` otherwise.
+
+    A plain name is 1-64 letters, digits, ``_`` or ``-``, starting with a letter
+    or digit: never empty, never a path (``../x``), so a profile is always
+    saved as ``<folder>/<name>.toml``.
+    """
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ProfileError(
+            f"profile name {name!r} is not allowed: use 1-64 letters, digits, '_' or '-', starting with a "
+            "letter or digit (e.g. 'kitchen-table'); a name is not a path or a file name"
+        )
+    return name
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +212,11 @@ class Profile:
 
 
 def profile_path(name_or_path: str | os.PathLike[str], folder: Path | None = None) -> Path:
-    """The TOML file of a profile name (in `folder`) or a path given as is.
+    """The TOML file of a profile name, or a path given as is.
+
+    A name is looked up in `folder` when given; else in the user's profiles
+    folder, then the shipped one (:func:`profile_folders`); when neither holds
+    it, the path is the one it would be saved at in the user's folder.
 
     Raises
     ------
@@ -181,17 +226,17 @@ def profile_path(name_or_path: str | os.PathLike[str], folder: Path | None = Non
     text = os.fspath(name_or_path)
     if text.endswith(".toml") or os.sep in text or "/" in text:
         return Path(text)
-    if not _NAME.match(text):
-        raise ProfileError(
-            f"profile name {text!r} is not allowed: use 1-64 letters, digits, '_' or '-' (e.g. 'kitchen-table')"
-        )
-    return (folder or PROFILES_DIR) / f"{text}.toml"
+    check_profile_name(text)
+    if folder is not None:
+        return Path(folder) / f"{text}.toml"
+    candidates = [d / f"{text}.toml" for d in profile_folders()]
+    return next((p for p in candidates if p.is_file()), candidates[0])
 
 
 def list_profiles(folder: Path | None = None) -> list[str]:
-    """Names of the profiles in `folder` (default :data:`PROFILES_DIR`), sorted."""
-    d = folder or PROFILES_DIR
-    return sorted(p.stem for p in d.glob("*.toml")) if d.is_dir() else []
+    """Names of the profiles in `folder` (default: the user's and the shipped ones), sorted."""
+    folders = (Path(folder),) if folder is not None else profile_folders()
+    return sorted({p.stem for d in folders if d.is_dir() for p in d.glob("*.toml")})
 
 
 def load_profile(name_or_path: str | os.PathLike[str], folder: Path | None = None) -> Profile:
@@ -202,7 +247,8 @@ def load_profile(name_or_path: str | os.PathLike[str], folder: Path | None = Non
     name_or_path : str or path
         A profile name (``"default"``) or a path to a ``.toml`` file.
     folder : Path, optional
-        Where names are looked up (default :data:`PROFILES_DIR`).
+        Where names are looked up (default: :func:`user_profiles_dir`, then
+        :data:`PACKAGED_PROFILES_DIR`).
 
     Raises
     ------
@@ -214,9 +260,12 @@ def load_profile(name_or_path: str | os.PathLike[str], folder: Path | None = Non
     path = profile_path(name_or_path, folder)
     name = path.stem
     if not path.is_file():
-        have = list_profiles(path.parent)
+        by_name = folder is None and os.fspath(name_or_path) == name
+        have = list_profiles(None if by_name else path.parent)
+        where = (f"not in {str(user_profiles_dir())!r} nor among the shipped profiles" if by_name
+                 else f"{str(path)!r} does not exist")
         raise ProfileNotFoundError(
-            f"no calibration profile {name!r} ({str(path)!r} does not exist); "
+            f"no calibration profile {name!r} ({where}); "
             f"{RECALIBRATE.replace('NAME', name)}" + (f"; profiles there: {', '.join(have)}" if have else "")
         )
     try:
@@ -410,8 +459,9 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
     Parameters
     ----------
     profile : Profile
+        Its name must be a plain name (see :func:`check_profile_name`).
     folder : Path, optional
-        Default :data:`PROFILES_DIR`.
+        Default :func:`user_profiles_dir` (made when missing).
     reference : ndarray of shape (H, W, 3), dtype uint8, optional
         Empty-tray camera frame, written as ``<name>.empty.png`` beside the TOML.
 
@@ -419,10 +469,16 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
     -------
     Path
         The TOML file written.
+
+    Raises
+    ------
+    ProfileError
+        If the profile's name is not a plain name; nothing is written.
     """
-    d = Path(folder or PROFILES_DIR)
+    check_profile_name(profile.name)
+    d = Path(folder) if folder is not None else user_profiles_dir()
     d.mkdir(parents=True, exist_ok=True)
-    path = profile_path(profile.name, d)
+    path = d / f"{profile.name}.toml"
     if reference is not None:
         ref_name = f"{profile.name}.empty.png"
         if not cv2.imwrite(str(d / ref_name), reference):

@@ -16,6 +16,25 @@ log = logging.getLogger(__name__)
 
 #: Width of the camera view sent to the page, in pixels.
 VIEW_WIDTH = 360
+#: Seconds between tries to open a camera that could not be opened.
+RETRY_S = 3.0
+
+
+def camera_retries(spec: str) -> bool:
+    """True for a camera the table keeps trying to open: a Pi camera, a webcam index, a stream URL.
+
+    False for recordings (``opencv:FILE``, ``images:...``) and the synthetic
+    camera: a file or folder that cannot be opened will not appear by waiting.
+
+    Raises
+    ------
+    vision.sources.UnknownSourceError
+        If `spec` is not a camera source.
+    """
+    from vision.sources import parse_spec
+
+    kind, arg = parse_spec(spec)
+    return kind == "picamera2" or (kind == "opencv" and (arg.isdigit() or "://" in arg))
 
 
 class CameraLoop:
@@ -70,7 +89,7 @@ class CameraLoop:
             except (SourceError, OSError, ValueError) as exc:
                 self.app.camera_update(status="lost", warning=("camera-lost", f"Camera lost ({exc}): check the "
                                                                "camera cable. Trying again..."))
-                self._stop.wait(3.0)
+                self._stop.wait(RETRY_S)
                 continue
             try:
                 self.watcher, see = self.make_watcher(self.source)

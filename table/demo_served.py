@@ -84,9 +84,9 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
     seated = [make_bot(b, rs) for b in bots]
     names = [f"Player {i + 1}" + (f" ({bots[i]})" if i < len(bots) else "") for i in range(players)]
     from calibration.procedure import make_watcher
-    from calibration.profile import load_profile
+    from calibration.profile import PACKAGED_PROFILES_DIR, load_profile
 
-    profile = load_profile("default")
+    profile = load_profile("default", PACKAGED_PROFILES_DIR)  # the shipped one fits the synthetic camera
 
     def make(source: Any) -> Any:
         read, see = make_reader(reader, source, profile.geometry)

@@ -6,10 +6,15 @@ accepted only once :meth:`Store.append` has returned (its transaction is
 committed and on disk).  A game's state is the fold of its rows
 (:func:`table.game.fold`), so resuming after a power cut is a read.
 
-A file that is not a readable store (truncated, overwritten, corrupt) is
-moved aside as ``NAME.corrupt-YYYYmmdd-HHMMSS`` and a new store is started
-(``on_corrupt="set_aside"``, the app's choice), or reported with
-:class:`StoreCorruptError` (``on_corrupt="raise"``, the command line's).
+A damaged store (an SQLite file that is truncated, overwritten in part or
+fails its integrity check) is moved aside as ``NAME.corrupt-YYYYmmdd-HHMMSS``
+and a new store is started (``on_corrupt="set_aside"``, the app's choice), or
+reported with :class:`StoreCorruptError` (``on_corrupt="raise"``, the command
+line's).  A file that is not an SQLite database at all (a photo given to
+``--db`` by mistake) is never touched: :class:`NotAStoreError`; only the
+table's own store (:func:`default_db_path`) counts as damaged even then, so a
+torn first page does not stop an unattended table.  Commands that
+only read open the store with ``readonly=True``: nothing is made or changed.
 
 Example
 -------
@@ -35,6 +40,8 @@ from table.game import Event, GameStarted, GameState, event_from_json, event_to_
 SCHEMA_VERSION = 1
 #: Environment variable naming the store file.
 DB_ENV = "DICETABLE_DB"
+#: The first 16 bytes of every SQLite database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 _SCHEMA = """
 CREATE TABLE games (
@@ -66,6 +73,10 @@ class StoreError(DicetableError, OSError):
 
 class StoreCorruptError(StoreError):
     """Raised when the store file (or a stored event) is not readable as a dicetable store."""
+
+
+class NotAStoreError(StoreError):
+    """Raised when the file is not an SQLite database at all; it is left as it is."""
 
 
 class UnknownGameError(StoreError, LookupError):
@@ -126,23 +137,36 @@ class Store:
         start a new one (``set_aside_path`` and ``note`` then say where), or raise.
     create : bool
         If False, a missing file raises :class:`StoreError` instead of being made.
+    readonly : bool
+        Open for reading only (``games``, ``export``): a missing or empty file
+        raises :class:`StoreError`, a damaged one :class:`StoreCorruptError`
+        (whatever `on_corrupt` says), and nothing is made, set aside or changed.
 
     Raises
     ------
+    NotAStoreError
+        If the file is not empty and not an SQLite database (it is left as it
+        is), unless it is the table's own store (:func:`default_db_path`):
+        that one is damaged, as above.
     StoreCorruptError
-        With ``on_corrupt="raise"``, if the file is not a readable store.
+        With ``on_corrupt="raise"`` or `readonly`, if the file is a damaged store.
     StoreError
         If the file is from a newer schema, or cannot be made or opened.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, on_corrupt: str = "set_aside",
-                 create: bool = True) -> None:
+                 create: bool = True, readonly: bool = False) -> None:
         if on_corrupt not in ("set_aside", "raise"):
             raise ValueError(f"on_corrupt must be 'set_aside' or 'raise', got {on_corrupt!r}")
         self.path = Path(path)
+        self.readonly = bool(readonly)
         self.set_aside_path: Path | None = None
         self.note: str | None = None
         self._conn: sqlite3.Connection | None = None
+        self._check_file()
+        if self.readonly:
+            self._conn = self._open()
+            return
         if not self.path.exists():
             if not create:
                 raise StoreError(f"no game store at {str(self.path)!r}; no games have been "
@@ -162,9 +186,52 @@ class Store:
 
     # -- opening --------------------------------------------------------------
 
+    def _check_file(self) -> None:
+        """Refuse a folder, a file that is not SQLite, and (read-only) a missing or empty file."""
+        where = str(self.path)
+        if self.path.is_dir():
+            raise StoreError(f"the game store {where!r} is a folder; give a file path, "
+                             f"e.g. --db {str(self.path / 'games.sqlite3')!r}")
+        if not self.path.exists():
+            if self.readonly:
+                raise StoreError(f"no game store at {where!r}; no games have been "
+                                 f"played there (give --db PATH or set ${DB_ENV})")
+            return
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise StoreError(f"cannot read the game store {where!r}: {exc.strerror}") from None
+        if not head:
+            if self.readonly:
+                raise StoreError(f"{where!r} is an empty file, not a dicetable game store: no games "
+                                 "have been played there; give another --db path")
+            return  # an empty file: the store is made in it
+        if head != SQLITE_HEADER:
+            if self._owns_file():
+                return  # the table's own store, its first page lost (a torn write): damaged, as any other damage
+            raise NotAStoreError(f"{where!r} is not a dicetable game store (not an SQLite database); "
+                                 "it was left as it is: give another --db path")
+
+    def _owns_file(self) -> bool:
+        """Whether the file is the table's own store (:func:`default_db_path`), not one named by hand.
+
+        Only its own store is set aside when it is not SQLite at all: a torn write of the
+        first page on an unattended table must not stop the game. A file named with ``--db``
+        that is not SQLite is more likely a slip (a photo, a typo) and is left alone.
+        """
+        try:
+            return self.path.resolve() == default_db_path().resolve()
+        except (OSError, RuntimeError):
+            return False
+
     def _open(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
+            if self.readonly:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                       isolation_level=None, timeout=5.0)
+            else:
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open game store {str(self.path)!r}: {exc}") from None
         try:
@@ -176,10 +243,12 @@ class Store:
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         where = f"game store {str(self.path)!r}"
+        mode = "wal"
         try:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
+            if not self.readonly:  # a reader changes nothing, the journal mode included
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("PRAGMA foreign_keys=ON")
             check = conn.execute("PRAGMA quick_check").fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute(
@@ -197,6 +266,9 @@ class Store:
             if tables:
                 raise StoreCorruptError(f"{where} is an SQLite file but not a dicetable store "
                                         f"(tables: {', '.join(sorted(tables))})")
+            if self.readonly:
+                raise StoreCorruptError(f"{where} is an SQLite file without the dicetable tables: "
+                                        "no games have been played there; give another --db path")
             try:
                 conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}"
                                    f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
@@ -396,7 +468,7 @@ def _summary(row: tuple) -> GameSummary:  # type: ignore[type-arg]
 
 
 def open_store(path: str | os.PathLike[str] | None = None, *, on_corrupt: str = "set_aside",
-               create: bool = True) -> Store:
+               create: bool = True, readonly: bool = False) -> Store:
     """Open (or make) the store at ``path`` (default :func:`default_db_path`); see :class:`Store`."""
     return Store(default_db_path() if path is None else path, on_corrupt=on_corrupt,
-                 create=create)
+                 create=create, readonly=readonly)

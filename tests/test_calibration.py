@@ -4,6 +4,7 @@ check step, and a bumped camera noticed by a watcher made from the profile."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import struct
 import tomllib
@@ -19,7 +20,15 @@ from calibration.errors import CalibrationError, ProfileError, ProfileNotFoundEr
 from calibration.markers import marker_sheet, write_marker_sheet
 from calibration.pdf import image_pdf
 from calibration.procedure import calibrate, check, make_watcher
-from calibration.profile import PROFILE_VERSION, load_profile, profile_to_dict, save_profile
+from calibration.profile import (
+    PACKAGED_PROFILES_DIR,
+    PROFILE_VERSION,
+    list_profiles,
+    load_profile,
+    profile_to_dict,
+    save_profile,
+    user_profiles_dir,
+)
 from calibration.toml_writer import dumps
 from vision.sources import _world as world
 from vision.sources.synthetic import CameraPose, ScriptedRoll, SyntheticSource, TruthReader
@@ -116,6 +125,34 @@ def test_missing_profile_lists_the_others(tmp_path):
 def test_bad_profile_name():
     with pytest.raises(ProfileError, match="profile name 'a b' is not allowed"):
         load_profile("a b")
+
+
+@pytest.mark.parametrize("name", ["../../evil", "", "sub/x", "x.toml", "a b"])
+def test_save_profile_refuses_a_name_that_is_not_plain(tmp_path, name):
+    p = load_profile("default", PACKAGED_PROFILES_DIR)
+    with pytest.raises(ProfileError, match="is not allowed"):
+        save_profile(dataclasses.replace(p, name=name), tmp_path / "profiles",
+                     reference=np.zeros((4, 4, 3), np.uint8))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_profiles_are_saved_per_user_and_looked_up_there_first(tmp_path, monkeypatch):
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert user_profiles_dir() == tmp_path / "home" / ".local" / "share" / "dicetable" / "profiles"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    mine = tmp_path / "data" / "dicetable" / "profiles"
+    assert user_profiles_dir() == mine
+    shipped = load_profile("default")
+    assert shipped.folder == PACKAGED_PROFILES_DIR and list_profiles() == ["default"]
+    path = save_profile(dataclasses.replace(shipped, min_confidence=0.3, folder=None))
+    assert path == mine / "default.toml"
+    assert load_profile("default").folder == mine and load_profile("default").min_confidence == 0.3
+    assert load_profile("default", PACKAGED_PROFILES_DIR).min_confidence == 0.5
+    save_profile(dataclasses.replace(shipped, name="attic"))
+    assert list_profiles() == ["attic", "default"] and list_profiles(PACKAGED_PROFILES_DIR) == ["default"]
+    with pytest.raises(ProfileNotFoundError, match="not in .* nor among the shipped profiles.*attic, default"):
+        load_profile("cellar")
 
 
 def test_profile_version_constant():

@@ -13,7 +13,7 @@ from table.cli import main
 from table.game import GameMode, ReadDice, StartGame
 from table.game.autoplay import random_command
 from table.game.session import GameSession
-from table.store import open_store
+from table.store import SQLITE_HEADER, open_store
 
 
 def play(session, n=100_000, seed=0):
@@ -142,13 +142,49 @@ def test_export_bad_input_is_one_line_exit_2(db, capsys, argv, message):
 
 
 @pytest.mark.parametrize("command", [["games"], ["export", "1"]])
-def test_corrupt_store_is_one_line_exit_2_and_left_alone(tmp_path, capsys, command):
+@pytest.mark.parametrize("data, words", [
+    (b"\x00garbage" * 500, "is not a dicetable game store (not an SQLite database)"),
+    (SQLITE_HEADER + b"\x00garbage" * 500, "damaged or not a database"),
+])
+def test_corrupt_store_is_one_line_exit_2_and_left_alone(tmp_path, capsys, command, data, words):
     bad = tmp_path / "games.sqlite3"
-    bad.write_bytes(b"\x00garbage" * 500)
+    bad.write_bytes(data)
     status, out, err = run_cli(capsys, *command, "--db", str(bad))
-    assert status == 2 and err.count("\n") == 1 and "damaged or not a database" in err
-    assert bad.read_bytes().startswith(b"\x00garbage")
+    assert status == 2 and err.count("\n") == 1 and words in err
+    assert bad.read_bytes() == data
     assert list(tmp_path.iterdir()) == [bad]
+
+
+def test_regression_games_and_export_leave_an_empty_file_empty(tmp_path, capsys):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    status, out, err = run_cli(capsys, "games", "--db", str(empty))
+    assert status == 0 and "no games stored yet" in out and "is an empty file" in out and err == ""
+    status, out, err = run_cli(capsys, "games", "--db", str(empty), "--json")
+    assert status == 0 and json.loads(out) == []
+    status, out, err = run_cli(capsys, "export", "1", "--db", str(empty))
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "is an empty file, not a dicetable game store" in err
+    assert empty.stat().st_size == 0 and list(tmp_path.iterdir()) == [empty]
+
+
+def test_games_and_export_do_not_change_the_store(db, tmp_path, capsys):
+    before = db.read_bytes()
+    assert run_cli(capsys, "games", "--db", str(db))[0] == 0
+    assert run_cli(capsys, "export", "1", "--db", str(db), "-o", str(tmp_path / "g.json"))[0] == 0
+    assert db.read_bytes() == before
+
+
+def test_regression_export_to_a_folder_says_give_a_file_path(db, tmp_path, capsys):
+    folder = tmp_path / "adir"
+    folder.mkdir()
+    status, out, err = run_cli(capsys, "export", "1", "--db", str(db), "-o", str(folder))
+    assert status == 2 and out == "" and err.count("\n") == 1 and "Errno" not in err
+    assert f"--output {str(folder)!r} is a folder; give a file path" in err and "game-1.json" in err
+    assert list(folder.iterdir()) == []
+    status, out, err = run_cli(capsys, "export", "1", "--db", str(db), "-o", str(tmp_path / "nothere" / "g.csv"),
+                               "--format", "csv")
+    assert status == 2 and "the folder" in err and "does not exist" in err and "Errno" not in err
 
 
 def test_export_from_a_missing_store_is_exit_2(tmp_path, capsys):

@@ -105,16 +105,33 @@ def test_replay_small_unfinished_game(tmp_path, capsys):
     }
     assert main(["replay", write(tmp_path, SMALL_GAME)]) == 0
     out = capsys.readouterr().out
-    assert "not finished" in out and "Winner: Ana" in out
+    # Nobody has won a game that is not finished: the leader is named as such.
+    assert out.splitlines()[-2:] == ["Leading: Ana with 85", "(the game is not finished: standings so far)"]
+    assert "Winner" not in out
 
 
-def test_replay_tie_is_reported(tmp_path, capsys):
+def test_replay_tie_in_an_unfinished_game_is_level(tmp_path, capsys):
     game = {"ruleset": "yacht", "players": [
         {"name": "A", "turns": [{"dice": [6, 6, 6, 6, 6], "box": "yacht"}]},
         {"name": "B", "turns": [{"dice": [1, 1, 1, 1, 1], "box": "yacht"}]}]}
     assert run_json(capsys, write(tmp_path, game))["winners"] == [0, 1]
     assert main(["replay", write(tmp_path, game)]) == 0
-    assert "Draw: A, B" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Level: A, B all have 50" in out and "Draw" not in out and "not finished" in out
+
+
+@needs_vectors
+def test_replay_finished_tie_is_a_draw(capsys):
+    assert main(["replay", str(VECTORS_PATH), "--game", "dev-game-yacht-2p-tie"]) == 0
+    out = capsys.readouterr().out
+    assert "\nDraw: " in out and "not finished" not in out and "Leading" not in out
+
+
+def test_replay_game_id_on_a_file_whose_game_has_no_id(tmp_path, capsys):
+    line = bad(capsys, write(tmp_path, SMALL_GAME), "--game", "foo")
+    assert "holds one game, which has no \"id\"" in line and "leave out --game" in line and "None" not in line
+    line = bad(capsys, write(tmp_path, {**SMALL_GAME, "id": "g7"}), "--game", "foo")
+    assert "holds one game with id 'g7', not 'foo'; give --game 'g7' or leave out --game" in line
 
 
 def test_replay_counts_yahtzee_bonus_points(tmp_path, capsys):

@@ -178,3 +178,49 @@ def test_calibrate_check_save_keeps_the_threshold(tmp_path, capsys):
     from calibration.profile import load_profile
     again = load_profile("s", tmp_path)
     assert again.min_confidence == 0.7 and again.reference == "s.empty.png"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    """A user data folder in tmp_path (never the real home); the shipped profiles' bytes, to check they stay."""
+    from calibration.profile import PACKAGED_PROFILES_DIR
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    shipped = {p.name: p.read_bytes() for p in PACKAGED_PROFILES_DIR.iterdir() if p.is_file()}
+    yield tmp_path / "data" / "dicetable" / "profiles"
+    assert {p.name: p.read_bytes() for p in PACKAGED_PROFILES_DIR.iterdir() if p.is_file()} == shipped
+
+
+@pytest.mark.parametrize("name", ["../../evil", "", "sub/evil", "evil.toml", "-x", ".hidden", "a" * 65])
+def test_regression_calibrate_refuses_a_name_that_is_not_plain(name, home, tmp_path, monkeypatch, capsys):
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    assert main(["calibrate", "--camera", "synthetic", f"--name={name}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"profile name {name!r} is not allowed" in err
+    assert "letters, digits, '_' or '-'" in err
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []  # nothing written, anywhere
+
+
+def test_regression_calibrate_saves_in_the_user_folder_not_the_package(home, capsys):
+    from calibration.profile import PACKAGED_PROFILES_DIR, load_profile
+
+    assert load_profile("default").folder == PACKAGED_PROFILES_DIR  # none of the user's yet
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "default"]) == 0
+    out = capsys.readouterr().out
+    assert f"saved {home / 'default.toml'} " in out
+    assert sorted(p.name for p in home.iterdir()) == ["default.empty.png", "default.toml"]
+    mine = load_profile("default")  # the user's comes first; the shipped one is left as it was (fixture)
+    assert mine.folder == home and mine.camera.source == "synthetic:3"
+    assert mine.load_reference().shape == (480, 640, 3)
+    assert load_profile("default", PACKAGED_PROFILES_DIR).camera.source == "picamera2"
+
+
+def test_calibrate_check_save_of_the_shipped_profile_goes_to_the_user_folder(home, capsys):
+    from calibration.profile import load_profile
+
+    assert main(["calibrate", "--check", "--camera", "synthetic:2", "--profile", "default", "--reader", "truth",
+                 "--min-confidence", "0.7", "--save"]) == 0
+    assert f"saved min_confidence = 0.7 into profile 'default' ({home / 'default.toml'})" in capsys.readouterr().err
+    assert load_profile("default").folder == home and load_profile("default").min_confidence == 0.7

@@ -141,6 +141,8 @@ def test_choose_box_prefers_points_and_scratches_cheap_boxes():
     (["demo", "--players", "0"], "players must be 1 to 8"),
     (["demo", "--players", "9"], "players must be 1 to 8"),
     (["demo", "--max-reads", "0"], "max_reads must be 1 to 10"),
+    (["demo", "--port", "99999"], "--port must be 0-65535 (0: any free port), got 99999"),
+    (["demo", "--port", "-5"], "--port must be 0-65535 (0: any free port), got -5"),
 ])
 def test_bad_demo_arguments_exit_2(argv, match, capsys):
     assert main(argv) == 2

@@ -163,7 +163,7 @@ def test_display_resumes_an_unfinished_game_after_restart(tmp_path):
 
 def test_display_damaged_store_is_set_aside_and_said(tmp_path):
     db = tmp_path / "games.sqlite3"
-    db.write_bytes(b"not a database" * 200)
+    db.write_bytes(b"SQLite format 3\x00" + b"not a database" * 200)  # an SQLite file, damaged
     with TableApp(db, autostart=True) as a:
         assert "damaged" in a.snapshot["note"] and "corrupt-" in a.snapshot["note"]
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -20,6 +22,8 @@ from table.cli import main  # noqa: E402
     (["--rules", "snakes", "--players", "Ann"], "unknown ruleset 'snakes'"),
     (["--players", "Ann,ann"], "two players are called 'ann'"),
     (["--players", ",Bo"], "player name '' cannot be used"),
+    (["--listen", "192.0.2.1"], "'192.0.2.1' is not an address of this machine; give --listen an address of this "
+                                "machine, such as 127.0.0.1"),
 ])
 def test_play_bad_input_is_one_line(argv, match, capsys, tmp_path):
     status = main(["play", "--camera", "synthetic", "--no-buttons", "--db", str(tmp_path / "g.sqlite3"), *argv])
@@ -100,7 +104,99 @@ def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
         busy.close()
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "cannot listen on 127.0.0.1" in err
+    assert "the port is in use; give another --port, or stop the program using it" in err
     assert not db.exists() or open_store(db).games() == ()
+
+
+@pytest.mark.parametrize("exc, words", [
+    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
+     "'999.1.1.1' is not an address of this machine; give --listen an address of this machine, such as "
+     "127.0.0.1 (this machine only) or 0.0.0.0"),
+    (OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address"), "is not an address of this machine"),
+    (OSError(errno.EADDRINUSE, "Address already in use"), "the port is in use; give another --port"),
+    (PermissionError(errno.EACCES, "Permission denied"), "ports below 1024 need root; give a --port of 1024"),
+])
+def test_regression_listen_errors_give_advice_that_fits_the_cause(exc, words, monkeypatch):
+    from table.display import server
+
+    made = []
+
+    class Refusing:
+        def __init__(self, *args):
+            self.closed = False
+            made.append(self)
+
+        def setsockopt(self, *args):
+            pass
+
+        def bind(self, address):
+            raise exc
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(server.socket, "socket", Refusing)
+    with pytest.raises(OSError) as err:
+        server.bind_listener("999.1.1.1", 80)
+    text = str(err.value)
+    assert text.startswith("cannot listen on 999.1.1.1:80 (") and words in text and "\n" not in text
+    assert ("--port" in text) != ("--listen" in text)  # one piece of advice, the one that fits
+    assert made and made[0].closed
+
+
+def test_regression_play_refuses_a_db_that_is_not_a_store_and_leaves_it(tmp_path, capsys):
+    photo = tmp_path / "text.jpg"
+    photo.write_bytes(b"\xff\xd8\xff\xe0 not a game store")
+    status = main(["play", "--camera", "synthetic", "--no-buttons", "--port", "0", "--db", str(photo),
+                   "--duration", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert "is not a dicetable game store (not an SQLite database)" in err and "give another --db path" in err
+    assert photo.read_bytes() == b"\xff\xd8\xff\xe0 not a game store" and list(tmp_path.iterdir()) == [photo]
+
+
+@pytest.mark.parametrize("camera, words", [
+    ("opencv:{tmp}/nothere.mp4", "could not open opencv:"),
+    ("images:{tmp}/empty", "no image files"),
+    ("images:{tmp}/nothere/*.jpg", "no image files"),
+])
+def test_regression_play_with_a_recording_that_cannot_open_exits_2(camera, words, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    db = tmp_path / "g.sqlite3"
+    status = main(["play", "--camera", camera.format(tmp=tmp_path), "--rules", "yacht", "--no-buttons",
+                   "--port", "0", "--db", str(db), "--duration", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and err.startswith("dicetable play: error:") and words in err
+    assert "page is at" not in err and not db.exists()  # told before the page and before a game is stored
+
+
+def test_regression_play_says_a_live_camera_is_missing_and_keeps_trying(tmp_path, capsys, monkeypatch):
+    import vision.sources
+    from vision.sources import SourceError
+
+    tries = []
+
+    def no_camera(spec, **options):
+        tries.append(spec)
+        raise SourceError(f"could not open {spec}: is the camera plugged in?")
+
+    monkeypatch.setattr(vision.sources, "open_source", no_camera)
+    status = main(["play", "--camera", "opencv:7", "--no-buttons", "--port", "0",
+                   "--db", str(tmp_path / "g.sqlite3"), "--duration", "1"])
+    err = capsys.readouterr().err
+    assert status == 0 and len(tries) >= 2  # once before the page, then the camera thread tries again
+    assert ("dicetable: cannot open the camera: could not open opencv:7: is the camera plugged in?; "
+            "the table keeps trying every 3 s") in err
+    assert err.index("cannot open the camera") < err.index("page is at")
+
+
+def test_regression_play_checks_pins_before_the_page_is_up(tmp_path, capsys):
+    db = tmp_path / "g.sqlite3"
+    status = main(["play", "--camera", "synthetic", "--pins", str(tmp_path / "nothere.toml"), "--port", "0",
+                   "--db", str(db), "--duration", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "pin map" in err and "does not exist" in err
+    assert "page is at" not in err and not db.exists()
 
 
 @pytest.mark.slow
@@ -121,3 +217,29 @@ def test_play_readme_demo_command_runs_with_the_pip_reader(capsys):
     status = main(["demo", "--rules", "yacht", "--players", "1", "--speed", "20", "--linger", "0", "--port", "0"])
     out = capsys.readouterr().out
     assert status == 0 and "Watch the table at http://127.0.0.1:" in out and "Winner: Player 1" in out
+
+
+def test_regression_served_demo_watches_with_the_shipped_profile_not_the_users(tmp_path, monkeypatch):
+    """The demo's camera is synthetic: a user's own 'default' calibration changed its game (seed 0 ended
+    196-341 instead of 261-186), which looked like --speed changing the game."""
+    import table._livetray
+    from calibration.errors import ProfileError
+    from calibration.profile import PACKAGED_PROFILES_DIR, load_profile
+    from table.demo_served import serve_demo
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    mine = tmp_path / "dicetable" / "profiles"
+    mine.mkdir(parents=True)
+    (mine / "default.toml").write_text("not = [valid toml\n")
+    with pytest.raises(ProfileError):
+        load_profile("default")  # play and watch use the user's own default first
+
+    class Started(Exception):
+        pass
+
+    def tray(**kw):
+        raise Started  # the profile was loaded without complaint: stop before the game
+    monkeypatch.setattr(table._livetray, "LiveTray", tray)
+    with pytest.raises(Started):
+        serve_demo(rules="yacht", players=1, reader="truth", port=0, linger_s=0, out=lambda line: None)
+    assert load_profile("default", PACKAGED_PROFILES_DIR).camera.source == "picamera2"

@@ -11,7 +11,10 @@ from table.game import IllegalCommandError, InvalidCommandError, ReadDice, Score
 from table.game.autoplay import random_command
 from table.game.session import GameSession
 from table.store import (
+    DB_ENV,
     SCHEMA_VERSION,
+    SQLITE_HEADER,
+    NotAStoreError,
     StoreConflictError,
     StoreCorruptError,
     StoreError,
@@ -123,7 +126,7 @@ def test_subscribers_hear_accepted_commands_only(tmp_path):
 
 def test_corrupt_file_is_set_aside_and_a_new_store_starts(tmp_path):
     db = tmp_path / "games.sqlite3"
-    db.write_bytes(b"this is not a database at all" * 100)
+    db.write_bytes(SQLITE_HEADER + b"this is not a database at all" * 100)  # an SQLite file, damaged
     with pytest.raises(StoreCorruptError, match="damaged or not a database"):
         open_store(db, on_corrupt="raise")
     assert db.exists()  # 'raise' leaves the file alone
@@ -132,7 +135,78 @@ def test_corrupt_file_is_set_aside_and_a_new_store_starts(tmp_path):
         assert store.set_aside_path.name.startswith("games.sqlite3.corrupt-")
         assert "kept as" in store.note and "new store" in store.note
         assert store.games() == ()
-    assert store.set_aside_path.read_bytes().startswith(b"this is not")
+    assert store.set_aside_path.read_bytes()[16:].startswith(b"this is not")
+
+
+@pytest.mark.parametrize("on_corrupt", ["set_aside", "raise"])
+@pytest.mark.parametrize("data", [b"\xff\xd8\xff\xe0 a photo given to --db by mistake", b"hello\n"])
+def test_regression_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path, on_corrupt, data):
+    photo = tmp_path / "text.jpg"
+    photo.write_bytes(data)
+    with pytest.raises(NotAStoreError, match="'.*text.jpg' is not a dicetable game store.*give another --db path"):
+        open_store(photo, on_corrupt=on_corrupt)
+    assert photo.read_bytes() == data
+    assert list(tmp_path.iterdir()) == [photo]  # nothing set aside, no new store beside it
+
+
+def test_the_tables_own_store_is_set_aside_even_when_its_header_is_lost(tmp_path, monkeypatch):
+    """A torn first page of the default store must not stop an unattended table; a --db slip is refused."""
+    own = tmp_path / "data" / "games.sqlite3"
+    own.parent.mkdir()
+    own.write_bytes(b"\x00" * 4096)  # the first page zeroed, as a torn write can leave it
+    monkeypatch.setenv(DB_ENV, str(own))
+    with open_store() as store:  # the app's default: set aside, a new store started
+        assert store.games() == () and store.set_aside_path is not None
+        assert store.set_aside_path.read_bytes() == b"\x00" * 4096
+    assert own.read_bytes().startswith(SQLITE_HEADER)
+    own.write_bytes(b"\x00" * 4096)
+    with pytest.raises(StoreCorruptError):  # the command line's choice: damaged, said, nothing moved
+        open_store(on_corrupt="raise")
+    with pytest.raises(StoreCorruptError):  # games and export read only
+        open_store(on_corrupt="raise", create=False, readonly=True)
+    assert own.read_bytes() == b"\x00" * 4096 and sorted(own.parent.iterdir()) == sorted(
+        [own, store.set_aside_path])
+
+
+def test_an_empty_file_becomes_a_store(tmp_path):
+    db = tmp_path / "new.sqlite3"
+    db.touch()
+    with open_store(db) as store:
+        assert store.games() == () and store.note is None
+    assert db.read_bytes().startswith(SQLITE_HEADER)
+
+
+def test_a_folder_is_not_a_store(tmp_path):
+    with pytest.raises(StoreError, match="is a folder; give a file path"):
+        open_store(tmp_path)
+
+
+def test_readonly_open_makes_and_changes_nothing(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(StoreError, match="is an empty file, not a dicetable game store"):
+        open_store(empty, readonly=True)
+    assert empty.stat().st_size == 0
+    with pytest.raises(StoreError, match="no game store"):
+        open_store(tmp_path / "none.db", readonly=True)
+    assert not (tmp_path / "none.db").exists()
+    db = tmp_path / "games.sqlite3"
+    with open_store(db) as store:
+        play_some(GameSession.start(store, StartGame(at=1.0, ruleset="yacht", players=("A", "B"))), 30)
+    before = db.read_bytes()
+    with open_store(db, readonly=True) as store:
+        assert [g.ruleset for g in store.games()] == ["yacht"]
+        with pytest.raises(StoreError, match="could not store the new game"):
+            GameSession.start(store, StartGame(at=5.0, ruleset="yacht", players=("C",)))
+    assert db.read_bytes() == before
+
+
+def test_readonly_open_does_not_set_a_damaged_store_aside(tmp_path):
+    db = tmp_path / "games.sqlite3"
+    db.write_bytes(SQLITE_HEADER + b"damaged" * 100)
+    with pytest.raises(StoreCorruptError, match="damaged or not a database"):
+        open_store(db, readonly=True)  # on_corrupt="set_aside" (the default) is not applied
+    assert list(tmp_path.iterdir()) == [db]
 
 
 def test_truncated_file_is_detected(tmp_path):

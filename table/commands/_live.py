@@ -20,7 +20,8 @@ def add_profile_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", default="default", metavar="NAME",
                         help="calibration profile name or .toml path (default: default)")
     parser.add_argument("--profiles-dir", type=Path, default=None, metavar="DIR",
-                        help="folder of profiles (default: calibration/profiles)")
+                        help="folder of profiles (default: the user's, ~/.local/share/dicetable/profiles, "
+                             "then the shipped ones)")
 
 
 def add_reader_option(parser: argparse.ArgumentParser) -> None:

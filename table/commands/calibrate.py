@@ -6,11 +6,13 @@ import argparse
 import dataclasses
 import json
 import sys
+from pathlib import Path
 
 from calibration.errors import CalibrationError
 from calibration.markers import write_marker_sheet
 from calibration.procedure import calibrate, check
-from calibration.profile import load_profile, profile_path, save_profile
+from calibration.profile import (PACKAGED_PROFILES_DIR, Profile, check_profile_name, load_profile, save_profile,
+                                 user_profiles_dir)
 from table.commands._live import add_profile_options, add_reader_option, event_line, make_reader
 from vision.sources import open_source
 from vision.tray import MarkerLayout
@@ -47,14 +49,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Three steps. 1: 'dicetable calibrate --markers sheet.pdf' writes the four corner markers "
                     "to print (at 100% scale) and stick on the tray corners. 2: with the tray EMPTY, "
                     "'dicetable calibrate --camera SOURCE --name NAME' locks the camera, finds the markers (or "
-                    "takes --corners), keeps an empty-tray image and saves calibration/profiles/NAME.toml. "
+                    "takes --corners), keeps an empty-tray image and saves NAME.toml in the user's profiles folder "
+                    "(~/.local/share/dicetable/profiles, or $XDG_DATA_HOME/dicetable/profiles; --profiles-dir "
+                    "to choose another), which an upgrade of dicetable leaves alone. "
                     "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "
                     "adjust --min-confidence and --save it.")
     p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
     p.add_argument("--marker-mm", type=float, default=16.0, help="printed marker side in mm (default 16)")
     p.add_argument("--dpi", type=int, default=300, help="marker sheet resolution (default 300)")
     p.add_argument("--camera", metavar="SOURCE", help="camera source (see 'dicetable watch --help')")
-    p.add_argument("--name", default=None, help="name of the profile to make (default: default)")
+    p.add_argument("--name", default=None,
+                   help="name of the profile to make: letters, digits, '-' and '_' (default: default)")
     p.add_argument("--tray-mm", default="200x150", help="tray floor WIDTHxHEIGHT in mm (default 200x150)")
     p.add_argument("--px-per-mm", type=float, default=2.8, help="rectified scale (default 2.8: a 16 mm die is 45 px)")
     p.add_argument("--die-mm", type=float, default=16.0, help="die side in mm (default 16)")
@@ -94,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("give --markers FILE to print markers, or --camera SOURCE to calibrate or --check")
     if args.check:
         return _check(args)
-    name = args.name or "default"
-    profile_path(name)  # checks the name before the camera is opened
+    name = check_profile_name("default" if args.name is None else args.name)  # before the camera is opened
+    folder = args.profiles_dir if args.profiles_dir is not None else user_profiles_dir()
     width, height = _pair(args.tray_mm, "--tray-mm")
     hold = _hold(args.hold) if args.hold else None
     corners = _corners(args.corners) if args.corners else None
@@ -104,15 +109,16 @@ def run(args: argparse.Namespace) -> int:
         profile, _ = calibrate(source, name=name, source_spec=args.camera, width_mm=width, height_mm=height,
                                px_per_mm=args.px_per_mm, die_mm=args.die_mm, dice_count=args.dice,
                                hold_area_mm=hold, corners_px=corners, markers=layout,
-                               lens_position=args.lens_position, folder=args.profiles_dir)
-    path = profile_path(name, args.profiles_dir)
+                               lens_position=args.lens_position, folder=folder)
+    path = folder / f"{name}.toml"
     if args.json:
         print(json.dumps({"profile": str(path), "corners_px": [list(c) for c in profile.corners_px],
                           "corners_from": profile.corners_from, "rectified_px": list(profile.geometry.size_px)}))
     else:
         print(f"saved {path} (tray from {profile.corners_from}; rectified {profile.geometry.size_px[0]}x"
               f"{profile.geometry.size_px[1]} px at {profile.px_per_mm:g} px/mm)")
-        print(f"next: dicetable calibrate --check --camera {args.camera} --profile {name}")
+        where = f" --profiles-dir {args.profiles_dir}" if args.profiles_dir is not None else ""
+        print(f"next: dicetable calibrate --check --camera {args.camera} --profile {name}{where}")
     return 0
 
 
@@ -136,6 +142,21 @@ def _check(args: argparse.Namespace) -> int:
         raise CalibrationError(f"no roll settled within {args.max_frames} frames; roll the dice and keep hands out "
                                "of the tray, or raise --max-frames")
     if args.save:
-        save_profile(profile, profile.folder)
-        print(f"saved min_confidence = {profile.min_confidence:g} into profile {profile.name!r}", file=sys.stderr)
+        path = _save_checked(profile)
+        print(f"saved min_confidence = {profile.min_confidence:g} into profile {profile.name!r} ({path})",
+              file=sys.stderr)
     return 0 if verdict.kind.value == "settled" else 1
+
+
+def _save_checked(profile: Profile) -> Path:
+    """Save a checked profile where it came from; a shipped one goes to the user's folder.
+
+    The shipped folder is replaced by an upgrade, so a shipped profile (and its
+    empty-tray image, if any) is saved as the user's own instead.
+    """
+    folder = profile.folder
+    if folder is None or folder.resolve() == PACKAGED_PROFILES_DIR:
+        folder = user_profiles_dir()
+    moved = profile.folder is None or folder.resolve() != profile.folder.resolve()
+    reference = profile.load_reference() if moved and profile.reference else None
+    return save_profile(profile, folder, reference=reference)

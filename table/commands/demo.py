@@ -55,9 +55,11 @@ def run(args: argparse.Namespace) -> int:
     chosen_backend()  # a bad DICETABLE_ONNX_BACKEND is said now, not at the first throw
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]  # levels as in --players NAME:LEVEL
     if not args.headless:
+        from table.commands.play import check_port
         from table.demo_served import serve_demo
         from table.errors import UsageError
 
+        check_port(args.port)
         if not 1 <= args.max_reads <= 10:
             raise UsageError(f"max_reads must be 1 to 10, got {args.max_reads!r}")
 

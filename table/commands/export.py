@@ -57,6 +57,33 @@ def parse_game_id(text: str) -> int:
     return value
 
 
+def check_output_path(text: str | None, example: str) -> Path | None:
+    """The ``--output`` file, checked before anything is read; None for stdout.
+
+    Parameters
+    ----------
+    text : str or None
+        The ``--output`` value.
+    example : str
+        A file name to suggest when `text` is a folder (e.g. ``game-3.json``).
+
+    Raises
+    ------
+    UsageError
+        If the path is a folder, or its folder does not exist.
+    """
+    if not text:
+        return None
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise UsageError(f"--output {text!r} is a folder; give a file path, e.g. "
+                         f"--output {str(path / example)!r}")
+    if not path.parent.is_dir():
+        raise UsageError(f"--output {text!r}: the folder {str(path.parent)!r} does not exist; "
+                         "make it first or give another file path")
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     """Export the game (or its analysis); return 0."""
     analysis = bool(getattr(args, "analysis", False))
@@ -66,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown format {args.format!r}{' for --analysis' if analysis else ''}; "
                          f"choose {' or '.join(allowed)}")
     game_id = parse_game_id(args.game_id)
+    output = check_output_path(args.output, f"game-{game_id}.{'txt' if fmt == 'text' else fmt}")
     with open_for_reading(args) as store:
         state = store.load(game_id)
         events = store.events(game_id) if analysis else ()
@@ -75,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
         text = json.dumps(game_to_json(state, f"game-{game_id}"), indent=1) + "\n"
     else:
         text = game_to_csv(state)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
     else:
         print(text, end="")
     return 0

@@ -3,7 +3,8 @@
 The store is ``--db PATH``, else ``$DICETABLE_DB``, else
 ``~/.local/share/dicetable/games.sqlite3``.  A store that cannot be read
 (corrupt, truncated, not a dicetable store) is reported in one line (exit
-status 2) and left as it is; the app sets such a file aside when it starts.
+status 2) and left as it is; the app sets a damaged store aside when it starts.
+The store is opened read-only: listing never makes or changes a file.
 """
 
 from __future__ import annotations
@@ -30,14 +31,15 @@ def db_path(args: argparse.Namespace) -> Path:
 
 
 def open_for_reading(args: argparse.Namespace) -> Store:
-    """Open the chosen store without making it and without moving a bad file aside.
+    """Open the chosen store read-only: never made, changed or moved aside.
 
     Raises
     ------
     StoreError
-        If there is no store at the path, or it cannot be read (one clear line).
+        If there is no store at the path (or an empty file), or it cannot be
+        read (one clear line).
     """
-    return open_store(db_path(args), on_corrupt="raise", create=False)
+    return open_store(db_path(args), on_corrupt="raise", create=False, readonly=True)
 
 
 def _when(seconds: float) -> str:
@@ -59,8 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the games list; return 0."""
     path = db_path(args)
-    if not path.exists():
-        print("[]" if args.json else f"no games stored yet ({path} does not exist)")
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+        why = "is an empty file" if path.exists() else "does not exist"
+        print("[]" if args.json else f"no games stored yet ({path} {why})")
         return 0
     with open_for_reading(args) as store:
         games = store.games()

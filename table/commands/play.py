@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from table._botdriver import BOT_DICE
 from table.commands._live import add_profile_options, add_reader_option
@@ -17,6 +17,9 @@ from table.display.snapshot import Setup
 from table.errors import UsageError
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 from table.store import default_db_path
+
+if TYPE_CHECKING:
+    from table.inputs.pins import PinMap
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -75,6 +78,18 @@ def parse_names(text: str | None) -> list[str]:
     return [n.strip() for n in text.split(",")]
 
 
+def check_port(port: int) -> None:
+    """Check a ``--port`` value (``play``, ``demo``, ``watch``).
+
+    Raises
+    ------
+    UsageError
+        If the port is not 0-65535.
+    """
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0-65535 (0: any free port), got {port}")
+
+
 def check_server_args(args: argparse.Namespace) -> None:
     """Check ``--port`` and ``--pin``.
 
@@ -83,8 +98,7 @@ def check_server_args(args: argparse.Namespace) -> None:
     UsageError
         If the port is not 0-65535 or the PIN is not 4-8 digits.
     """
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port must be 0-65535, got {args.port}")
+    check_port(args.port)
     if args.pin is not None and not (args.pin.isdigit() and 4 <= len(args.pin) <= 8):
         raise UsageError(f"--pin must be 4 to 8 digits, got {args.pin!r}")
 
@@ -112,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     from table.app_support import check_setup
     from table._camera import CameraLoop
     from table.display.server import DisplayServer
+    from table.inputs import load_pin_map
     from table.store import DB_ENV
     from vision.sources import open_source, parse_spec
 
@@ -120,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     setup = Setup(args.rules or "yahtzee", args.joker, names)
     check_setup(setup.ruleset, setup.joker, setup.names)  # a bad --players is told before the port is tried
     profile, make = make_watch(args)
+    pin_map = None if args.no_buttons else load_pin_map(args.pins)  # a bad --pins is told before the page is up
     tray = None
     camera_spec = args.camera
     if parse_spec(args.camera)[0] == "synthetic":
@@ -130,11 +146,14 @@ def run(args: argparse.Namespace) -> int:
     db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
     if args.port:
         _check_port_free(args.listen, args.port)  # before the app starts a game that a failed start would leave behind
-    app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
-                   pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
-                   bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
-    panel = None
+    # Opened before the app starts a game: a video file or image folder that cannot be opened ends here.
+    first = None if tray is not None else _open_camera(camera_spec, profile)
+    app: TableApp | None = None
+    panel: Any = None
     try:
+        app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
+                       pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
+                       bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
         server = DisplayServer(app, host=args.listen, port=args.port).start()
         print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
         if app.note:
@@ -142,11 +161,16 @@ def run(args: argparse.Namespace) -> int:
         if app.resumed and (args.players is not None or args.rules is not None):
             print(f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "
                   "from the MENU, to start theirs", file=sys.stderr)
-        opener = (lambda: tray) if tray is not None else (
-            lambda: open_source(camera_spec, **profile.camera.source_options()))
+
+        def opener() -> Any:
+            nonlocal first
+            if tray is not None:
+                return tray
+            source, first = first, None  # the camera opened above, once; then opened anew after a loss
+            return source if source is not None else open_source(camera_spec, **profile.camera.source_options())
         camera = CameraLoop(app, opener, make).start()
-        if not args.no_buttons:
-            panel = _buttons(app, args.pins)
+        if pin_map is not None:
+            panel = _buttons(app, pin_map)
         stop = threading.Event()
         if threading.current_thread() is threading.main_thread():  # systemd stops us with SIGTERM
             signal.signal(signal.SIGTERM, lambda *a: stop.set())
@@ -160,33 +184,48 @@ def run(args: argparse.Namespace) -> int:
         camera.close()
         server.close()
     finally:
+        if first is not None:
+            first.close()
         if panel is not None:
             panel.close()
-        app.close()
+        if app is not None:
+            app.close()
     return 0
 
 
 def _check_port_free(host: str, port: int) -> None:
-    """Raise OSError (one clear line) when ``host:port`` cannot be listened on."""
-    import socket
+    """Raise OSError (one clear line, advice fitting the cause) when ``host:port`` cannot be listened on."""
+    from table.display.server import bind_listener
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    bind_listener(host, port).close()
+
+
+def _open_camera(spec: str, profile: Any) -> Any:
+    """Open the camera once before the table starts; None when a live camera is not there yet.
+
+    A recording (video file, image folder or glob) that cannot be opened never
+    will be: its :class:`~vision.sources.SourceError` is raised (exit status 2,
+    as ``dicetable watch``).  A live camera (Pi camera, webcam index, stream URL)
+    may come back: one line on stderr says so, and the table keeps trying.
+    """
+    from table._camera import RETRY_S, camera_retries
+    from vision.sources import SourceError, open_source
+
     try:
-        sock.bind((host, port))
-    except OSError as exc:
-        raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); give another --port, "
-                      "or stop the program using it") from None
-    finally:
-        sock.close()
+        return open_source(spec, **profile.camera.source_options())
+    except SourceError as exc:
+        if not camera_retries(spec):
+            raise
+        print(f"dicetable: cannot open the camera: {exc}; the table keeps trying every {RETRY_S:g} s "
+              "(the page says 'Camera lost' until it opens)", file=sys.stderr)
+        return None
 
 
-def _buttons(app: Any, pins: Path | None) -> Any:
-    """The GPIO buttons, or None (with a line saying why) where there are none."""
+def _buttons(app: Any, pin_map: PinMap) -> Any:
+    """The GPIO buttons of `pin_map`, or None (with a line saying why) where there are none."""
     from table.errors import DicetableError
-    from table.inputs import ButtonPanel, load_pin_map
+    from table.inputs import ButtonPanel
 
-    pin_map = load_pin_map(pins)
     try:
         panel = ButtonPanel(pin_map, on_command=lambda c: app.press(c, "button"),
                             on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."))

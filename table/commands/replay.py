@@ -175,8 +175,11 @@ def load_game(path: str | Path, game_id: str | None = None) -> Mapping[str, Any]
         raise UsageError(f"no game with id {game_id!r} in {str(path)!r}; "
                          f"the ids are: {', '.join(str(i) for i in ids)}")
     if game_id is not None and isinstance(data, dict) and data.get("id") != game_id:
-        raise UsageError(f"game file {str(path)!r} holds one game with id "
-                         f"{data.get('id')!r}, not {game_id!r}")
+        if data.get("id") is None:
+            raise UsageError(f"game file {str(path)!r} holds one game, which has no \"id\", so --game "
+                             f"{game_id!r} cannot pick it; leave out --game to replay it")
+        raise UsageError(f"game file {str(path)!r} holds one game with id {data.get('id')!r}, not "
+                         f"{game_id!r}; give --game {data.get('id')!r} or leave out --game")
     if not isinstance(data, dict):
         raise UsageError(f"game file {str(path)!r} must hold a JSON object with \"ruleset\" "
                          f"and \"players\", got {type(data).__name__}")
@@ -290,12 +293,15 @@ def format_result(result: ReplayResult) -> str:
     lines.append("")
     names = [result.players[i].name for i in result.winners]
     top = result.players[result.winners[0]].total
+    # one winner, everyone level, some level at the top; an unfinished game has no winner yet
+    one, level, shared = ("Winner", "Draw", "Shared win") if result.finished else (
+        "Leading", "Level", "Leading together")
     if len(names) == 1:
-        lines.append(f"Winner: {names[0]} with {top}")
+        lines.append(f"{one}: {names[0]} with {top}")
     elif len(names) == len(result.players):
-        lines.append(f"Draw: {', '.join(names)} all have {top}")
+        lines.append(f"{level}: {', '.join(names)} all have {top}")
     else:
-        lines.append(f"Shared win: {', '.join(names)} with {top}")
+        lines.append(f"{shared}: {', '.join(names)} with {top}")
     if not result.finished:
         lines.append("(the game is not finished: standings so far)")
     return "\n".join(lines)

@@ -14,6 +14,7 @@ import cv2
 from calibration.procedure import make_watcher
 from calibration.profile import load_profile
 from table.commands._live import add_profile_options, add_reader_option, event_line, make_reader
+from table.commands.play import check_port
 from vision.liveview import MjpegServer, annotate, has_display
 from vision.sources import open_source
 
@@ -49,8 +50,7 @@ def _check_bounds(args: argparse.Namespace) -> None:
         raise ValueError(f"--frames must be at least 1, got {args.frames}")
     if args.duration is not None and args.duration <= 0:
         raise ValueError(f"--duration must be more than 0 seconds, got {args.duration}")
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be 0-65535, got {args.port}")
+    check_port(args.port)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,8 +20,10 @@ table's PIN (shown on the table's screen).
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -199,6 +201,43 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     return app
 
 
+def bind_listener(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (not listening yet), for the page's server.
+
+    Parameters
+    ----------
+    host : str
+        An address of this machine (``127.0.0.1``, ``0.0.0.0``, ``::``, a LAN address or a name).
+    port : int
+        TCP port, 0-65535 (0: any free port).
+
+    Raises
+    ------
+    OSError
+        In one line, with advice that fits the cause: an address that is not
+        this machine's (give another ``--listen``), a port in use (give another
+        ``--port`` or stop the program using it), a port below 1024 without root.
+    """
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+            advice = (f"{host!r} is not an address of this machine; give --listen an address of this machine, "
+                      "such as 127.0.0.1 (this machine only) or 0.0.0.0 (phones on the LAN too)")
+        elif exc.errno == errno.EACCES and 0 < port < 1024:
+            advice = "ports below 1024 need root; give a --port of 1024 or more (default 8000)"
+        elif exc.errno == errno.EADDRINUSE:
+            advice = "the port is in use; give another --port, or stop the program using it"
+        else:
+            advice = "check --listen and --port"
+        raise OSError(f"cannot listen on {host}:{port} ({reason}): {advice}") from None
+    return sock
+
+
 class DisplayServer:
     """uvicorn serving :func:`create_app` in a thread.
 
@@ -215,21 +254,13 @@ class DisplayServer:
 
     def __init__(self, table: Any, *, host: str = "127.0.0.1", port: int = 8000,
                  local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> None:
-        import socket
         import threading
 
         import uvicorn
 
         self.app = create_app(table, local_hosts=local_hosts)
         self.host = host
-        self._sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
-        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            self._sock.bind((host, port))
-        except OSError as exc:
-            self._sock.close()
-            raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); give another --port, "
-                          "or stop the program using it") from None
+        self._sock = bind_listener(host, port)
         self.port = self._sock.getsockname()[1]
         try:  # uvicorn >= 0.35 deprecates its legacy websockets protocol in favour of this one
             import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
