@@ -60,8 +60,8 @@ def user_profiles_dir() -> Path:
     ``pip install --upgrade`` keeps the user's calibration, and writable by the
     user who runs the table.  The folder is made when a profile is saved.
     """
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "dicetable" / "profiles"
+    base = os.environ.get("XDG_DATA_HOME", "")  # a relative one is ignored (XDG Base Directory Specification)
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "dicetable" / "profiles"
 
 
 def profile_folders() -> tuple[Path, ...]:
@@ -221,10 +221,12 @@ def profile_path(name_or_path: str | os.PathLike[str], folder: Path | None = Non
     Raises
     ------
     ProfileError
-        If a name has characters other than letters, digits, ``_`` and ``-``.
+        If a name has characters other than letters, digits, ``_`` and ``-``, or a path is a folder.
     """
     text = os.fspath(name_or_path)
     if text.endswith(".toml") or os.sep in text or "/" in text:
+        if Path(text).is_dir():
+            raise ProfileError(f"profile {text!r} is a folder; give its .toml file or a profile name")
         return Path(text)
     check_profile_name(text)
     if folder is not None:
@@ -473,11 +475,16 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
     Raises
     ------
     ProfileError
-        If the profile's name is not a plain name; nothing is written.
+        If the profile's name is not a plain name, or the folder cannot be
+        made (a file in its place); nothing is written.
     """
     check_profile_name(profile.name)
     d = Path(folder) if folder is not None else user_profiles_dir()
-    d.mkdir(parents=True, exist_ok=True)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ProfileError(f"cannot make the profiles folder {str(d)!r} ({exc.strerror or exc}): a file may stand "
+                           "in its way; give --profiles-dir a folder you can write to") from None
     path = d / f"{profile.name}.toml"
     if reference is not None:
         ref_name = f"{profile.name}.empty.png"

@@ -12,8 +12,9 @@ and a new store is started (``on_corrupt="set_aside"``, the app's choice), or
 reported with :class:`StoreCorruptError` (``on_corrupt="raise"``, the command
 line's).  A file that is not an SQLite database at all (a photo given to
 ``--db`` by mistake) is never touched: :class:`NotAStoreError`; only the
-table's own store (:func:`default_db_path`) counts as damaged even then, so a
-torn first page does not stop an unattended table.  Commands that
+table's own store (:func:`own_db_path`) counts as damaged even then, so a
+torn first page does not stop an unattended table.  The same holds for another
+program's SQLite database.  Commands that
 only read open the store with ``readonly=True``: nothing is made or changed.
 
 Example
@@ -87,17 +88,23 @@ class StoreConflictError(StoreError):
     """Raised when an append does not follow the game's last stored event (two writers)."""
 
 
-def default_db_path() -> Path:
-    """Where the store lives: ``$DICETABLE_DB``, else the user data dir.
+def own_db_path() -> Path:
+    """The table's own store: ``$XDG_DATA_HOME/dicetable/games.sqlite3``.
 
-    Returns ``$XDG_DATA_HOME/dicetable/games.sqlite3`` (default
-    ``~/.local/share/dicetable/games.sqlite3``); the folder is made on open.
+    The default is ``~/.local/share/dicetable/games.sqlite3``; a relative
+    ``$XDG_DATA_HOME`` is ignored, as the XDG Base Directory Specification
+    says. This is where the table keeps its games when no path is named.
     """
+    base = os.environ.get("XDG_DATA_HOME", "")
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".local" / "share") / "dicetable" / "games.sqlite3"
+
+
+def default_db_path() -> Path:
+    """Where the store lives: ``$DICETABLE_DB``, else :func:`own_db_path`; the folder is made on open."""
     env = os.environ.get(DB_ENV)
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "dicetable" / "games.sqlite3"
+    return own_db_path()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +153,8 @@ class Store:
     ------
     NotAStoreError
         If the file is not empty and not an SQLite database (it is left as it
-        is), unless it is the table's own store (:func:`default_db_path`):
-        that one is damaged, as above.
+        is) or is another program's SQLite database, unless it is the
+        table's own store (:func:`own_db_path`): that one is damaged, as above.
     StoreCorruptError
         With ``on_corrupt="raise"`` or `readonly`, if the file is a damaged store.
     StoreError
@@ -214,14 +221,15 @@ class Store:
                                  "it was left as it is: give another --db path")
 
     def _owns_file(self) -> bool:
-        """Whether the file is the table's own store (:func:`default_db_path`), not one named by hand.
+        """Whether the file is the table's own store (:func:`own_db_path`), not one named by hand.
 
-        Only its own store is set aside when it is not SQLite at all: a torn write of the
-        first page on an unattended table must not stop the game. A file named with ``--db``
-        that is not SQLite is more likely a slip (a photo, a typo) and is left alone.
+        Only its own store is set aside when it is not a dicetable store at all: a torn
+        write of the first page on an unattended table must not stop the game. A file
+        named with ``--db`` or ``$DICETABLE_DB`` that is not one is more likely a slip (a
+        photo, another program's database) and is left alone.
         """
         try:
-            return self.path.resolve() == default_db_path().resolve()
+            return self.path.resolve() == own_db_path().resolve()
         except (OSError, RuntimeError):
             return False
 
@@ -243,12 +251,7 @@ class Store:
 
     def _prepare(self, conn: sqlite3.Connection) -> None:
         where = f"game store {str(self.path)!r}"
-        mode = "wal"
         try:
-            if not self.readonly:  # a reader changes nothing, the journal mode included
-                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-                conn.execute("PRAGMA synchronous=FULL")
-                conn.execute("PRAGMA foreign_keys=ON")
             check = conn.execute("PRAGMA quick_check").fetchall()
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = {r[0] for r in conn.execute(
@@ -257,11 +260,22 @@ class Store:
             raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
         if check != [("ok",)]:
             raise StoreCorruptError(f"{where} failed its integrity check: {check[0][0]}")
-        if mode.lower() != "wal":
-            raise StoreError(f"{where}: cannot switch to write-ahead logging (got {mode!r})")
         if version > SCHEMA_VERSION:
             raise StoreError(f"{where} has schema version {version}, newer than this dicetable "
                              f"({SCHEMA_VERSION}); upgrade dicetable or give another --db")
+        if version == 0 and tables and not self._owns_file():  # another program's database: not even its
+            raise NotAStoreError(f"{where} is an SQLite file but not a dicetable store (tables: "  # journal mode
+                                 f"{', '.join(sorted(tables))}); it was left as it is: give another --db path")
+        mode = "wal"
+        if not self.readonly:  # a reader changes nothing, the journal mode included
+            try:
+                mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.DatabaseError as exc:
+                raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
+        if mode.lower() != "wal":
+            raise StoreError(f"{where}: cannot switch to write-ahead logging (got {mode!r})")
         if version == 0:
             if tables:
                 raise StoreCorruptError(f"{where} is an SQLite file but not a dicetable store "

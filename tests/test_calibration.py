@@ -285,3 +285,18 @@ def test_bumped_camera_is_refitted_from_the_markers(tmp_path, bump):
     assert [v.kind for v in verdicts] == [EventKind.SETTLED, EventKind.SETTLED]
     assert sorted(verdicts[1].values) == [1, 2, 5, 6, 6]
     assert np.abs(watcher.geometry.corners_px - play.geometry(bump).corners_px).max() < 1.5
+
+
+def test_profile_folders_that_cannot_be_are_said_plainly(tmp_path, monkeypatch):
+    """A file where the profiles folder goes, a folder given as a profile, a relative $XDG_DATA_HOME."""
+    in_the_way = tmp_path / "xdgfile"
+    in_the_way.write_text("not a folder")
+    profile = load_profile("default", PACKAGED_PROFILES_DIR)
+    with pytest.raises(ProfileError, match="cannot make the profiles folder .*give --profiles-dir a folder"):
+        save_profile(profile, in_the_way / "profiles")
+    with pytest.raises(ProfileError, match="is a folder; give its .toml file or a profile name"):
+        load_profile(str(tmp_path))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
+    assert user_profiles_dir() == tmp_path / ".local" / "share" / "dicetable" / "profiles"
+    assert in_the_way.read_text() == "not a folder"

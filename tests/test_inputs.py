@@ -174,3 +174,8 @@ def test_inputs_parse_command():
     assert parse_command(" HOLD_3 ") is Command.HOLD_3
     with pytest.raises(UsageError, match="unknown command 'fly'; use one of: hold_1"):
         parse_command("fly")
+
+
+def test_a_folder_given_as_the_pin_map_is_said_plainly(tmp_path):
+    with pytest.raises(UsageError, match="is a folder; give --pins the pins.toml file"):
+        load_pin_map(tmp_path)

@@ -150,11 +150,12 @@ def test_regression_a_file_that_is_not_sqlite_is_refused_and_left_alone(tmp_path
 
 
 def test_the_tables_own_store_is_set_aside_even_when_its_header_is_lost(tmp_path, monkeypatch):
-    """A torn first page of the default store must not stop an unattended table; a --db slip is refused."""
-    own = tmp_path / "data" / "games.sqlite3"
-    own.parent.mkdir()
+    """A torn first page of the table's own store must not stop an unattended table."""
+    monkeypatch.delenv(DB_ENV, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    own = tmp_path / "data" / "dicetable" / "games.sqlite3"
+    own.parent.mkdir(parents=True)
     own.write_bytes(b"\x00" * 4096)  # the first page zeroed, as a torn write can leave it
-    monkeypatch.setenv(DB_ENV, str(own))
     with open_store() as store:  # the app's default: set aside, a new store started
         assert store.games() == () and store.set_aside_path is not None
         assert store.set_aside_path.read_bytes() == b"\x00" * 4096
@@ -166,6 +167,31 @@ def test_the_tables_own_store_is_set_aside_even_when_its_header_is_lost(tmp_path
         open_store(on_corrupt="raise", create=False, readonly=True)
     assert own.read_bytes() == b"\x00" * 4096 and sorted(own.parent.iterdir()) == sorted(
         [own, store.set_aside_path])
+
+
+def test_a_store_named_by_hand_that_is_not_ours_is_left_alone(tmp_path, monkeypatch):
+    """$DICETABLE_DB and --db name the user's own files: a text file or another program's database stays as it is."""
+    text = tmp_path / "envdb.txt"
+    text.write_bytes(b"notes\n")
+    monkeypatch.setenv(DB_ENV, str(text))
+    with pytest.raises(NotAStoreError, match="not a dicetable game store"):
+        open_store()
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE photos (name TEXT)")
+    conn.close()
+    before = other.read_bytes()
+    with pytest.raises(NotAStoreError, match=r"not a dicetable store \(tables: photos\).*left as it is"):
+        open_store(other)
+    assert text.read_bytes() == b"notes\n" and other.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["envdb.txt", "other.db"]
+
+
+def test_a_relative_xdg_data_home_is_ignored(tmp_path, monkeypatch):
+    monkeypatch.delenv(DB_ENV, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", "relative/dir")
+    assert default_db_path() == tmp_path / ".local" / "share" / "dicetable" / "games.sqlite3"
 
 
 def test_an_empty_file_becomes_a_store(tmp_path):
@@ -231,8 +257,11 @@ def test_foreign_sqlite_file_is_not_taken_for_a_store(tmp_path):
     conn.execute("CREATE TABLE recipes (name TEXT)")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreCorruptError, match="not a dicetable store"):
-        open_store(db, on_corrupt="raise")
+    before = db.read_bytes()
+    for on_corrupt in ("raise", "set_aside"):  # another program's database is never moved aside
+        with pytest.raises(NotAStoreError, match="not a dicetable store"):
+            open_store(db, on_corrupt=on_corrupt)
+    assert db.read_bytes() == before
 
 
 def test_newer_schema_is_refused(tmp_path):

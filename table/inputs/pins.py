@@ -90,11 +90,13 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
     Raises
     ------
     UsageError
-        If the file is missing, not TOML, names an unknown button, or reuses a pin.
+        If the file is missing or a folder, not TOML, names an unknown button, or reuses a pin.
     """
     if path is None and not default_pins_path().is_file():
         return default_pin_map()
     p = Path(path) if path is not None else default_pins_path()
+    if p.is_dir():
+        raise UsageError(f"pin map {str(p)!r} is a folder; give --pins the pins.toml file")
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
