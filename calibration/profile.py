@@ -46,8 +46,6 @@ PROFILE_VERSION = 1
 
 #: Folder of the profiles shipped with dicetable; an upgrade replaces it, so nothing is saved here.
 PACKAGED_PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
-#: The shipped profiles' folder under its old name.
-PROFILES_DIR = PACKAGED_PROFILES_DIR
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 
@@ -201,7 +199,7 @@ class Profile:
         """
         if not self.reference:
             return None
-        path = (self.folder or PROFILES_DIR) / self.reference
+        path = (self.folder or PACKAGED_PROFILES_DIR) / self.reference
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise ProfileError(

@@ -27,8 +27,8 @@ import cv2
 import numpy as np
 
 from vision.detect import box_iou
-from vision.errors import DatasetError, ImageLoadError, OutputError
-from vision.images import load_image, output_folder, save_image
+from vision.errors import DatasetError, ImageLoadError
+from vision.images import load_image, output_folder, save_image, write_output
 from vision.reading import DieReading, ImageReading, UnknownReason, short_reason
 
 __all__ = [
@@ -303,9 +303,9 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     if not out:
         raise DatasetError(f'{str(labels_path)!r} lists no images; add entries to its "images" list '
                            '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})')
-    for i, item in enumerate(out):  # after every entry is read: a malformed entry is named before a missing photo
+    for item in out:  # after every entry is read: a malformed entry is named before a missing photo
         if not item.path.is_file():
-            file = data["images"][i]["file"]
+            i, file = item.entry, data["images"][item.entry]["file"]
             if item.path.is_dir():
                 raise DatasetError(f"{str(labels_path)!r}: images[{i}] names {file!r}, which is a folder; "
                                    f'"file" must name a photo in {str(folder)!r}')
@@ -576,11 +576,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 
     out = output_folder(out_dir, "report")
     written = [out / "metrics.json"]
-    try:
-        written[0].write_text(json.dumps(result.to_json(), indent=1) + "\n")
-    except OSError as exc:
-        raise OutputError(f"cannot write {str(written[0])!r}: {exc.strerror or exc}; "
-                          "give a folder you can write to") from exc
+    write_output(written[0], (json.dumps(result.to_json(), indent=1) + "\n").encode())
     from vision.reliability import ReliabilityBin, draw_reliability
 
     rel = result.reliability()

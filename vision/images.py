@@ -15,7 +15,8 @@ import numpy as np
 
 from vision.errors import ImageLoadError, OutputError
 
-__all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image"]
+__all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image",
+           "write_output"]
 
 #: File-name suffixes (lower case) taken as images when a folder is listed.
 IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -181,8 +182,28 @@ def save_image(path: str | Path, image: np.ndarray) -> Path:
         raise OutputError(f"cannot encode the image for {str(path)!r} ({str(exc).strip().splitlines()[-1]})") from exc
     if not ok:
         raise OutputError(f"cannot encode the image for {str(path)!r} as {suffix}")
+    return write_output(p, data.tobytes())
+
+
+def write_output(path: str | Path, data: bytes) -> Path:
+    """Write `data` to the file `path` (its folder must exist) and return the path.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file to write: a report's JSON, an encoded image.
+    data : bytes
+        Its whole content.
+
+    Raises
+    ------
+    OutputError
+        If the file cannot be written; the message says why (permission
+        denied, a folder of that name, ...) and what to give.
+    """
+    p = Path(path)
     try:
-        p.write_bytes(data.tobytes())
+        p.write_bytes(data)
     except OSError as exc:
         advice = ("a folder has that name; move it or give another folder" if isinstance(exc, IsADirectoryError)
                   else "give a folder you can write to")

@@ -1,4 +1,4 @@
-"""Shared parts of ``dicetable calibrate`` and ``dicetable watch``: profiles folder, readers."""
+"""Shared parts of the live commands (``calibrate``, ``watch``, ``play``, ``demo``): profiles folder, readers, port."""
 
 from __future__ import annotations
 
@@ -9,10 +9,23 @@ from typing import Any
 
 import numpy as np
 
+from table.errors import UsageError
 from vision.reading import ImageReading
 from vision.sources.base import Frame, FrameSource
 
 READERS = ("model", "truth")
+
+
+def check_port(port: int) -> None:
+    """Check a ``--port`` value (``play``, ``demo``, ``watch``).
+
+    Raises
+    ------
+    UsageError
+        If the port is not 0-65535.
+    """
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be 0-65535 (0: any free port), got {port}")
 
 
 def add_profile_options(parser: argparse.ArgumentParser) -> None:

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     chosen_backend()  # a bad DICETABLE_ONNX_BACKEND is said now, not at the first throw
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]  # levels as in --players NAME:LEVEL
     if not args.headless:
-        from table.commands.play import check_port
+        from table.commands._live import check_port
         from table.demo_served import serve_demo
         from table.errors import UsageError
 

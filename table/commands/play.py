@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from table._botdriver import BOT_DICE
-from table.commands._live import add_profile_options, add_reader_option
+from table.commands._live import add_profile_options, add_reader_option, check_port
 from table.display.snapshot import Setup
 from table.errors import UsageError
 from table.rules import JOKER_VARIANTS, RULESET_IDS
@@ -76,18 +76,6 @@ def parse_names(text: str | None) -> list[str]:
     if not text:
         return ["Player 1", "Player 2"]
     return [n.strip() for n in text.split(",")]
-
-
-def check_port(port: int) -> None:
-    """Check a ``--port`` value (``play``, ``demo``, ``watch``).
-
-    Raises
-    ------
-    UsageError
-        If the port is not 0-65535.
-    """
-    if not 0 <= port <= 65535:
-        raise UsageError(f"--port must be 0-65535 (0: any free port), got {port}")
 
 
 def check_server_args(args: argparse.Namespace) -> None:

@@ -13,8 +13,7 @@ import cv2
 
 from calibration.procedure import make_watcher
 from calibration.profile import load_profile
-from table.commands._live import add_profile_options, add_reader_option, event_line, make_reader
-from table.commands.play import check_port
+from table.commands._live import add_profile_options, add_reader_option, check_port, event_line, make_reader
 from vision.liveview import MjpegServer, annotate, has_display
 from vision.sources import open_source
 
