@@ -17,6 +17,7 @@ from vision.training.data import (
     cut_context,
     iou,
     nominal_side,
+    samples_from_noted_photos,
 )
 from vision.training.evaluate import score
 from vision.training.synth import PIP_LAYOUTS, draw_die, plain_face
@@ -72,6 +73,27 @@ def test_build_samples_positives_and_negatives(tiny_train):
             cand = (s.cx - side / 2, s.cy - side / 2, side, side)
             assert max(iou(cand, b) for b in die_boxes) < 0.1
     assert any(s.label == 4 for s in build_samples(folder, seed=3, use_face_boxes=True))
+
+
+def test_samples_from_noted_photos_marks_whole_photos(tiny_train):
+    folder, labels = tiny_train
+    labels["images"][0]["notes"] = "Rune55 grayscale copy of a tray photo"
+    labels["images"][1]["notes"] = "Oblique webcam photo"
+    (folder / "labels.json").write_text(json.dumps(labels))
+    samples = build_samples(folder, seed=3)
+    marked = samples_from_noted_photos(folder, ["Rune55 grayscale"], seed=3)
+    assert marked.shape == (len(samples),) and marked.dtype == bool
+    # every sample of the noted photo (its dice and its negatives), none of the other photo's
+    assert [s.file == "rune_a.jpg" for s in samples] == marked.tolist()
+    assert marked.any() and not marked.all()
+    both = samples_from_noted_photos(folder, ["Rune55 grayscale", "Oblique"], seed=3)
+    assert both.all()
+
+
+def test_samples_from_noted_photos_refuses_a_prefix_that_matches_nothing(tiny_train):
+    folder, _ = tiny_train
+    with pytest.raises(ValueError, match="begin with 'Rune55 greyscale'"):
+        samples_from_noted_photos(folder, ["Rune55 greyscale"])
 
 
 def test_context_centre_crop_matches_crop_die_geometry():

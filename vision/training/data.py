@@ -333,6 +333,42 @@ def source_hash(*paths: str | Path) -> str:
     return h.hexdigest()[:8]
 
 
+def samples_from_noted_photos(train_dir: Path, prefixes: list[str], *, seed: int = 0,
+                              use_face_boxes: bool = False) -> np.ndarray:
+    """Which TRAIN samples come from photos whose ``notes`` in labels.json begin with one of `prefixes`.
+
+    Parameters
+    ----------
+    train_dir : Path
+        The TRAIN folder (``labels.json`` and the photos).
+    prefixes : list of str
+        Beginnings of the ``notes`` field (see ``../shared/dice-images/README.md``,
+        "Sources (train)"), e.g. ``"Rune55 grayscale copy"``.
+    seed, use_face_boxes
+        As given to :func:`load_cache`, whose samples this lines up with.
+
+    Returns
+    -------
+    ndarray of shape (N,), dtype bool
+        One entry per sample of :func:`build_samples` (the
+        rows of the cache), True where the sample's photo matches. Filtering the
+        cache rows keeps every other sample exactly as it was cut.
+
+    Raises
+    ------
+    ValueError
+        If a prefix matches no photo (a typo would silently change nothing).
+    """
+    labels = json.loads((Path(train_dir) / "labels.json").read_text(encoding="utf-8"))
+    notes = {im["file"]: str(im.get("notes", "")) for im in labels["images"]}
+    for prefix in prefixes:
+        if not any(n.startswith(prefix) for n in notes.values()):
+            raise ValueError(f"no photo's notes in {Path(train_dir) / 'labels.json'} begin with {prefix!r}; "
+                             "see 'Sources (train)' in the dice-images README for the sub-sources")
+    files = [s.file for s in build_samples(train_dir, seed=seed, use_face_boxes=use_face_boxes)]
+    return np.array([notes[f].startswith(tuple(prefixes)) for f in files], dtype=bool)
+
+
 def load_cache(
     train_dir: Path = DEFAULT_TRAIN_DIR,
     cache_dir: Path = DEFAULT_CACHE_DIR,

@@ -79,6 +79,7 @@ from vision.training.data import (
     PIPS_TO_DIE,
     load_cache,
     recorded_command,
+    samples_from_noted_photos,
     save_npz_atomically,
     source_hash,
 )
@@ -179,6 +180,10 @@ def train(args: argparse.Namespace) -> dict:
     augmenting = augment_options(args)
     t0 = time.time()
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
+    if args.leave_out_train:
+        keep = ~samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed, use_face_boxes=args.face_boxes)
+        print(f"TRAIN samples left out (--leave-out-train): {int((~keep).sum())} of {len(keep)}", flush=True)
+        real, real_y, kinds = real[keep], real_y[keep], kinds[keep]
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
     ren, ren_y = render_cache(args.render, args.seed, args.cache_dir)
     rnd, rnd_y = render_cache(args.render_randomised, args.seed + 1, args.cache_dir, randomised=True)
@@ -295,6 +300,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--depth", type=int, default=1, choices=(1, 2, 3),
                    help="convolutions in each stage after the first (default 1)")
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
+    p.add_argument("--leave-out-train", action="append", default=[], metavar="NOTES",
+                   help="leave out the TRAIN photos whose notes begin with NOTES (repeatable), e.g. "
+                        "'Rune55 grayscale copy' (grey copies of nell tray photos)")
     p.add_argument("--dev-train", default="none", metavar="MODE",
                    help="also train on the DEV photos: none (default), all, or fold:K (all but fold K, which then "
                         "measures the model honestly)")
@@ -330,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
             "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; matteop65 'pips' boxes widened "
             f"to die boxes (side = {PIPS_TO_DIE} x median pip-box side of values 2-6); Rune55 'face' boxes "
             + ("used (x%.2f)" % FACE_TO_DIE if args.face_boxes else "not used")
-            + "; negatives: background squares (IoU<0.1), between two dice, half off a die",
+            + "; negatives: background squares (IoU<0.1), between two dice, half off a die"
+            + "".join(f"; photos whose notes begin {t!r} left out" for t in args.leave_out_train),
             "synthetic": f"vision.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
             "render": f"vision.render tray images: {args.render}; domain-randomised images "
                       f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}"
