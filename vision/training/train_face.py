@@ -43,7 +43,12 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   label errors); stress sets seed 1 ``--n 10`` 1093 right / 1 wrong / 16
   unknown against 1098 / 0 / 12 (leaning dice given a value 5 against 7);
   DEV close-ups single 278 / 1 wrong against 276 / 2, tiled 289 against 288.
-  No better: the grey copies stay in.
+  No better: the grey copies stay in. For scale, the same recipe from
+  ``--seed 1`` (which also redraws the drawn, rendered and negative crops)
+  read fold 1 437 / 4 / 33, the stress sets 1100 / 1 / 9 and the close-ups
+  single 277 / 1, tiled 291: two seeds of one recipe differ by 2-5 dice on
+  each check, as much as this option and the others measured with one
+  twin per side. A change must beat that to count.
 
 - ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
   way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out
