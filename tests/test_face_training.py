@@ -258,3 +258,16 @@ def test_cache_files_appear_whole_or_not_at_all(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space"):
         save_npz_atomically(tmp_path / "other.npz", labels=np.array([3]))
     assert [p.name for p in tmp_path.iterdir()] == ["cache.npz"]  # no half-written file for the next trainer to load
+
+
+def test_train_face_refuses_an_unknown_leave_out_before_any_work(tiny_train, tmp_path, capsys):
+    pytest.importorskip("torch", reason="the face-reader trainer needs the train extra (torch)")
+    from vision.training.train_face import main
+
+    folder, _ = tiny_train
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exc:
+        main(["--out", str(out), "--train-dir", str(folder), "--leave-out-train", "no such notes"])
+    assert exc.value.code == 2
+    assert "--leave-out-train: no photo's notes" in capsys.readouterr().err
+    assert not out.exists()  # refused before the output folder or any cache was made

@@ -336,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.training.evaluate import DEFAULT_DEV_DIR
 
         args.dev_dir = DEFAULT_DEV_DIR
+    if args.leave_out_train:  # a typo must stop the run before minutes of caching, not after
+        try:
+            samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed, use_face_boxes=args.face_boxes)
+        except (OSError, ValueError) as exc:
+            p.error(f"--leave-out-train: {exc}")
     args.out.mkdir(parents=True, exist_ok=True)
     res = train(args)
     onnx_path = args.out / "face_reader.onnx"
