@@ -170,14 +170,11 @@ class Store:
         self.set_aside_path: Path | None = None
         self.note: str | None = None
         self._conn: sqlite3.Connection | None = None
-        self._check_file()
+        self._check_file(must_exist=self.readonly or not create)
         if self.readonly:
             self._conn = self._open()
             return
         if not self.path.exists():
-            if not create:
-                raise StoreError(f"no game store at {str(self.path)!r}; no games have been "
-                                 f"played there (give --db PATH or set ${DB_ENV})")
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -193,14 +190,14 @@ class Store:
 
     # -- opening --------------------------------------------------------------
 
-    def _check_file(self) -> None:
-        """Refuse a folder, a file that is not SQLite, and (read-only) a missing or empty file."""
+    def _check_file(self, *, must_exist: bool) -> None:
+        """Refuse a folder, a file that is not SQLite, a missing file when it `must_exist`, an empty one (read-only)."""
         where = str(self.path)
         if self.path.is_dir():
             raise StoreError(f"the game store {where!r} is a folder; give a file path, "
                              f"e.g. --db {str(self.path / 'games.sqlite3')!r}")
         if not self.path.exists():
-            if self.readonly:
+            if must_exist:
                 raise StoreError(f"no game store at {where!r}; no games have been "
                                  f"played there (give --db PATH or set ${DB_ENV})")
             return

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision._onnx import OnnxNet, check_network, model_hint, retrain_hint
+from vision._onnx import OnnxNet, check_network, model_hint
 from vision.errors import VisionError
 
 __all__ = [
@@ -57,7 +57,6 @@ CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
 #: The packaged model; its metadata is the JSON file with the same stem.
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "face_reader.onnx"
 
-_RETRAIN_HINT = retrain_hint("face_reader", "train_face")
 
 
 class FaceModelError(VisionError, OSError):
@@ -328,7 +327,7 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
     return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
 
 
-def _cascade_entry(cascade: object, path: Path, hint: str = _RETRAIN_HINT) -> tuple[Path, float]:
+def _cascade_entry(cascade: object, path: Path, hint: str) -> tuple[Path, float]:
     """The second network's path and ``consult_below`` of a model's ``"cascade"`` entry; FaceModelError if malformed.
 
     `hint` (what to do, :func:`vision._onnx.model_hint`) ends every message.
@@ -347,7 +346,7 @@ def _cascade_entry(cascade: object, path: Path, hint: str = _RETRAIN_HINT) -> tu
     return path.parent / second, float(below)
 
 
-def _check_network(net: OnnxNet, path: Path, metadata: dict, hint: str = _RETRAIN_HINT) -> None:
+def _check_network(net: OnnxNet, path: Path, metadata: dict, hint: str) -> None:
     """Raise :class:`FaceModelError` unless `net` was trained on CROP_SIZE crops and outputs one score per class.
 
     `hint` (what to do, :func:`vision._onnx.model_hint`) ends every message.

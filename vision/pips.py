@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision._onnx import check_network, model_hint, retrain_hint
+from vision._onnx import check_network, model_hint
 from vision.errors import VisionError
 from vision.face import CROP_SIZE, preprocess
 
@@ -34,7 +34,6 @@ __all__ = [
 ]
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pip_finder.onnx"
-_RETRAIN_HINT = retrain_hint("pip_finder", "train_pips")
 
 #: A pixel is part of a pip when the map's probability is at least this.
 #: Measured on the held-out DEV fold with a pip finder trained on the other

@@ -199,8 +199,8 @@ def train(args: argparse.Namespace) -> dict:
     augmenting = augment_options(args)
     t0 = time.time()
     real, real_y, kinds = load_cache(args.train_dir, args.cache_dir, seed=args.seed, use_face_boxes=args.face_boxes)
-    if args.leave_out_train:
-        keep = ~samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed, use_face_boxes=args.face_boxes)
+    if args.left_out is not None:  # worked out (and a typo refused) by main before any cache was built
+        keep = ~args.left_out
         print(f"TRAIN samples left out (--leave-out-train): {int((~keep).sum())} of {len(keep)}", flush=True)
         real, real_y, kinds = real[keep], real_y[keep], kinds[keep]
     syn, syn_y = synth_cache(args.synth, args.seed, args.cache_dir)
@@ -336,9 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.training.evaluate import DEFAULT_DEV_DIR
 
         args.dev_dir = DEFAULT_DEV_DIR
-    if args.leave_out_train:  # a typo must stop the run before minutes of caching, not after
+    args.left_out = None  # the TRAIN cache rows of --leave-out-train: a typo stops the run before minutes of caching
+    if args.leave_out_train:
         try:
-            samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed, use_face_boxes=args.face_boxes)
+            args.left_out = samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed,
+                                                      use_face_boxes=args.face_boxes)
         except (OSError, ValueError) as exc:
             p.error(f"--leave-out-train: {exc}")
     args.out.mkdir(parents=True, exist_ok=True)
