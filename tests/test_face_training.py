@@ -9,7 +9,17 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-from vision.training.augment import add_specular_streak, augment, centre_crop
+import argparse
+
+from vision.training.augment import (
+    add_augment_options,
+    add_camera_degradation,
+    add_specular_streak,
+    augment,
+    augment_options,
+    augment_record,
+    centre_crop,
+)
 from vision.training.data import (
     CONTEXT_SIZE,
     NEG_CENTRE_GAP,
@@ -159,6 +169,50 @@ def test_augment_streaks_leave_the_other_draws_alone():
     assert streaked == 30 and brighter >= 27  # clipping and inversion (7 %) may darken a few
     with pytest.raises(ValueError, match="streak_rng"):
         augment(ctx, np.random.default_rng(0), streak_prob=0.5)
+
+
+def test_camera_degradation_changes_every_crop_repeatably():
+    crop = cv2.resize(draw_die(5, np.random.default_rng(0), size=CONTEXT_SIZE), (CROP_SIZE, CROP_SIZE))
+    changed, darker = 0, 0
+    for seed in range(40):
+        out = add_camera_degradation(crop, np.random.default_rng(seed))
+        assert out.shape == crop.shape and out.dtype == np.uint8
+        np.testing.assert_array_equal(out, add_camera_degradation(crop, np.random.default_rng(seed)))
+        changed += np.abs(out.astype(int) - crop).mean() > 2.0  # at least one degradation, always
+        darker += out.mean() < 0.8 * crop.mean()  # dim light: about half of them
+    assert changed == 40
+    assert 10 <= darker <= 30, darker
+
+
+def test_augment_degradation_leaves_the_other_draws_alone():
+    ctx = draw_die(3, np.random.default_rng(1), size=CONTEXT_SIZE)
+    degraded = 0
+    for seed in range(30):
+        plain = augment(ctx, np.random.default_rng(seed))
+        off = augment(ctx, np.random.default_rng(seed), degrade_rng=np.random.default_rng(99), degrade_prob=0.0)
+        np.testing.assert_array_equal(plain, off)
+        rng_off, rng_on = np.random.default_rng(seed), np.random.default_rng(seed)
+        augment(ctx, rng_off)
+        on = augment(ctx, rng_on, degrade_rng=np.random.default_rng(seed), degrade_prob=1.0)
+        assert rng_on.random() == rng_off.random(), "the main generator must draw exactly as without degradation"
+        degraded += not np.array_equal(on, plain)
+    assert degraded == 30
+    with pytest.raises(ValueError, match="degrade_rng"):
+        augment(ctx, np.random.default_rng(0), degrade_prob=0.5)
+
+
+def test_degrade_prob_is_an_option_recorded_only_when_used():
+    parser = argparse.ArgumentParser()
+    add_augment_options(parser)
+    parser.add_argument("--seed", type=int, default=0)
+    default = parser.parse_args([])
+    assert augment_record(default) == {"grayscale_prob": 0.2, "streak_prob": 0.0}  # as recorded before the option
+    used = parser.parse_args(["--degrade-prob", "0.3", "--seed", "5"])
+    assert augment_record(used)["degrade_prob"] == 0.3
+    options = augment_options(used)
+    assert options["degrade_prob"] == 0.3
+    a, b = augment_options(used)["degrade_rng"], options["degrade_rng"]
+    assert a.random() == b.random() != augment_options(used)["streak_rng"].random()
 
 
 @pytest.mark.parametrize("value", range(1, 7))

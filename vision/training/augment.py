@@ -7,7 +7,8 @@ is taken from the middle of the context crop and resized to ``CROP_SIZE``.
 Photometric: a specular streak when asked (:func:`add_specular_streak`), brightness/contrast,
 channel order, per-channel gain, hue rotation, grayscale, colour inversion (light
 pips on dark dice), blur, down-and-up scaling (small dice as in 640 px tray
-photos), Gaussian noise and JPEG compression.
+photos), Gaussian noise and JPEG compression, and a poor camera's look when
+asked (:func:`add_camera_degradation`).
 """
 
 from __future__ import annotations
@@ -93,15 +94,24 @@ GRAYSCALE_PROB = 0.2
 #: streaks.
 STREAK_PROB = 0.0
 
+#: Default probability of a poor camera's look on a training crop
+#: (:func:`add_camera_degradation`; ``--degrade-prob``). 0: the shipped
+#: networks were trained without it, and their recorded commands reproduce
+#: them. Measured with ``benchmarks/camera_changes.py`` (see the README).
+DEGRADE_PROB = 0.0
+
 
 def add_augment_options(parser: argparse.ArgumentParser) -> None:
-    """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`)
-    and ``--streak-prob`` (see :data:`STREAK_PROB`)."""
+    """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`),
+    ``--streak-prob`` (see :data:`STREAK_PROB`) and ``--degrade-prob`` (see :data:`DEGRADE_PROB`)."""
     parser.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
                         help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
     parser.add_argument("--streak-prob", type=float, default=STREAK_PROB,
                         help="probability of a specular streak (a lamp or window reflected in a glossy face) "
                              f"on a training crop (default {STREAK_PROB})")
+    parser.add_argument("--degrade-prob", type=float, default=DEGRADE_PROB,
+                        help="probability of a poor camera's look on a training crop: sensor noise, defocus, "
+                             f"dim light and strong JPEG at the die's size in the photo (default {DEGRADE_PROB})")
 
 
 def augment_record(args: argparse.Namespace) -> dict[str, float]:
@@ -115,18 +125,23 @@ def augment_record(args: argparse.Namespace) -> dict[str, float]:
     Returns
     -------
     dict
-        ``{"grayscale_prob": P, "streak_prob": Q}``, probabilities in [0, 1].
+        ``{"grayscale_prob": P, "streak_prob": Q}``, probabilities in [0, 1], and
+        ``"degrade_prob"`` when it is not 0 (so that the records of runs made
+        before the option stay as they were).
     """
-    return {"grayscale_prob": args.grayscale_prob, "streak_prob": args.streak_prob}
+    record = {"grayscale_prob": args.grayscale_prob, "streak_prob": args.streak_prob}
+    if getattr(args, "degrade_prob", 0.0):
+        record["degrade_prob"] = args.degrade_prob
+    return record
 
 
 def augment_options(args: argparse.Namespace) -> dict[str, object]:
-    """Keyword arguments of :func:`augment` for a training run: :func:`augment_record` and the streak generator.
+    """Keyword arguments of :func:`augment` for a training run: :func:`augment_record` and the streak and degradation generators.
 
-    The specular streaks are drawn from a generator of their own, seeded from
-    ``args.seed`` apart from the run's main generator, so that ``--streak-prob``
-    changes no other draw. Build this once per run: the generator moves on with
-    every streak drawn.
+    The specular streaks and the camera degradations are drawn from generators
+    of their own, seeded from ``args.seed`` apart from the run's main
+    generator, so that ``--streak-prob`` and ``--degrade-prob`` change no other
+    draw. Build this once per run: the generators move on with every draw.
 
     Parameters
     ----------
@@ -137,14 +152,16 @@ def augment_options(args: argparse.Namespace) -> dict[str, object]:
     Returns
     -------
     dict
-        ``grayscale_prob``, ``streak_prob`` and ``streak_rng`` (numpy.random.Generator).
+        ``grayscale_prob``, ``streak_prob``, ``degrade_prob``, ``streak_rng``
+        and ``degrade_rng`` (numpy.random.Generator).
 
     Raises
     ------
     AttributeError
         If `args` lacks one of those options or ``seed``.
     """
-    return {**augment_record(args), "streak_rng": np.random.default_rng([args.seed, 1])}
+    return {**augment_record(args), "degrade_prob": getattr(args, "degrade_prob", DEGRADE_PROB),
+            "streak_rng": np.random.default_rng([args.seed, 1]), "degrade_rng": np.random.default_rng([args.seed, 2])}
 
 
 def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
@@ -190,10 +207,60 @@ def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
     x += (strength * fade * light)[..., None]
 
 
+def add_camera_degradation(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A crop as a poor camera would have taken it: dim light, defocus, sensor noise and strong JPEG.
+
+    The degradations act at the die's size in the photo, where a camera makes
+    them, not at the face reader's ``CROP_SIZE``: the crop is shrunk to 26-49 px
+    (a die of about 20-40 px with the crop's margin, as in a 640 px tray
+    photo), degraded, and enlarged back with bilinear sampling, as
+    :func:`vision.face.crop_die` enlarges small dice. Each of the four is drawn
+    with probability one half (at least one, always), in the order a camera
+    makes them: dim light (linear light times 0.15-0.5), defocus (Gaussian blur,
+    sigma 0.6-1.8 px), sensor noise (Gaussian, sigma 5-18 grey levels) and JPEG
+    (quality 15-50). These are :mod:`vision.camera_changes`' ``low_light``,
+    ``defocus``, ``noise`` and ``jpeg`` at random strengths up to and past
+    theirs. A die still readable after them teaches the reader to read it; one
+    that is not teaches it to be unsure rather than guess.
+
+    Parameters
+    ----------
+    crop : ndarray of shape (S, S, 3), dtype uint8
+        A face-reader crop, BGR.
+    rng : numpy.random.Generator
+        Source of the size, of which degradations and of their strengths.
+
+    Returns
+    -------
+    ndarray of shape (S, S, 3), dtype uint8
+        The degraded crop, a new array.
+    """
+    side = crop.shape[0]
+    small_side = int(rng.integers(26, 50))
+    x = cv2.resize(crop, (small_side, small_side), interpolation=cv2.INTER_AREA).astype(np.float32)
+    chosen = rng.random(4) < 0.5
+    if not chosen.any():
+        chosen[int(rng.integers(0, 4))] = True
+    dim, defocus, noise, jpeg = chosen
+    if dim:
+        gain = rng.uniform(0.15, 0.5)
+        x = 255.0 * (np.clip(x / 255.0, 0.0, 1.0) ** 2.2 * gain) ** (1.0 / 2.2)
+    if defocus:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.6, 1.8))
+    if noise:
+        x = x + rng.normal(0.0, rng.uniform(5.0, 18.0), x.shape).astype(np.float32)
+    small = np.clip(x + 0.5, 0, 255).astype(np.uint8)
+    if jpeg:
+        ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 51))])
+        small = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return cv2.resize(small, (side, side), interpolation=cv2.INTER_LINEAR)
+
+
 def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
             pips: np.ndarray | None = None, grayscale_prob: float = GRAYSCALE_PROB,
             streak_rng: np.random.Generator | None = None,
-            streak_prob: float = STREAK_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+            streak_prob: float = STREAK_PROB, degrade_rng: np.random.Generator | None = None,
+            degrade_prob: float = DEGRADE_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """One random face-reader crop from one context crop.
 
     Parameters
@@ -217,6 +284,12 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         it was; required when `streak_prob` > 0.
     streak_prob : float, optional
         Probability of a streak (default :data:`STREAK_PROB`); with `strong` only.
+    degrade_rng : numpy.random.Generator, optional
+        Source of the camera degradations (:func:`add_camera_degradation`),
+        kept apart from `rng` as `streak_rng` is; required when `degrade_prob` > 0.
+    degrade_prob : float, optional
+        Probability of a camera degradation, after the other photometric
+        changes (default :data:`DEGRADE_PROB`); with `strong` only.
 
     Returns
     -------
@@ -227,10 +300,13 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
     Raises
     ------
     ValueError
-        If `streak_prob` > 0 and no `streak_rng` is given.
+        If `streak_prob` > 0 and no `streak_rng` is given, or `degrade_prob` > 0
+        and no `degrade_rng`.
     """
     if streak_prob > 0 and streak_rng is None:
         raise ValueError("streak_prob > 0 needs a streak_rng (a generator of its own, so other draws stay as they were)")
+    if degrade_prob > 0 and degrade_rng is None:
+        raise ValueError("degrade_prob > 0 needs a degrade_rng (a generator of its own, so other draws stay as they were)")
     C = ctx.shape[0]
     nominal = C / CONTEXT_FACTOR
     scale = rng.uniform(0.87, 1.15)
@@ -279,6 +355,8 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
     if rng.random() < 0.5:
         x = x + rng.normal(0, rng.uniform(1, 10), x.shape)
     out = np.clip(x, 0, 255).astype(np.uint8)
+    if degrade_prob > 0 and degrade_rng.random() < degrade_prob:
+        out = add_camera_degradation(out, degrade_rng)
     if rng.random() < 0.3:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
         out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
