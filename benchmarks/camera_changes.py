@@ -1,7 +1,7 @@
 """The reader on DEV photos as other cameras would take them (:mod:`vision.camera_changes`).
 
 Usage: python benchmarks/camera_changes.py [--dev DIR] [--changes none,warm,...] [--fold K]
-       [--source PREFIX] [--seed S] [--save DIR] [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
+       [--source PREFIX] [--seed S] [--quarter-turns K] [--save DIR] [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
 
 Each change (white balance, exposure, haze, sensor noise, defocus, JPEG,
 more or fewer pixels, a turned or tilted camera) is applied to every DEV
@@ -15,7 +15,10 @@ other cameras, so this is how DEV's real dice say the reader will travel.
 The packaged networks were trained on DEV, so their numbers are in-sample;
 ``--fold K`` with twins trained with ``--dev-train fold:K`` (``--face-model``,
 ``--pip-model``) reads only the photos those twins never saw.
-``--save DIR`` writes, per change, a sheet of the changed photos with an error
+``--quarter-turns K`` turns every photo by K quarter turns before the change
+(a camera mounted another way round): a network's answer on a borderline die
+moves with the die's orientation, so a result on the photos as they are can
+be a lucky or unlucky draw; read all four to see. ``--save DIR`` writes, per change, a sheet of the changed photos with an error
 (up to 6), drawn as in ``dicetable eval --report``.
 """
 
@@ -34,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.annotate import annotate_outcomes  # noqa: E402
-from vision.camera_changes import apply_change, change_names  # noqa: E402
+from vision.camera_changes import apply_change, change_names, quarter_turn  # noqa: E402
 from vision.evaluate import DEFAULT_DEV_DIR, EvalResult, LabelledDie, load_dataset, score_image  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import networks_from_files, read_image  # noqa: E402
@@ -65,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="only the photos of DEV fold K (for twins trained with --dev-train fold:K)")
     parser.add_argument("--source", default=None, metavar="PREFIX", help="only photos whose name starts with PREFIX")
     parser.add_argument("--seed", type=int, default=0, help="seed of the noise changes (default 0)")
+    parser.add_argument("--quarter-turns", type=int, choices=range(4), default=0, metavar="K",
+                        help="turn every photo by K quarter turns (0-3) before the change (default 0)")
     parser.add_argument("--save", type=Path, default=None, metavar="DIR",
                         help="write a sheet of photos with errors per change into DIR")
     for kind in ("face", "detector", "pip"):
@@ -92,13 +97,18 @@ def main(argv: list[str] | None = None) -> int:
              and (args.source is None or it.path.name.startswith(args.source))]
     if not items:
         parser.error("no photo is in the selection (--fold, --source)")
-    photos = [load_image(it.path) for it in items]
+    photos = []
+    for k, item in enumerate(items):
+        photo, boxes = quarter_turn(load_image(item.path), [d.box for d in item.dice], args.quarter_turns)
+        items[k] = replace(item, dice=tuple(LabelledDie(d.value, b) for d, b in zip(item.dice, boxes)))
+        photos.append(photo)
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
 
     print(f"{len(items)} photos, {sum(len(it.dice) for it in items)} labelled dice"
           + (f", DEV fold {args.fold}" if args.fold is not None else "")
-          + (f", source {args.source}" if args.source else ""))
+          + (f", source {args.source}" if args.source else "")
+          + (f", turned by {args.quarter_turns} quarter turn(s)" if args.quarter_turns else ""))
     header = ("change", "dice", "right", "wrong", "unknown", "missed", "extraV", "accuracy", "silent", "vs none", "s")
     print(f"{header[0]:<13}" + "".join(f"{h:>9}" for h in header[1:]), flush=True)
     baseline = None

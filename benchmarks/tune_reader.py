@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.detect import default_detector
 from vision.evaluate import load_dataset, match_dice
-from vision.face import FaceReader, crop_die, default_face_reader
+from vision.face import crop_die, reading_face_reader
 from vision.images import load_image
 from vision._reader_pips import pips_match
 from vision.pips import PipFinder, default_pip_finder, layouts_on_map
@@ -46,7 +46,7 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=FACE_CROP_MARGIN, help="crop margin (vision.face.crop_die)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    faces = FaceReader(args.face_model) if args.face_model else default_face_reader()
+    faces = reading_face_reader(args.face_model)
     det = default_detector()
     finder = PipFinder(args.pip_model) if args.pip_model else default_pip_finder()
     rows = []  # (source, truth or 0 for extra, p (7,), p_tta (7,), det score)

@@ -305,7 +305,7 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     from vision.training.data import dev_fold
 
     class Named:
-        def __init__(self, path):
+        def __init__(self, path, **options):  # options: how it reads (vision.face.reading_face_reader's views)
             self.path = str(path)
 
     monkeypatch.setattr(vision.face, "FaceReader", Named)

@@ -163,9 +163,9 @@ def test_plain_drawn_faces_read_their_pip_count(reader, value, angle):
     assert probs[value] >= 0.6
 
 
-def test_fixed_probes_match_training_time_answers(reader, metadata):
+def test_fixed_probes_match_training_time_answers(metadata):
     crops, names = fixed_probe_crops()
-    probs = reader.predict(crops)
+    probs = FaceReader().predict(crops)  # the network's own answer, as at training time (no mirrored view)
     recorded = metadata["fixed_probes"]
     assert set(recorded) == set(names)
     # an int8 model (vision.training.quantise) may round a little differently on another CPU's integer
@@ -264,3 +264,32 @@ def test_rotation_tta_is_invariant_to_quarter_turns():
 def test_rotations_must_be_1_or_4():
     with pytest.raises(ValueError, match="rotations"):
         FaceReader(rotations=2)
+    with pytest.raises(ValueError, match="mirrored must be True or False"):
+        FaceReader(mirrored=1)
+
+
+def test_mirrored_view_is_the_geometric_mean_of_the_crop_and_its_transpose():
+    plain, mirrored = FaceReader(), FaceReader(mirrored=True)
+    crops = [plain_face(v, angle_deg=a) for v, a in ((2, 17), (3, 40), (6, 5))]
+    crops.append(np.ascontiguousarray(np.random.default_rng(0).integers(0, 256, (CROP_SIZE, CROP_SIZE, 3),
+                                                                        dtype=np.uint8)))
+    transposed = [np.ascontiguousarray(c.transpose(1, 0, 2)) for c in crops]
+    a, b = plain.predict(crops).astype(np.float64), plain.predict(transposed).astype(np.float64)
+    expected = np.sqrt(a * b)
+    expected /= expected.sum(axis=1, keepdims=True)
+    got = mirrored.predict(crops)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    # a crop and its mirror image read alike, whichever is given
+    np.testing.assert_allclose(mirrored.predict(transposed), got, atol=1e-5)
+    assert mirrored.predict([]).shape == (0, 7)
+    assert "mirrored=True" in repr(mirrored)
+
+
+def test_the_reader_reads_with_the_mirrored_view():
+    from vision.face import READ_MIRRORED, default_face_reader, reading_face_reader
+    from vision.reader import networks_from_files
+
+    assert default_face_reader().mirrored is READ_MIRRORED is True
+    assert reading_face_reader().mirrored is True
+    twin = networks_from_files(face_model=DEFAULT_MODEL_PATH)["face_reader"]
+    assert twin.mirrored is True and twin.rotations == 1

@@ -132,17 +132,19 @@ def _leaning_values(seed):
 # refuse kingpi's dev dice that lean on the rim, which the labels read by the face
 # most turned to the camera. The strict xfail turns into a failure when the reader
 # learns to tell those leaning dice: then move them to the plain test.
+# With the mirrored view (vision.face.READ_MIRRORED, 2026-12-02) seed 5 is unknown too
+# (and seed 3 on this AVX-512 VNNI CPU): 15 of 16, seed 13 still given a value.
 # Seed 3 is unknown on the AVX2 machines of those measurements but given a value (a 6)
 # on a CPU with AVX-512 VNNI (2026-12-02): onnxruntime's int8 kernels round differently
 # there (the DEV counts are the same on both), so it is allowed to fail, not required to.
 @pytest.mark.parametrize("seed", [0, 1, 2, pytest.param(3, marks=pytest.mark.xfail(
     strict=False, reason="given a value on CPUs with AVX-512 VNNI (int8 kernels round differently)")),
-    4, 6, 7, 8, 9, 10, 11, 12, 14, 15])
+    4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15])
 def test_leaning_die_gets_no_value(seed):
     assert all(v is None for v in _leaning_values(seed))
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: the reader gives leaning dice a value (see the note above)")
-@pytest.mark.parametrize("seed", [5, 13])
+@pytest.mark.parametrize("seed", [13])
 def test_leaning_die_gets_no_value_known_gap(seed):
     assert all(v is None for v in _leaning_values(seed))

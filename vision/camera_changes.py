@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-__all__ = ["CAMERA_CHANGES", "Box", "apply_change", "change_names"]
+__all__ = ["CAMERA_CHANGES", "Box", "apply_change", "change_names", "quarter_turn"]
 
 Box = tuple[int, int, int, int]
 _Change = Callable[[np.ndarray, Sequence[Box], np.random.Generator], tuple[np.ndarray, list[Box]]]
@@ -161,6 +161,33 @@ def _moved_boxes(boxes: Sequence[Box], matrix: np.ndarray, size: tuple[int, int]
         x1, y1 = np.clip(moved.max(axis=0), 0, size)
         out.append((int(round(x0)), int(round(y0)), int(round(x1 - x0)), int(round(y1 - y0))))
     return out
+
+
+def quarter_turn(image: np.ndarray, boxes: Sequence[Box], k: int) -> tuple[np.ndarray, list[Box]]:
+    """The photo turned by `k` quarter turns counter-clockwise (a camera mounted another way round), losslessly.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The photo, BGR.
+    boxes : sequence of (x, y, w, h)
+        Boxes in pixels of `image`.
+    k : int
+        Number of quarter turns (any integer; taken modulo 4).
+
+    Returns
+    -------
+    turned : ndarray of shape (H, W, 3) or (W, H, 3), dtype uint8
+        A new, contiguous array.
+    moved : list of (x, y, w, h)
+        The boxes in pixels of `turned`.
+    """
+    out = [tuple(int(v) for v in b) for b in boxes]
+    width = image.shape[1]
+    for _ in range(k % 4):
+        out = [(y, width - x - w, h, w) for x, y, w, h in out]  # np.rot90: (x, y) -> (y, W - x)
+        width = image.shape[0] if width == image.shape[1] else image.shape[1]
+    return np.ascontiguousarray(np.rot90(image, k % 4)), out
 
 
 #: The changes by name, in the order the benchmark prints them. ``none`` is

@@ -41,6 +41,8 @@ __all__ = [
     "crop_die",
     "default_face_reader",
     "preprocess",
+    "READ_MIRRORED",
+    "reading_face_reader",
 ]
 
 #: Side of the square crops the face reader takes, in pixels.
@@ -53,6 +55,41 @@ DEFAULT_MARGIN: float = 0.15
 #: Names of the classifier's output columns; column ``k`` for ``k`` in 1..6 is
 #: face value ``k``.
 CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
+
+#: Whether the reader (:func:`default_face_reader`, :func:`reading_face_reader`)
+#: reads each crop mirrored across its diagonal as well and combines the two
+#: answers (:class:`FaceReader`'s ``mirrored``). A mirrored pip layout shows
+#: the same value, but a network's answer on a borderline die (a smoky
+#: translucent die, a glare streak) moves with the die's orientation: turning
+#: a DEV photo by a quarter turn changed the outcome of 19 of its 947 dice.
+#: Measured over DEV turned by 0, 90, 180 and 270 degrees (4 x 947 dice;
+#: packaged detector and pip finder), without and with the mirrored view:
+#:
+#: - held out (the fold-1 face twin of face reader v8 on its held-out fold, 4
+#:   x 474 dice): 1747 right / 22 wrong / 127 unknown against 1750 / 18 / 128.
+#:   12 of the wrong values are the fold's 3 label errors at each turn, so the
+#:   reader's own silent errors go from 10 to 6. The DEV photos as they are:
+#:   439 / 3 / 32 against 438 / 4 / 32 (one die, a smoky 6, wrong at 0.95).
+#: - in-sample (the packaged networks, 4 x 947 dice): 3583 / 20 / 185 against
+#:   3597 / 18 / 173; the photos as they are 899 / 5 / 43 against 903 / 4 / 40.
+#: - averaging the four quarter turns instead (``rotations=4``, twice the
+#:   cost): held out 1737 / 15 / 144, in-sample 3584 / 21 / 183.
+#:
+#: - ``benchmarks/camera_changes.py`` (the 14 camera changes, each at the
+#:   four quarter turns, held out as above, 26544 dice): 24078 right / 338
+#:   silent without the mirrored view, 24129 / 310 with it (at quarter turn 0
+#:   alone 6031 / 72 against 6019 / 78: that turn is the lucky one).
+#: - rendered stress sets (seed 0, ``--n 10``, 1124 dice): 1090 right / 1
+#:   wrong / 2 leaning dice given a value against 1092 / 0 / 1; seed 1,
+#:   ``--n 20``: 2180 / 3 / 9 against 2183 / 2 / 10. DEV close-ups
+#:   (``benchmarks/close_ups.py``): single 279 against 281 right (2 wrong
+#:   both), tiled 293 against 294. Leaning-dice test seeds given a value: 5 and
+#:   13 against 13.
+#:
+#: It costs one more pass of the face reader per die: ``benchmarks/speed.py``
+#: median 21.4 -> 27.9 ms per DEV photo on one core (p95 37.1 -> 63.1 ms, the
+#: photos with 20 dice and more), under the issue's 30 ms.
+READ_MIRRORED: bool = True
 
 #: The packaged model; its metadata is the JSON file with the same stem.
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "face_reader.onnx"
@@ -191,6 +228,13 @@ class FaceReader:
         are combined by their geometric mean, renormalised. Costs 4x the
         time; on the DEV crops it halved the silently wrong dice at the same
         coverage (see ``face_reader.json`` and the training notes).
+    mirrored : bool, optional
+        Test-time augmentation: every view is also read mirrored across the
+        crop's main diagonal (transposed; a mirrored pip layout shows the same
+        value), and all answers are combined by their geometric mean,
+        renormalised. Twice the cost. Default False (the network's own
+        answer); the reader uses :data:`READ_MIRRORED`
+        (:func:`reading_face_reader`).
 
     Attributes
     ----------
@@ -198,6 +242,8 @@ class FaceReader:
         The (first) network's ONNX file.
     rotations : int
         1 or 4, as given.
+    mirrored : bool
+        As given.
     metadata : dict
         The model's JSON record (empty when there is none).
     consult_below : float
@@ -249,10 +295,13 @@ class FaceReader:
     (1, 7)
     """
 
-    def __init__(self, model_path: str | Path | None = None, *, rotations: int = 1) -> None:
+    def __init__(self, model_path: str | Path | None = None, *, rotations: int = 1, mirrored: bool = False) -> None:
         if rotations not in (1, 4):
             raise ValueError(f"rotations must be 1 or 4 (test-time 90-degree turns), got {rotations!r}")
+        if not isinstance(mirrored, bool):
+            raise ValueError(f"mirrored must be True or False, got {mirrored!r}")
         self.rotations = rotations
+        self.mirrored = mirrored
         path = Path(model_path) if model_path is not None else DEFAULT_MODEL_PATH
         from vision._onnx import load_onnx
 
@@ -272,20 +321,23 @@ class FaceReader:
             self.second_model_path = second_path
 
     def __repr__(self) -> str:
-        return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations})"
+        return f"FaceReader(model_path={str(self.model_path)!r}, rotations={self.rotations}, mirrored={self.mirrored})"
 
     def _log_probs(self, net: OnnxNet, blob: np.ndarray) -> np.ndarray:
         """Normalised log-probabilities of one network for a batch.
 
         `blob` is the (N, 3, CROP_SIZE, CROP_SIZE) float32 input of
-        :func:`preprocess`; returns (N, 7) float64. With 4 rotations, the four
-        turns' log-probabilities are averaged and renormalised.
+        :func:`preprocess`; returns (N, 7) float64. With 4 rotations or
+        mirrored, the views' log-probabilities are averaged and renormalised.
         """
         n = blob.shape[0]
-        if self.rotations == 4:
-            blob = np.ascontiguousarray(np.concatenate([np.rot90(blob, k, axes=(2, 3)) for k in range(4)]))
+        views = [np.rot90(blob, k, axes=(2, 3)) for k in range(self.rotations)]
+        if self.mirrored:
+            views += [np.swapaxes(v, 2, 3) for v in views]
+        if len(views) > 1:
+            blob = np.ascontiguousarray(np.concatenate(views))
         logp = _log_softmax(net.forward(blob).reshape(blob.shape[0], -1).astype(np.float64))
-        return _log_softmax(logp.reshape(4, n, -1).mean(axis=0)) if self.rotations == 4 else logp
+        return _log_softmax(logp.reshape(len(views), n, -1).mean(axis=0)) if len(views) > 1 else logp
 
     def predict(self, crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         """Class probabilities for a batch of die crops, in one forward pass.
@@ -364,14 +416,29 @@ def _check_network(net: OnnxNet, path: Path, metadata: dict, hint: str) -> None:
 
 @lru_cache(maxsize=1)
 def default_face_reader() -> FaceReader:
-    """Return the shared :class:`FaceReader` with the packaged model (loaded once).
+    """Return the shared :class:`FaceReader` the reader uses: the packaged model, :data:`READ_MIRRORED` (loaded once).
 
     Raises
     ------
     FaceModelError
         If the packaged model is missing or corrupt.
     """
-    return FaceReader()
+    return reading_face_reader()
+
+
+def reading_face_reader(model_path: str | Path | None = None) -> FaceReader:
+    """A :class:`FaceReader` of `model_path` (default the packaged model) that reads as the reader does.
+
+    That is with the views :data:`READ_MIRRORED` asks for, so that a held-out
+    twin or a retrained network is measured the way the shipped one reads
+    (:func:`vision.reader.networks_from_files`, ``benchmarks/tune_reader.py``).
+
+    Raises
+    ------
+    FaceModelError
+        If the model file is missing, corrupt or not a face reader.
+    """
+    return FaceReader(model_path, mirrored=READ_MIRRORED)
 
 
 def _check_image(image: np.ndarray) -> np.ndarray:

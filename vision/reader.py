@@ -536,9 +536,9 @@ def networks_from_files(face_model: str | Path | None = None, detector_model: st
     """
     networks: dict[str, object] = {}
     if face_model is not None:
-        from vision.face import FaceReader
+        from vision.face import reading_face_reader
 
-        networks["face_reader"] = FaceReader(face_model)
+        networks["face_reader"] = reading_face_reader(face_model)
     if detector_model is not None:
         from vision.detect import DieDetector
 
