@@ -161,3 +161,14 @@ def test_benchmark_reads_the_changed_dev_photos(tmp_path, capsys):
     assert "+" not in rows["none"][-2] and "-" not in rows["none"][-2]
     sheets = sorted(p.name for p in tmp_path.iterdir())
     assert "none.png" not in sheets  # every unchanged jim photo is read right: nothing to show
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_quarter_turns_move_the_boxes_with_the_dice(k):
+    from vision.camera_changes import quarter_turn
+
+    turned, boxes = quarter_turn(_photo(), SQUARES, k)
+    assert turned.shape == ((280, 440, 3) if k % 2 == 0 else (440, 280, 3)) and turned.flags["C_CONTIGUOUS"]
+    blobs = _red_blobs(turned)
+    for box in boxes:
+        assert max(_iou(box, blob) for blob in blobs) == 1.0, (k, box, blobs)
