@@ -16,6 +16,10 @@ How a turn goes at the table:
 * HOLD 1-5 hold dice for the re-roll (their LEDs light); PREV/NEXT select a
   box (the best one is selected after each roll); SCORE writes it; a long
   press on UNDO takes back the last action; MENU opens the menu.
+* Ending a running game from the menu ("New game") asks first: the item turns
+  into :data:`CONFIRM_END`; ROLL/CONFIRM then ends it (an ``EndGame`` event:
+  the game is kept as abandoned, and cannot be resumed or undone), any other
+  button keeps playing.
 * With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
   that are not held.
 * A seat given as ``NAME:LEVEL`` is a bot (:mod:`table._botdriver`): it sets its
@@ -64,6 +68,8 @@ log = logging.getLogger(__name__)
 #: Menu items, in order.
 MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
               ("new", "New game: end this one, set up players and rules"))
+#: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
+CONFIRM_END = "End this game? Press ROLL/CONFIRM to end it; any other button keeps it"
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")
@@ -138,6 +144,7 @@ class TableApp:
         self.selected: str | None = None
         self.menu_open = False
         self.menu_index = 0
+        self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -338,6 +345,7 @@ class TableApp:
         if c is Command.MENU:
             self.menu_open = not self.menu_open
             self.menu_index = 0
+            self.menu_confirm = False
             return
         if self.menu_open:
             self._menu(c)
@@ -353,22 +361,38 @@ class TableApp:
             self._game_press(c, origin)
 
     def _menu(self, c: Command) -> None:
-        if c is Command.PREV:
+        if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
+            self.menu_confirm = False
+            if c is Command.ROLL:
+                self._end_and_set_up()
+            else:
+                self.message = "The game goes on: it was not ended."
+        elif c is Command.PREV:
             self.menu_index = (self.menu_index - 1) % len(MENU_ITEMS)
         elif c is Command.NEXT:
             self.menu_index = (self.menu_index + 1) % len(MENU_ITEMS)
         elif c in (Command.ROLL, Command.SCORE):
             item = MENU_ITEMS[self.menu_index][0]
+            st = self.state
+            if item == "new" and st is not None and not st.finished:
+                self.menu_confirm = True  # a running game is ended only once confirmed; the menu stays open
+                return
             self.menu_open = False
             if item == "hints":
                 self.hints = not self.hints
             elif item == "new":
-                st = self.state
-                if st is not None and not st.finished:
-                    self._handle(EndGame(at=self.clock(), by="menu"))
-                self.session = None
-                self.screen = "setup"
-                self.setup.field = 0
+                self._end_and_set_up()
+
+    def _end_and_set_up(self) -> None:
+        """Close the menu, end the running game (an ``EndGame`` event; kept as abandoned), show the setup."""
+        self.menu_open = False
+        st = self.state
+        if st is not None and not st.finished:
+            if not self._handle(EndGame(at=self.clock(), by="menu")):
+                return  # refused: the message says why, the game stays
+        self.session = None
+        self.screen = "setup"
+        self.setup.field = 0
 
     def _setup_press(self, c: Command) -> None:
         s = self.setup
@@ -660,8 +684,9 @@ class TableApp:
             "message": self.message, "note": self.note, "pending": self.pending is not None,
             "camera": {"seq": self.camera_seq, "status": self.camera_status, "name": self.camera_name,
                        "has_view": self.camera_jpeg is not None},
-            "menu": {"open": self.menu_open, "index": self.menu_index,
-                     "items": [{"id": i, "title": t} for i, t in MENU_ITEMS]},
+            "menu": {"open": self.menu_open, "index": self.menu_index, "confirm": self.menu_confirm,
+                     "items": [{"id": i, "title": CONFIRM_END if self.menu_confirm and i == "new" else t}
+                               for i, t in MENU_ITEMS]},
             "hints_on": self.hints, "synthetic": self.tray is not None, "bot": bot, "analysis": analysis,
             "end_view": self.end_view,
             "keymap": {k: v.value for k, v in KEYMAP.items()},

@@ -17,6 +17,14 @@ torn first page does not stop an unattended table.  The same holds for another
 program's SQLite database.  Commands that
 only read open the store with ``readonly=True``: nothing is made or changed.
 
+One process at a time writes a store: a writable store holds an exclusive
+advisory lock (``fcntl.flock``) on ``NAME.lock`` beside it for as long as it
+is open, and a second writer is refused with :class:`StoreLockedError` (a
+second ``dicetable play`` on the same store would otherwise lose every roll
+to the first one's events).  The operating system drops the lock when the
+process ends, however it ends: a crash or a pulled plug never leaves the
+store locked.  Readers (``readonly=True``) take no lock.
+
 Example
 -------
 >>> with open_store(tmp / "games.sqlite3") as store:      # doctest: +SKIP
@@ -33,6 +41,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from table.errors import DicetableError
 from table.game import Event, GameStarted, GameState, event_from_json, event_to_json, fold
@@ -84,8 +93,18 @@ class UnknownGameError(StoreError, LookupError):
     """Raised when no game has the given id."""
 
 
+class StoreLockedError(StoreError):
+    """Raised when another running dicetable has the store open for writing (its lock is held)."""
+
+
 class StoreConflictError(StoreError):
     """Raised when an append does not follow the game's last stored event (two writers)."""
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of the store at ``path``: ``NAME.lock`` beside it (see :class:`Store`)."""
+    path = Path(path)
+    return path.with_name(path.name + ".lock")
 
 
 def own_db_path() -> Path:
@@ -149,8 +168,15 @@ class Store:
         raises :class:`StoreError`, a damaged one :class:`StoreCorruptError`
         (whatever `on_corrupt` says), and nothing is made, set aside or changed.
 
+    A writable store holds the lock on :func:`lock_path` (``NAME.lock``, made
+    beside it) until :meth:`close` or the process's end; a read-only one takes
+    no lock and can be opened while a game runs.
+
     Raises
     ------
+    StoreLockedError
+        If the store is writable and another process (or another open
+        :class:`Store` in this one) has it open for writing; nothing is touched.
     NotAStoreError
         If the file is not empty and not an SQLite database (it is left as it
         is) or is another program's SQLite database, unless it is the
@@ -170,6 +196,8 @@ class Store:
         self.set_aside_path: Path | None = None
         self.note: str | None = None
         self._conn: sqlite3.Connection | None = None
+        self._lock_file: BinaryIO | None = None  # closed (with its lock) by close() or, unclosed, by the GC
+        self._lock_made = False
         self._check_file(must_exist=self.readonly or not create)
         if self.readonly:
             self._conn = self._open()
@@ -180,13 +208,18 @@ class Store:
             except OSError as exc:
                 raise StoreError(f"cannot make the folder for the game store "
                                  f"{str(self.path)!r}: {exc.strerror}") from None
+        self._lock()  # before anything is made, set aside or written
         try:
-            self._conn = self._open()
-        except StoreCorruptError as exc:
-            if on_corrupt == "raise":
-                raise
-            self._set_aside(str(exc))
-            self._conn = self._open()
+            try:
+                self._conn = self._open()
+            except StoreCorruptError as exc:
+                if on_corrupt == "raise":
+                    raise
+                self._set_aside(str(exc))
+                self._conn = self._open()
+        except BaseException:
+            self._unlock(remove=True)
+            raise
 
     # -- opening --------------------------------------------------------------
 
@@ -288,6 +321,62 @@ class Store:
         elif not {"games", "events"} <= tables:
             raise StoreCorruptError(f"{where} lacks the games/events tables")
 
+    def _lock(self) -> None:
+        """Take the writer's lock on :func:`lock_path` and write our pid in it.
+
+        Raises :class:`StoreLockedError` when another writer holds it. Where the
+        platform or file system has no ``flock`` (not POSIX, some network shares),
+        the store is used unlocked, as before the lock existed.
+        """
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX; the table runs on Linux
+            return
+        where = lock_path(self.path)
+        made = not where.exists()
+        try:
+            fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot make the lock file {str(where)!r} of the game store: "
+                             f"{exc.strerror}; give a --db path in a folder you can write") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino != os.stat(where).st_ino:  # removed by a writer that failed to open
+                os.close(fd)
+                return self._lock()
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f"another dicetable (pid {pid})" if pid.isdigit() else "another dicetable"
+            raise StoreLockedError(
+                f"the game store {str(self.path)!r} is in use by {who}: stop it first "
+                "('sudo systemctl stop dicetable', or Ctrl-C where it runs) or give another --db"
+            ) from None
+        except FileNotFoundError:  # removed by a writer that failed to open: take a new one
+            os.close(fd)
+            return self._lock()
+        except OSError:  # no locks on this file system: go on unlocked
+            os.close(fd)
+            return
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        except OSError:
+            pass  # the pid is only for the message; the lock is what counts
+        self._lock_file, self._lock_made = os.fdopen(fd, "r+b", buffering=0), made
+
+    def _unlock(self, *, remove: bool = False) -> None:
+        """Release the writer's lock (closing the file drops it); idempotent.
+
+        With `remove`, a lock file this store made is deleted first (a failed
+        open leaves nothing beside a file that is not ours).
+        """
+        if self._lock_file is not None:
+            if remove and self._lock_made:
+                lock_path(self.path).unlink(missing_ok=True)
+            self._lock_file.close()
+            self._lock_file = None
+
     def _set_aside(self, reason: str) -> None:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         target = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
@@ -315,10 +404,11 @@ class Store:
         return self._conn is None
 
     def close(self) -> None:
-        """Close the database (idempotent)."""
+        """Close the database and release its lock (idempotent)."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        self._unlock()
 
     def __enter__(self) -> Store:
         return self

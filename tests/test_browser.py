@@ -29,7 +29,7 @@ from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from table._camera import CameraLoop  # noqa: E402
 from table._livetray import LiveTray, make_live_reader  # noqa: E402
-from table.app import ADVICE, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, TableApp  # noqa: E402
 from table.demo_served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -241,6 +241,13 @@ def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
                 settle_pages(pages, rig.app)
                 assert pages["small"].locator("#menu").is_visible()
                 shoot(pages, "06-menu")
+                rig.press("prev")  # wraps round to "New game": the game is ended only once confirmed
+                rig.press("roll")
+                settle_pages(pages, rig.app)
+                assert pages["small"].locator("#menu-items li.on").inner_text() == CONFIRM_END
+                shoot(pages, "06-menu-confirm-end")
+                rig.press("next")  # any other button keeps the game
+                assert rig.app.screen == "game" and not rig.app.menu_confirm
                 rig.press("menu")
             rss.append(rss_mb())
             turn_no += 1

@@ -133,6 +133,9 @@ def test_export_free_roll(db, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["export", "9"], "no game with id 9"),
     (["export", "one"], "is not a game number"),
+    (["export", "game-0"], "e.g. 3 or game-3"),
+    (["export", "game-x"], "is not a game number"),
+    (["export", "game-1.json"], "is not a game number"),
     (["export", "1", "--format", "xml"], "unknown format 'xml'; choose json or csv"),
 ])
 def test_export_bad_input_is_one_line_exit_2(db, capsys, argv, message):
@@ -190,3 +193,22 @@ def test_regression_export_to_a_folder_says_give_a_file_path(db, tmp_path, capsy
 def test_export_from_a_missing_store_is_exit_2(tmp_path, capsys):
     status, _, err = run_cli(capsys, "export", "1", "--db", str(tmp_path / "none.sqlite3"))
     assert status == 2 and "no game store" in err
+
+
+def test_regression_export_accepts_the_id_its_json_writes(db, capsys):
+    """The JSON says "id": "game-1"; 'dicetable export game-1' used to be refused as not a game number."""
+    status, out, err = run_cli(capsys, "export", "1", "--db", str(db))
+    assert status == 0 and json.loads(out)["id"] == "game-1"
+    assert run_cli(capsys, "export", "game-1", "--db", str(db)) == (0, out, "")
+    status, out, err = run_cli(capsys, "export", "game-3", "--format", "csv", "--db", str(db))
+    assert status == 0 and out.splitlines()[1] == "1,6 6 1,13,1,0,0,0,0,2"
+
+
+def test_games_and_export_read_a_store_that_a_running_game_has_open(db, capsys):
+    """Only writers take the store's lock: listing and exporting work while the table plays."""
+    with open_store(db) as running:  # a 'dicetable play' holding the store
+        status, out, err = run_cli(capsys, "games", "--db", str(db))
+        assert status == 0 and err == "" and "yatzy" in out
+        status, out, err = run_cli(capsys, "export", "2", "--db", str(db))
+        assert status == 0 and err == "" and json.loads(out)["id"] == "game-2"
+        assert running.games()

@@ -15,7 +15,7 @@ pytest.importorskip("fastapi", reason="fastapi is not installed: pip install .")
 pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test]'")
 from starlette.testclient import TestClient  # noqa: E402
 
-from table.app import ADVICE, TableApp, assign_slots  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, MENU_ITEMS, TableApp, assign_slots  # noqa: E402
 from table.display.export import scorecards_png  # noqa: E402
 from table.display.server import STATIC, create_app  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -142,12 +142,51 @@ def test_display_menu_new_game_goes_to_setup_and_setup_buttons(app):
     press(app, Command.MENU)
     assert app.snapshot["menu"]["open"]
     press(app, Command.NEXT, Command.NEXT, Command.ROLL)
-    assert app.screen == "setup" and app.state is None
+    assert app.screen == "game" and app.snapshot["menu"]["confirm"]  # a running game: asked first
+    press(app, Command.ROLL)  # CONFIRM
+    assert app.screen == "setup" and app.state is None and not app.snapshot["menu"]["open"]
     press(app, Command.ROLL)          # ruleset: yacht -> chaser
     press(app, Command.NEXT, Command.NEXT, Command.ROLL)  # players: 2 -> 3
     assert app.setup.ruleset == "chaser" and app.setup.names == ["Ann", "Bo", "Player 3"]
     press(app, Command.NEXT, Command.ROLL)
     assert app.screen == "game" and app.state.ruleset == "chaser" and len(app.state.players) == 3
+
+
+def _status(app):
+    from table.store import open_store
+
+    with open_store(app.db_path, readonly=True) as store:
+        return [g.status for g in store.games()]
+
+
+@pytest.mark.parametrize("path", [(Command.PREV,), (Command.NEXT, Command.NEXT)])
+@pytest.mark.parametrize("other", [Command.PREV, Command.NEXT, Command.SCORE, Command.HOLD_1, Command.UNDO,
+                                   Command.MENU])
+def test_regression_menu_ending_a_game_asks_first_and_any_other_button_keeps_it(app, path, other):
+    """MENU, PREV, ROLL (PREV wraps round to "New game") used to end the game at once, with no way back."""
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    before = app.state
+    press(app, Command.MENU, *path, Command.ROLL)
+    menu = app.snapshot["menu"]
+    assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
+    assert menu["open"] and menu["confirm"] and menu["items"][menu["index"]] == {"id": "new", "title": CONFIRM_END}
+    press(app, other)
+    assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
+    menu = app.snapshot["menu"]
+    assert not menu["confirm"] and menu["items"][2]["title"] == MENU_ITEMS[2][1]
+    assert menu["open"] == (other is not Command.MENU)  # MENU closes the menu; the others leave it open
+    if menu["open"]:
+        assert menu["index"] == 2 and app.snapshot["message"] == "The game goes on: it was not ended."
+        press(app, Command.MENU)
+    press(app, Command.ROLL)  # the menu is closed: ROLL is a roll again, not a late confirmation
+    assert app.screen == "game" and _status(app) == ["playing"]
+
+
+def test_display_menu_confirmed_end_keeps_the_game_as_abandoned(app):
+    press(app, Command.MENU, Command.PREV, Command.ROLL, Command.ROLL)
+    assert app.screen == "setup" and app.state is None and _status(app) == ["abandoned"]
+    press(app, Command.MENU, Command.PREV, Command.ROLL)  # no game running: nothing to confirm
+    assert app.screen == "setup" and not app.snapshot["menu"]["open"] and not app.snapshot["menu"]["confirm"]
 
 
 def test_display_resumes_an_unfinished_game_after_restart(tmp_path):

@@ -155,6 +155,28 @@ def test_regression_play_refuses_a_db_that_is_not_a_store_and_leaves_it(tmp_path
     assert photo.read_bytes() == b"\xff\xd8\xff\xe0 not a game store" and list(tmp_path.iterdir()) == [photo]
 
 
+def test_regression_second_play_on_a_store_in_use_is_refused(tmp_path, capsys):
+    """A second play on the same store (another --port) used to resume the game and drop every roll."""
+    import os
+
+    from table.game import StartGame
+    from table.game.session import GameSession
+    from table.store import open_store
+
+    db = tmp_path / "g.sqlite3"
+    with open_store(db) as running:  # the first table (say, the systemd service) has the store open
+        session = GameSession.start(running, StartGame(at=1.0, ruleset="yacht", players=("A", "B")))
+        status = main(["play", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht",
+                       "--players", "A,B", "--no-buttons", "--port", "0", "--db", str(db), "--duration", "1"])
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1 and "page is at" not in err
+        assert err.startswith(f"dicetable play: error: the game store {str(db)!r} is in use by another "
+                              f"dicetable (pid {os.getpid()}): stop it first ('sudo systemctl stop dicetable', "
+                              "or Ctrl-C where it runs) or give another --db")
+        assert [g.id for g in running.games()] == [session.game_id]  # nothing resumed, started or written
+        assert running.load(session.game_id) == session.state
+
+
 @pytest.mark.parametrize("camera, words", [
     ("opencv:{tmp}/nothere.mp4", "could not open opencv:"),
     ("images:{tmp}/empty", "no image files"),

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
+import select
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
@@ -18,8 +22,10 @@ from table.store import (
     StoreConflictError,
     StoreCorruptError,
     StoreError,
+    StoreLockedError,
     UnknownGameError,
     default_db_path,
+    lock_path,
     open_store,
 )
 
@@ -166,7 +172,7 @@ def test_the_tables_own_store_is_set_aside_even_when_its_header_is_lost(tmp_path
     with pytest.raises(StoreCorruptError):  # games and export read only
         open_store(on_corrupt="raise", create=False, readonly=True)
     assert own.read_bytes() == b"\x00" * 4096 and sorted(own.parent.iterdir()) == sorted(
-        [own, store.set_aside_path])
+        [own, store.set_aside_path, lock_path(own)])  # the writer's lock file stays, unlocked
 
 
 def test_a_store_named_by_hand_that_is_not_ours_is_left_alone(tmp_path, monkeypatch):
@@ -297,3 +303,61 @@ def test_default_path_from_env_and_data_dir(monkeypatch, tmp_path):
     assert default_db_path() == tmp_path / "data" / "dicetable" / "games.sqlite3"
     with open_store() as store:  # makes the folder
         assert store.path.parent.is_dir()
+
+
+def test_second_writer_is_refused_while_a_game_has_the_store_open(tmp_path):
+    """Regression: a second 'dicetable play' on the same store lost every roll to the first one's events."""
+    db = tmp_path / "g.sqlite3"
+    with open_store(db) as first:
+        GameSession.start(first, StartGame(at=1.0, ruleset="yacht", players=("Cy",)))
+        for kwargs in ({}, {"on_corrupt": "raise"}, {"create": False}):
+            with pytest.raises(StoreLockedError) as info:
+                open_store(db, **kwargs)
+            assert str(info.value) == (
+                f"the game store {str(db)!r} is in use by another dicetable (pid {os.getpid()}): stop it "
+                "first ('sudo systemctl stop dicetable', or Ctrl-C where it runs) or give another --db")
+        with open_store(db, readonly=True) as reader:  # 'dicetable games' and 'export' still read it
+            assert [g.status for g in reader.games()] == ["playing"]
+        assert len(first.games()) == 1  # the refused writer changed nothing
+    with open_store(db) as again:  # closed: the next writer gets it
+        assert len(again.games()) == 1
+
+
+def test_a_store_that_fails_to_open_releases_its_lock(tmp_path):
+    db = tmp_path / "g.sqlite3"
+    open_store(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this dicetable"):
+        open_store(db)
+    with pytest.raises(StoreError, match="newer than this dicetable"):  # not "in use by another dicetable"
+        open_store(db)
+
+
+_HOLD_STORE = """
+import sys, time
+from table.store import open_store
+store = open_store(sys.argv[1])
+print("open", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_writer_leaves_the_store_unlocked(tmp_path):
+    """A pulled plug or SIGKILL must never leave the store locked: the OS drops the lock with the process."""
+    db = tmp_path / "g.sqlite3"
+    child = subprocess.Popen([sys.executable, "-c", _HOLD_STORE, str(db)], stdout=subprocess.PIPE)
+    try:
+        ready, _, _ = select.select([child.stdout], [], [], 30)
+        assert ready and child.stdout.readline() == b"open\n"
+        with pytest.raises(StoreLockedError, match=f"in use by another dicetable \\(pid {child.pid}\\)"):
+            open_store(db)
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+        child.stdout.close()
+    assert lock_path(db).exists()  # the file stays; its lock went with the process
+    with open_store(db) as store:
+        assert store.games() == ()

@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "export", help="write a stored game as JSON (replay format) or CSV scorecards",
         description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game_id", metavar="GAME_ID", help="the game's id (see 'dicetable games')")
+    parser.add_argument("game_id", metavar="GAME_ID",
+                        help="the game's id (see 'dicetable games'): 3, or game-3 as the JSON export writes it")
     parser.add_argument("--format", default=None, metavar="FORMAT",
                         help="json (default) or csv; with --analysis: text (default), json or csv")
     parser.add_argument("--analysis", action="store_true",
@@ -45,15 +46,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: Prefix of the ``id`` the JSON export writes (``game-3``); accepted back as a GAME_ID.
+ID_PREFIX = "game-"
+
+
 def parse_game_id(text: str) -> int:
-    """Read a game id (a whole number >= 1); raise :class:`UsageError` otherwise."""
+    """Read a game id: a whole number >= 1, or the export's ``game-N``; raise :class:`UsageError` otherwise."""
+    digits = text.strip()
+    if digits.startswith(ID_PREFIX):
+        digits = digits[len(ID_PREFIX):]
     try:
-        value = int(text)
+        value = int(digits)
     except ValueError:
         value = 0
-    if value < 1 or str(value) != text.strip():
+    if value < 1 or str(value) != digits:
         raise UsageError(f"game id {text!r} is not a game number; give the ID column "
-                         "of 'dicetable games', e.g. 3")
+                         f"of 'dicetable games' or the export's id, e.g. 3 or {ID_PREFIX}3")
     return value
 
 
@@ -93,14 +101,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown format {args.format!r}{' for --analysis' if analysis else ''}; "
                          f"choose {' or '.join(allowed)}")
     game_id = parse_game_id(args.game_id)
-    output = check_output_path(args.output, f"game-{game_id}.{'txt' if fmt == 'text' else fmt}")
+    output = check_output_path(args.output, f"{ID_PREFIX}{game_id}.{'txt' if fmt == 'text' else fmt}")
     with open_for_reading(args) as store:
         state = store.load(game_id)
         events = store.events(game_id) if analysis else ()
     if analysis:
         text = analysis_text(events, fmt)
     elif fmt == "json":
-        text = json.dumps(game_to_json(state, f"game-{game_id}"), indent=1) + "\n"
+        text = json.dumps(game_to_json(state, f"{ID_PREFIX}{game_id}"), indent=1) + "\n"
     else:
         text = game_to_csv(state)
     if output is not None:
