@@ -85,6 +85,22 @@ def test_watch_serves_mjpeg(profiles, capsys):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
 
 
+def test_regression_watch_on_a_port_in_use_says_so_as_play_does(profiles, capsys):
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        status = main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
+                       "--reader", "truth", "--view", "mjpeg", "--port", str(port), "--frames", "5"])
+    finally:
+        busy.close()
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"dicetable watch: error: cannot listen on 127.0.0.1:{port} (")
+    assert err.endswith("the port is in use; give another --port, or stop the program using it")
+
+
 def test_mjpeg_server_on_localhost():
     img = np.zeros((48, 64, 3), np.uint8)
     img[:, 32:] = 255
