@@ -33,20 +33,30 @@ from vision.watch import EventKind, RollEvent, RollWatcher
 def median_frame(source: FrameSource, frames: int = 9, skip: int = 3) -> np.ndarray:
     """Median of `frames` frames after skipping `skip` (an empty-tray reference without noise).
 
+    A source that ends after the skipped frames but before `frames` more gives the
+    median of those it gave.
+
     Raises
     ------
     CalibrationError
-        If the source ends before giving the frames.
+        If the source ends within the first ``skip + 1`` frames (the message says how
+        many it gave and how many are needed).
     """
     grabbed = []
+    skipped = 0
     try:
         for _ in range(skip):
             source.read()
+            skipped += 1
         for _ in range(frames):
             grabbed.append(source.read().image)
     except SourceEnded:
         if not grabbed:
-            raise CalibrationError(f"{source.describe} ended before giving a frame to calibrate with") from None
+            raise CalibrationError(
+                f"{source.describe} gave {skipped} frame{'' if skipped == 1 else 's'}, but calibrating needs at "
+                f"least {skip + 1}: the first {skip} are skipped while the camera settles, then up to {frames} "
+                f"of the empty tray are combined; give at least {skip + 1} frames ({skip + frames} is best)"
+            ) from None
     return np.median(np.stack(grabbed), axis=0).astype(np.uint8)
 
 

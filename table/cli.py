@@ -6,13 +6,16 @@ taking the parsed :class:`argparse.Namespace` and returning an exit status).
 
 Exit status: 0 on success, 2 on bad input (one clear line on stderr, never a
 traceback), 1 when a command ran but found a failure it reports (e.g. a
-benchmark target missed, where a command says so).
+benchmark target missed, where a command says so), 141 (128 + SIGPIPE, as a shell
+reports) when the reader of stdout went away, e.g. ``dicetable advise ... | head``:
+then nothing more is written, not even an error.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -40,12 +43,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit status when stdout's reader closed the pipe (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null after a broken pipe, so that Python's flush at exit cannot fail again.
+
+    As the Python docs advise (signal module, "Note on SIGPIPE").
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (e.g. replaced in tests): nothing to silence
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (also used as the script's)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status = args.func(args)
+        sys.stdout.flush()  # a closed pipe is found here, not at exit
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except (DicetableError, VisionError, ValueError, OSError) as exc:
         print(f"dicetable {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -75,6 +75,11 @@ def test_advise_text(capsys):
       '{"aces": 0, "twos": 0, "threes": 0, "fours": 0, "fives": 0, "sixes": 0, "escalera": 0,'
       ' "full": 0, "poker": 0, "generala": 0, "doble_generala": 0}'], "nothing to advise"),
     (["--rules", "chaser", "--dice", "12345", "--yahtzee-bonuses", "1"], "no Yahtzee bonus"),
+    # regression: 'none' has no Yahtzee bonus (spec section 10), so the bonus was silently ignored
+    (["--rules", "yahtzee", "--joker", "none", "--dice", "12345", "--card", '{"yahtzee": 50}',
+      "--yahtzee-bonuses", "1"], "--yahtzee-bonuses 1 with --joker none: that variant has no Yahtzee bonus (and "
+                                 "no joker), so no bonus can be on the card; leave --yahtzee-bonuses out, or choose "
+                                 "--joker forced, free or free_choice"),
 ])
 def test_advise_bad_input_exits_2(capsys, args, message):
     assert message in run_error(capsys, "advise", *args)

@@ -257,6 +257,24 @@ def test_calibrate_with_a_covered_marker_says_which(tmp_path):
     assert not (tmp_path / "x.toml").exists()
 
 
+@pytest.mark.parametrize("files", [1, 2, 3])
+def test_regression_calibrate_from_too_few_frames_says_how_many_it_got_and_needs(tmp_path, files):
+    """Two frames were said to be 'ended before giving a frame'; it needs 4 (3 skipped while the camera settles)."""
+    from vision.sources import open_source
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(files):
+        cv2.imwrite(str(frames / f"{i}.png"), np.zeros((48, 64, 3), np.uint8))
+    gave = f"gave {files} frame{'' if files == 1 else 's'}"
+    with pytest.raises(CalibrationError, match=rf"{gave}, but calibrating needs at least 4: the first 3 are skipped "
+                                               r"while the camera settles, then up to 9 of the empty tray are "
+                                               r"combined; give at least 4 frames \(12 is best\)"):
+        with open_source(f"images:{frames}") as src:
+            calibrate(src, name="few", source_spec="images", width_mm=200, height_mm=150, folder=tmp_path)
+    assert not (tmp_path / "few.toml").exists()
+
+
 def test_check_step_reads_a_roll(tmp_path):
     src = _source()
     profile, _ = calibrate(src, name="c", source_spec="synthetic:3", width_mm=200, height_mm=150, folder=tmp_path)

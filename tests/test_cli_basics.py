@@ -18,3 +18,29 @@ def test_unknown_command_exits_2(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["no-such-command"])
     assert exc.value.code == 2
+
+
+def test_regression_closed_stdout_pipe_ends_quietly():
+    """'dicetable advise ... | head -c 10' said 'error: [Errno 32] Broken pipe' (exit 2) about half the time."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "table", "advise", "--rules", "yahtzee", "--dice", "12345",
+            "--card", '{"yahtzee":50}', "--all"]
+    for _ in range(2):
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()  # the reader goes before the command has printed a byte: every write fails
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 141  # 128 + SIGPIPE, as a shell says
+        assert err == b""
+
+
+def test_broken_pipe_in_a_command_with_stdout_not_a_file_is_quiet(monkeypatch, capsys):
+    import table.commands.advise as advise
+
+    def cut(args):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(advise, "run", cut)
+    assert main(["advise", "--rules", "yahtzee", "--dice", "12345"]) == 141
+    assert capsys.readouterr().err == ""

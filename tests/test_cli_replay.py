@@ -120,6 +120,20 @@ def test_replay_tie_in_an_unfinished_game_is_level(tmp_path, capsys):
     assert "Level: A, B all have 50" in out and "Draw" not in out and "not finished" in out
 
 
+
+@pytest.mark.parametrize("raw", ["", "   ", None])
+def test_regression_replay_of_players_with_empty_names_calls_them_player_n(tmp_path, capsys, raw):
+    """A hand-written game with "name": "" printed 'Level: ,  all have 1' (the table refuses such names)."""
+    game = {"ruleset": "yacht", "players": [
+        {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]},
+        {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]}]}
+    assert main(["replay", write(tmp_path, game)]) == 0
+    out = capsys.readouterr().out
+    assert "\nPlayer 1\n" in out and "\nPlayer 2\n" in out
+    assert "Level: Player 1, Player 2 all have 1" in out
+    assert [p["name"] for p in run_json(capsys, write(tmp_path, game))["players"]] == ["Player 1", "Player 2"]
+
+
 @needs_vectors
 def test_replay_finished_tie_is_a_draw(capsys):
     assert main(["replay", str(VECTORS_PATH), "--game", "dev-game-yacht-2p-tie"]) == 0

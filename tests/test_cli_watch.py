@@ -85,6 +85,22 @@ def test_watch_serves_mjpeg(profiles, capsys):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
 
 
+def test_regression_watch_on_a_port_in_use_says_so_as_play_does(profiles, capsys):
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = busy.getsockname()[1]
+    try:
+        status = main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
+                       "--reader", "truth", "--view", "mjpeg", "--port", str(port), "--frames", "5"])
+    finally:
+        busy.close()
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and len(err.splitlines()) == 1
+    assert err.startswith(f"dicetable watch: error: cannot listen on 127.0.0.1:{port} (")
+    assert err.endswith("the port is in use; give another --port, or stop the program using it")
+
+
 def test_mjpeg_server_on_localhost():
     img = np.zeros((48, 64, 3), np.uint8)
     img[:, 32:] = 255
@@ -224,3 +240,46 @@ def test_calibrate_check_save_of_the_shipped_profile_goes_to_the_user_folder(hom
                  "--min-confidence", "0.7", "--save"]) == 0
     assert f"saved min_confidence = 0.7 into profile 'default' ({home / 'default.toml'})" in capsys.readouterr().err
     assert load_profile("default").folder == home and load_profile("default").min_confidence == 0.7
+
+
+def test_regression_calibrate_without_check_refuses_check_options_and_writes_nothing(home, capsys):
+    home.mkdir(parents=True)
+    mine = home / "default.toml"
+    mine.write_text("# hand-edited\n")
+    assert main(["calibrate", "--camera", "synthetic", "--profile", "t1", "--save"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("dicetable calibrate: error: --profile, --save only work with --check, and nothing was done: "
+                   "to check a profile add --check; to make one from the empty tray, name it with --name: "
+                   "dicetable calibrate --camera synthetic --name t1")
+    assert [p.name for p in home.iterdir()] == ["default.toml"] and mine.read_text() == "# hand-edited\n"
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--min-confidence", "0.7"], "--min-confidence only works with --check, and nothing was done"),
+    (["--max-frames", "10"], "--max-frames only works with --check"),
+    (["--reader", "truth"], "--reader only works with --check"),
+    (["--check", "--name", "t1"], "--name is for making a profile, not for --check, which checks the profile "
+                                  "named by --profile; drop --name or --check"),
+    (["--check", "--hold", "1,2,3,4", "--corners", "1,2 3,4 5,6 7,8"], "--corners, --hold are for making"),
+])
+def test_regression_calibrate_refuses_options_of_the_other_step(home, argv, words, capsys):
+    assert main(["calibrate", "--camera", "synthetic:2", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and words in err
+    assert not home.exists()
+
+
+def test_regression_calibrate_again_says_it_replaced_the_profile_and_keeps_the_old(home, capsys):
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
+    assert "replaced" not in capsys.readouterr().out
+    old = (home / "t1.toml").read_text() + "# hand-edited\n"
+    (home / "t1.toml").write_text(old)
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
+    out = capsys.readouterr().out
+    assert (f"replaced the profile 't1' that was there; the old one is kept as {home / 't1.toml.bak'} "
+            "(rename it to t1.toml to go back)") in out
+    assert (home / "t1.toml.bak").read_text() == old and "# hand-edited" not in (home / "t1.toml").read_text()
+    assert sorted(p.name for p in home.iterdir()) == ["t1.empty.png", "t1.toml", "t1.toml.bak"]
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["replaced"] is True and info["backup"] == str(home / "t1.toml.bak")

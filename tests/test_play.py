@@ -221,6 +221,22 @@ def test_regression_play_checks_pins_before_the_page_is_up(tmp_path, capsys):
     assert "page is at" not in err and not db.exists()
 
 
+@pytest.mark.parametrize("text, said", [
+    ("[button]\nroll = 17\n", "unknown table 'button'"),
+    ("buttons = 5\n", "buttons = 5 is not a table"),
+    ("", "no [buttons] table, so no button would be wired"),
+])
+def test_regression_play_refuses_a_pin_map_that_would_unwire_buttons(tmp_path, capsys, text, said):
+    pins = tmp_path / "typo.toml"
+    pins.write_text(text)
+    db = tmp_path / "g.sqlite3"
+    status = main(["play", "--camera", "synthetic", "--pins", str(pins), "--port", "0", "--db", str(db),
+                   "--duration", "1"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and f"{pins}: {said}" in err
+    assert "page is at" not in err and not db.exists()
+
+
 @pytest.mark.slow
 def test_play_served_demo_finishes_by_itself():
     from table.demo_served import serve_demo

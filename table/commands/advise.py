@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="Yahtzee variant (default forced; 'none' = no bonus, no joker; "
                              "ignored by other rulesets)")
     parser.add_argument("--yahtzee-bonuses", type=int, default=0, metavar="N",
-                        help="Yahtzee bonuses already on the card (adds 100 each to the totals)")
+                        help="Yahtzee bonuses already on the card (adds 100 each to the totals; "
+                             "not with --joker none, which has no Yahtzee bonus)")
     parser.add_argument("--all", action="store_true", help="list every choice (default: top 10)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(func=run)
@@ -80,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
             f"--card fills all {len(ruleset.boxes)} {ruleset.id} boxes, so there is nothing to "
             "advise; leave at least one box out of the card")
     variant = check_variant(ruleset, args.joker if ruleset.has_yahtzee_bonus else None)
+    if variant == "none" and args.yahtzee_bonuses:
+        raise UsageError(
+            f"--yahtzee-bonuses {args.yahtzee_bonuses} with --joker none: that variant has no Yahtzee bonus "
+            "(and no joker), so no bonus can be on the card; leave --yahtzee-bonuses out, or choose "
+            "--joker forced, free or free_choice")
     table = get_table(ruleset, variant, stream=sys.stderr)
     head = {"ruleset": ruleset.id, "variant": variant, "dice": list(dice), "roll": args.roll}
     if args.roll < 3 and not args.stop:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -42,6 +43,41 @@ def _hold(text: str) -> tuple[float, float, float, float]:
     return x, y, w, h
 
 
+#: ``--check`` gives up after this many frames unless given ``--max-frames``.
+MAX_FRAMES = 900
+#: Options that only the check step uses, and those that only making a profile uses (attribute, option).
+CHECK_ONLY = (("profile", "--profile"), ("min_confidence", "--min-confidence"), ("save", "--save"),
+              ("max_frames", "--max-frames"), ("reader", "--reader"))
+MAKE_ONLY = (("name", "--name"), ("corners", "--corners"), ("hold", "--hold"), ("lens_position", "--lens-position"))
+
+
+def _refuse_misplaced_options(args: argparse.Namespace) -> None:
+    """Refuse options that the step asked for would ignore; nothing is done or written.
+
+    Raises
+    ------
+    ValueError
+        If a check-only option is given without ``--check`` (e.g. ``--profile t1 --save``, which would
+        otherwise make the profile 'default'), or an option for making a profile is given with ``--check``.
+    """
+    if args.check:
+        given = [opt for attr, opt in MAKE_ONLY if getattr(args, attr) is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for making a profile, "
+                             f"not for --check, which checks the profile named by --profile; drop "
+                             f"{', '.join(given)} or --check")
+        return
+    given = [opt for attr, opt in CHECK_ONLY if getattr(args, attr) not in (None, False)]
+    if given:
+        try:
+            name = check_profile_name(args.name or args.profile or "")
+        except ValueError:
+            name = "NAME"
+        raise ValueError(f"{', '.join(given)} only work{'s' if len(given) == 1 else ''} with --check, and nothing "
+                         f"was done: to check a profile add --check; to make one from the empty tray, name it "
+                         f"with --name: dicetable calibrate --camera {args.camera} --name {name}")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``calibrate`` subcommand to ``subparsers``."""
     p = subparsers.add_parser(
@@ -51,7 +87,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "'dicetable calibrate --camera SOURCE --name NAME' locks the camera, finds the markers (or "
                     "takes --corners), keeps an empty-tray image and saves NAME.toml in the user's profiles folder "
                     "(~/.local/share/dicetable/profiles, or $XDG_DATA_HOME/dicetable/profiles; --profiles-dir "
-                    "to choose another), which an upgrade of dicetable leaves alone. "
+                    "to choose another), which an upgrade of dicetable leaves alone; a profile of that name "
+                    "already there is replaced, its old TOML kept as NAME.toml.bak. "
                     "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "
                     "adjust --min-confidence and --save it.")
     p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
@@ -70,13 +107,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="floor corners by hand in image px (TL TR BR BL) instead of markers")
     p.add_argument("--lens-position", type=float, default=None, help="manual focus in dioptres (Camera Module 3)")
     p.add_argument("--check", action="store_true", help="check a profile: roll the dice and see the reading")
-    p.add_argument("--min-confidence", type=float, default=None, help="reader threshold to try (0-1)")
+    p.add_argument("--min-confidence", type=float, default=None, help="with --check: reader threshold to try (0-1)")
     p.add_argument("--save", action="store_true", help="with --check: save --min-confidence into the profile")
-    p.add_argument("--max-frames", type=int, default=900, help="with --check: give up after N frames")
+    p.add_argument("--max-frames", type=int, default=None,
+                   help=f"with --check: give up after N frames (default {MAX_FRAMES})")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_profile_options(p)
     add_reader_option(p)
-    p.set_defaults(func=run)
+    # --profile and --reader are for --check only; None tells that they were not given.
+    p.set_defaults(func=run, profile=None, reader=None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.camera:
         raise ValueError("give --markers FILE to print markers, or --camera SOURCE to calibrate or --check")
+    _refuse_misplaced_options(args)
     if args.check:
         return _check(args)
     name = check_profile_name("default" if args.name is None else args.name)  # before the camera is opened
@@ -106,32 +146,41 @@ def run(args: argparse.Namespace) -> int:
     corners = _corners(args.corners) if args.corners else None
     layout = MarkerLayout.at_corners(width, height, size_mm=args.marker_mm)
     with open_source(args.camera, lens_position=args.lens_position) as source:
-        profile, _ = calibrate(source, name=name, source_spec=args.camera, width_mm=width, height_mm=height,
-                               px_per_mm=args.px_per_mm, die_mm=args.die_mm, dice_count=args.dice,
-                               hold_area_mm=hold, corners_px=corners, markers=layout,
-                               lens_position=args.lens_position, folder=folder)
+        profile, reference = calibrate(source, name=name, source_spec=args.camera, width_mm=width, height_mm=height,
+                                       px_per_mm=args.px_per_mm, die_mm=args.die_mm, dice_count=args.dice,
+                                       hold_area_mm=hold, corners_px=corners, markers=layout,
+                                       lens_position=args.lens_position, folder=folder, save=False)
     path = folder / f"{name}.toml"
+    backup = path.with_name(f"{name}.toml.bak") if path.is_file() else None
+    if backup is not None:  # recalibrating replaces the profile; a hand-edited one is kept, not lost
+        shutil.copy2(path, backup)
+    save_profile(profile, folder, reference=reference)
     if args.json:
         print(json.dumps({"profile": str(path), "corners_px": [list(c) for c in profile.corners_px],
-                          "corners_from": profile.corners_from, "rectified_px": list(profile.geometry.size_px)}))
+                          "corners_from": profile.corners_from, "rectified_px": list(profile.geometry.size_px),
+                          "replaced": backup is not None, "backup": str(backup) if backup else None}))
     else:
         print(f"saved {path} (tray from {profile.corners_from}; rectified {profile.geometry.size_px[0]}x"
               f"{profile.geometry.size_px[1]} px at {profile.px_per_mm:g} px/mm)")
+        if backup is not None:
+            print(f"replaced the profile {name!r} that was there; the old one is kept as {backup} "
+                  f"(rename it to {name}.toml to go back)")
         where = f" --profiles-dir {args.profiles_dir}" if args.profiles_dir is not None else ""
         print(f"next: dicetable calibrate --check --camera {args.camera} --profile {name}{where}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    profile = load_profile(args.profile, args.profiles_dir)
+    profile = load_profile(args.profile or "default", args.profiles_dir)
+    max_frames = MAX_FRAMES if args.max_frames is None else args.max_frames
     if args.min_confidence is not None:
         if not 0.0 <= args.min_confidence <= 1.0:
             raise ValueError(f"--min-confidence must be 0-1, got {args.min_confidence}")
         profile = dataclasses.replace(profile, min_confidence=args.min_confidence)
     print("roll the dice into the tray...", file=sys.stderr)
     with open_source(args.camera, **profile.camera.source_options()) as source:
-        reader, see = make_reader(args.reader, source, profile.geometry)
-        events = check(profile, source, reader, max_frames=args.max_frames, on_frame=see)
+        reader, see = make_reader(args.reader or "model", source, profile.geometry)
+        events = check(profile, source, reader, max_frames=max_frames, on_frame=see)
     verdict = events[-1] if events and events[-1].kind.value in ("settled", "unreadable") else None
     if args.json:
         print(json.dumps({"events": [e.to_json() for e in events], "min_confidence": profile.min_confidence}))
@@ -139,7 +188,7 @@ def _check(args: argparse.Namespace) -> int:
         for e in events:
             print(event_line(e))
     if verdict is None:
-        raise CalibrationError(f"no roll settled within {args.max_frames} frames; roll the dice and keep hands out "
+        raise CalibrationError(f"no roll settled within {max_frames} frames; roll the dice and keep hands out "
                                "of the tray, or raise --max-frames")
     if args.save:
         path = _save_checked(profile)

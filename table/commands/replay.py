@@ -190,6 +190,13 @@ def _turn_dice(raw: Any) -> tuple[int, ...]:
     return parse_dice(raw) if isinstance(raw, str) else check_dice(raw)
 
 
+def _player_name(raw: Any, index: int) -> str:
+    """The name to show for player `index` (0-based): a hand-written game file may give none,
+    ``null``, ``""`` or spaces (the table itself refuses such names), shown as ``Player N``."""
+    name = "" if raw is None else str(raw).strip()
+    return name or f"Player {index + 1}"
+
+
 def replay_game(game: Mapping[str, Any]) -> ReplayResult:
     """Play a game object round by round and return every player's result.
 
@@ -198,7 +205,8 @@ def replay_game(game: Mapping[str, Any]) -> ReplayResult:
     game : Mapping
         ``{"ruleset", "joker" (optional), "players": [{"name", "turns": [{"dice", "box",
         "roll" (optional, default 3)}]}]}``.  Dice may be a list of five ints
-        or text such as ``"66666"``.
+        or text such as ``"66666"``. A player with no name, or an empty one,
+        is called ``Player N`` (N counting from 1).
 
     Returns
     -------
@@ -225,7 +233,7 @@ def replay_game(game: Mapping[str, Any]) -> ReplayResult:
     for i, player in enumerate(players):
         if not isinstance(player, Mapping) or not isinstance(player.get("turns"), list):
             raise UsageError(f"player {i + 1} must be an object with \"name\" and a \"turns\" list")
-        names.append(str(player.get("name", f"Player {i + 1}")))
+        names.append(_player_name(player.get("name"), i))
         turn_lists.append(player["turns"])
     counts = [len(t) for t in turn_lists]
     first = counts[0]

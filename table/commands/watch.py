@@ -13,7 +13,8 @@ import cv2
 
 from calibration.procedure import make_watcher
 from calibration.profile import load_profile
-from table.commands._live import add_profile_options, add_reader_option, check_port, event_line, make_reader
+from table.commands._live import (add_profile_options, add_reader_option, check_port, event_line, listen_error,
+                                  make_reader)
 from vision.liveview import MjpegServer, annotate, has_display
 from vision.sources import open_source
 
@@ -52,6 +53,14 @@ def _check_bounds(args: argparse.Namespace) -> None:
     check_port(args.port)
 
 
+def _mjpeg_server(port: int) -> MjpegServer:
+    """The live view on 127.0.0.1:`port`; OSError in one line with advice (as ``play`` gives) when it cannot listen."""
+    try:
+        return MjpegServer(port=port)
+    except OSError as exc:
+        raise listen_error(exc, "127.0.0.1", port) from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Watch until the source ends, the bounds are reached, or Ctrl-C; exit status 0."""
     _check_bounds(args)
@@ -68,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     with open_source(args.camera, **profile.camera.source_options()) as source:
         reader, see = make_reader(args.reader, source, profile.geometry)
         watcher = make_watcher(profile, reader)
-        server = MjpegServer(port=args.port) if view == "mjpeg" else None
+        server = _mjpeg_server(args.port) if view == "mjpeg" else None
         if server is not None:
             print(f"live view: {server.url}", file=sys.stderr)
         costs: list[float] = []

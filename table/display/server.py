@@ -20,7 +20,6 @@ table's PIN (shown on the table's screen).
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import socket
@@ -31,6 +30,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from table.commands._live import listen_error
 from table.display.export import scorecards_csv, scorecards_png
 from table.inputs.commands import Command
 
@@ -224,17 +224,7 @@ def bind_listener(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        reason = exc.strerror or str(exc)
-        if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
-            advice = (f"{host!r} is not an address of this machine; give --listen an address of this machine, "
-                      "such as 127.0.0.1 (this machine only) or 0.0.0.0 (phones on the LAN too)")
-        elif exc.errno == errno.EACCES and 0 < port < 1024:
-            advice = "ports below 1024 need root; give a --port of 1024 or more (default 8000)"
-        elif exc.errno == errno.EADDRINUSE:
-            advice = "the port is in use; give another --port, or stop the program using it"
-        else:
-            advice = "check --listen and --port"
-        raise OSError(f"cannot listen on {host}:{port} ({reason}): {advice}") from None
+        raise listen_error(exc, host, port) from None
     return sock
 
 

@@ -81,16 +81,31 @@ def default_pins_path() -> Path:
     return Path(__file__).resolve().parents[2] / "firmware_config" / "pins.toml"
 
 
+#: What a complete ``pins.toml`` holds, told when a file lacks something (one line, as errors are).
+PINS_TOML_LAYOUT = (
+    "the file needs [buttons] with " + ", ".join(c.value for c in Command)
+    + " and [leds] with hold_1 to hold_5, each = a BCM GPIO number (e.g. roll = 17); "
+    "[timing] debounce_s and long_press_s are optional; copy firmware_config/pins.toml and edit it"
+)
+_TIMING_KEYS = ("debounce_s", "long_press_s")
+
+
 def load_pin_map(path: str | Path | None = None) -> PinMap:
     """Read a pin map from a ``pins.toml`` file.
 
     With no `path`, :func:`default_pins_path` is read when it exists (a checkout),
     else the built-in :func:`default_pin_map` is used (an installed package).
 
+    The file must have a ``[buttons]`` table naming every button and a ``[leds]`` table
+    naming every hold LED (``hold_1`` to ``hold_5``), each set to a BCM GPIO number
+    0-27; ``[timing]`` (``debounce_s``, ``long_press_s``, in seconds) is optional.
+
     Raises
     ------
     UsageError
-        If the file is missing or a folder, not TOML, names an unknown button, or reuses a pin.
+        If the file is missing or a folder, not TOML, lacks a table or a button or LED,
+        names an unknown table, button, LED or timing key, gives a value of the wrong
+        type or range, or reuses a pin; the message names the file and the key.
     """
     if path is None and not default_pins_path().is_file():
         return default_pin_map()
@@ -103,17 +118,59 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
         raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
+    for key in data:
+        if key not in ("buttons", "leds", "timing"):
+            raise UsageError(f"{p}: unknown table {key!r}; use [buttons], [leds] and [timing]")
     buttons: dict[Command, int] = {}
-    for name, pin in dict(data.get("buttons", {})).items():
-        try:
-            buttons[Command(name)] = pin
-        except ValueError:
-            raise UsageError(f"{p}: unknown button {name!r}; use: {', '.join(c.value for c in Command)}") from None
+    for name, pin in _table(p, data, "buttons").items():
+        if name not in [c.value for c in Command]:
+            raise UsageError(f"{p}: unknown button {name!r}; use: {', '.join(c.value for c in Command)}")
+        buttons[Command(name)] = _pin(p, "buttons", name, pin)
+    _require(p, "buttons", [c.value for c in Command if c not in buttons])
     leds: dict[int, int] = {}
-    for name, pin in dict(data.get("leds", {})).items():
+    for name, pin in _table(p, data, "leds").items():
         if name not in [c.value for c in HOLD_COMMANDS]:
             raise UsageError(f"{p}: unknown LED {name!r}; use hold_1 to hold_5")
-        leds[int(name[-1]) - 1] = pin
-    timing = dict(data.get("timing", {}))
-    return PinMap(buttons, leds, float(timing.get("debounce_s", DEBOUNCE_S)),
-                  float(timing.get("long_press_s", LONG_PRESS_S)))
+        leds[int(name[-1]) - 1] = _pin(p, "leds", name, pin)
+    _require(p, "leds", [c.value for i, c in enumerate(HOLD_COMMANDS) if i not in leds])
+    timing = _table(p, data, "timing", required=False)
+    for name, value in timing.items():
+        if name not in _TIMING_KEYS:
+            raise UsageError(f"{p}: unknown timing {name!r}; use {' and '.join(_TIMING_KEYS)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise UsageError(f"{p}: [timing] {name} = {value!r} is not a number; give seconds, e.g. "
+                             f"{name} = {DEBOUNCE_S if name == 'debounce_s' else LONG_PRESS_S}")
+    try:
+        return PinMap(buttons, leds, float(timing.get("debounce_s", DEBOUNCE_S)),
+                      float(timing.get("long_press_s", LONG_PRESS_S)))
+    except UsageError as exc:
+        raise type(exc)(f"{p}: {exc}") from None
+
+
+def _table(p: Path, data: dict[str, object], key: str, *, required: bool = True) -> dict[str, object]:
+    """``data[key]`` of pins.toml `p`, which must be a table; raises UsageError naming the file."""
+    if key not in data:
+        if not required:
+            return {}
+        what = "button" if key == "buttons" else "hold LED"
+        raise UsageError(f"{p}: no [{key}] table, so no {what} would be wired; {PINS_TOML_LAYOUT}")
+    value = data[key]
+    if not isinstance(value, dict):
+        raise UsageError(f"{p}: {key} = {value!r} is not a table; write a [{key}] line followed by "
+                         f"{'name = seconds' if key == 'timing' else 'name = GPIO number'} lines; {PINS_TOML_LAYOUT}")
+    return value
+
+
+def _pin(p: Path, table: str, name: str, pin: object) -> int:
+    """Check one ``name = pin`` line of pins.toml `p`; raises UsageError naming the file and key."""
+    if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+        raise UsageError(f"{p}: [{table}] {name} = {pin!r}; give a BCM GPIO number 0-27")
+    return pin
+
+
+def _require(p: Path, table: str, missing: list[str]) -> None:
+    """Refuse pins.toml `p` when its [table] lacks the `missing` keys."""
+    if missing:
+        raise UsageError(f"{p}: [{table}] lacks {', '.join(missing)}, so {'it' if len(missing) == 1 else 'they'} "
+                         f"would not be wired; give each a GPIO pin (a free unconnected pin will do); "
+                         f"{PINS_TOML_LAYOUT}")
