@@ -282,3 +282,36 @@ def test_display_scorecards_png_has_a_row_per_box(app):
 def test_display_say_shows_a_message(app):
     app.say("Hold UNDO down for a second to undo.").result(timeout=5)
     assert app.snapshot["message"] == "Hold UNDO down for a second to undo."
+
+
+# -- malformed messages, the Origin, the PIN and the setup (regressions) -------------------
+
+@pytest.mark.parametrize("here", ["127.0.0.1", "192.168.1.20"], ids=["local", "phone"])
+@pytest.mark.parametrize("text, words", [
+    ("[[1,2]]", "got a list; send an object"),
+    ("[5]", "got a list; send an object"),
+    ("5", "got a number; send an object"),
+    ('"unlock"', "got a string; send an object"),
+    ('{"type":"rendered","seq":"abc"}', "field 'seq' must be a whole number, got a string"),
+    ('{"type":"rendered","seq":true}', "field 'seq' must be a whole number, got true"),
+    ('{"type":"unlock","pin":2468}', "field 'pin' must be a string, got a number"),
+    ('{"type":"command","command":null}', "field 'command' must be a string, got null"),
+    ('{"type":["command"],"command":"menu"}', "field 'type' must be a string, got a list"),
+    ("not json", "not JSON"),
+    (b'{"type":"command","command":"menu"}', "send text frames of JSON"),
+], ids=["list-of-lists", "list", "number", "string", "seq-text", "seq-bool", "pin-number", "command-null",
+        "type-list", "not-json", "binary"])
+def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text, words):
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(create_app(app), client=(here, 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        if isinstance(text, bytes):
+            ws.send_bytes(text)
+        else:
+            ws.send_text(text)
+        ws.send_text(json.dumps({"type": "command", "command": "nonsense"}))  # answered if still open
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+    assert closed.value.code == 1003 and words in closed.value.reason
+    assert not app.menu_open

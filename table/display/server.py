@@ -14,7 +14,8 @@ Routes
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
-table's PIN (shown on the table's screen).
+table's PIN (shown on the table's screen). A message that is not a JSON object with
+fields of the right types closes the socket (code 1003).
 """
 
 from __future__ import annotations
@@ -40,6 +41,42 @@ STATIC = Path(__file__).with_name("static")
 
 #: Addresses treated as the table itself.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
+
+
+#: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
+FIELDS: dict[str, type] = {"type": str, "pin": str, "command": str, "seq": int}
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in the words of a message (``a list``, ``a number``, ``null``...)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a number")
+
+
+def parse_message(text: str | None) -> dict[str, Any]:
+    """One message from a page: a JSON object whose fields in :data:`FIELDS` have the right types.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong (in at most 120 characters, to fit a WebSocket close reason): not
+        text, not JSON, not an object, or a field of the wrong type.
+    """
+    if text is None:
+        raise ValueError('send text frames of JSON, e.g. {"type": "command", "command": "roll"}')
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        raise ValueError('not JSON; send an object, e.g. {"type": "command", "command": "roll"}') from None
+    if not isinstance(msg, dict):
+        raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
+    for key, kind in FIELDS.items():
+        value = msg.get(key)
+        if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
+                             f"got {_json_kind(value)}")
+    return msg
 
 
 class Hub:
@@ -163,18 +200,26 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         task = asyncio.create_task(sender())
         try:
             while True:
-                msg = json.loads(await socket.receive_text())
+                received = await socket.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                try:
+                    msg = parse_message(received.get("text"))
+                except ValueError as exc:
+                    log.info("closed the WebSocket of %s: %s", host, exc)
+                    await socket.close(code=1003, reason=str(exc))
+                    break
                 kind = msg.get("type")
                 if kind == "rendered":
                     if here:
-                        table.rendered(int(msg.get("seq", -1)))
+                        table.rendered(msg.get("seq", -1))
                     continue
                 if kind == "unlock":
-                    unlocked = here or str(msg.get("pin", "")) == table.pin
+                    unlocked = here or msg.get("pin", "") == table.pin
                     await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked}))
                     dirty.set()
                     continue
-                allowed = here or unlocked or str(msg.get("pin", "")) == table.pin
+                allowed = here or unlocked or msg.get("pin", "") == table.pin
                 if not allowed:
                     await socket.send_text(json.dumps({
                         "type": "refused",
@@ -192,8 +237,6 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):
             pass
-        except json.JSONDecodeError:
-            await socket.close(code=1003)
         finally:
             task.cancel()
             hub.clients.discard(dirty)
