@@ -315,3 +315,32 @@ def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text,
             ws.receive_text()
     assert closed.value.code == 1003 and words in closed.value.reason
     assert not app.menu_open
+
+
+def test_regression_websocket_from_another_sites_page_is_refused(app):
+    from starlette.websockets import WebSocketDisconnect
+
+    client = TestClient(create_app(app), client=("127.0.0.1", 50000))  # served as http://testserver
+    for origin in ("http://evil.example", "http://testserver.evil.example", "null", "http://127.0.0.1:8000"):
+        with pytest.raises(WebSocketDisconnect) as refused:
+            with client.websocket_connect("/ws", headers={"origin": origin}) as ws:
+                ws.receive_text()
+        assert refused.value.code == 1008, origin
+    for headers in ({"origin": "http://testserver"}, {"origin": "https://TestServer"}, {}):
+        with client.websocket_connect("/ws", headers=headers) as ws:
+            assert receive_state(ws)["pin"] == "2468"
+
+
+def test_regression_real_server_refuses_a_foreign_origin(app):
+    websockets = pytest.importorskip("websockets.sync.client")
+    from websockets.exceptions import InvalidStatus
+
+    from table.display.server import DisplayServer
+
+    with DisplayServer(app, port=0) as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        with pytest.raises(InvalidStatus) as refused:
+            websockets.connect(url, origin="http://evil.example", open_timeout=5)
+        assert refused.value.response.status_code == 403
+        with websockets.connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=5) as ws:
+            assert json.loads(ws.recv(timeout=5))["pin"] == "2468"

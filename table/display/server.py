@@ -14,8 +14,10 @@ Routes
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
-table's PIN (shown on the table's screen). A message that is not a JSON object with
-fields of the right types closes the socket (code 1003).
+table's PIN (shown on the table's screen).
+A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
+site, open in the table's browser, cannot drive the table or read the PIN); a message
+that is not a JSON object with fields of the right types closes the socket (code 1003).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import logging
 import socket
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -77,6 +80,17 @@ def parse_message(text: str | None) -> dict[str, Any]:
             raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
                              f"got {_json_kind(value)}")
     return msg
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket's ``Origin`` header names the host (``host:port``) its page was served from.
+
+    A request without ``Origin`` (not from a browser) passes; ``Origin: null`` does not.
+    """
+    if origin is None:
+        return True
+    netloc = urlsplit(origin.strip()).netloc
+    return bool(netloc) and netloc.lower() == (host or "").strip().lower()
 
 
 class Hub:
@@ -177,6 +191,11 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
+        origin, served_as = socket.headers.get("origin"), socket.headers.get("host")
+        if not same_origin(origin, served_as):
+            log.warning("refused a WebSocket from a page of %r (this page is %r)", origin, served_as)
+            await socket.close(code=1008)  # before accept: the browser gets HTTP 403
+            return
         hub.loop = asyncio.get_running_loop()
         await socket.accept()
         host = socket.client.host if socket.client else None
