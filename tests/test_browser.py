@@ -383,3 +383,27 @@ def test_browser_page_of_another_site_cannot_open_the_websocket(browser, tmp_pat
         app.close()
         other.shutdown()
         other.server_close()
+
+
+def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
+    """A phone's page says when wrong PINs lock its address out, and the right PIN waits too."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    server = DisplayServer(app, port=0, local_hosts=frozenset()).start()  # this browser is a phone
+    try:
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(server.url)
+        for k, words in enumerate(["Wrong PIN."] * 4 + ["Too many wrong PINs; try again in 30 s."]):
+            page.fill("#pinbox input", f"{k:04d}")
+            page.click("#pinbox button")
+            page.wait_for_function("w => document.getElementById('message').textContent === w", arg=words,
+                                   timeout=10000)
+        page.evaluate("() => document.getElementById('message').textContent = ''")
+        page.fill("#pinbox input", "4321")  # the right PIN, too soon
+        page.click("#pinbox button")
+        page.wait_for_function("() => /^Too many wrong PINs; try again in \\d+ s[.]$/"
+                               ".test(document.getElementById('message').textContent)", timeout=10000)
+        assert page.evaluate("document.body.classList.contains('readonly')") and not app.menu_open
+    finally:
+        server.close()
+        app.close()

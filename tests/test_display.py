@@ -344,3 +344,95 @@ def test_regression_real_server_refuses_a_foreign_origin(app):
         assert refused.value.response.status_code == 403
         with websockets.connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=5) as ws:
             assert json.loads(ws.recv(timeout=5))["pin"] == "2468"
+
+
+def unlock(ws, pin):
+    ws.send_text(json.dumps({"type": "unlock", "pin": pin}))
+    while True:
+        msg = json.loads(ws.receive_text())
+        if msg.get("type") == "unlock":
+            return msg
+
+
+def test_regression_wrong_pins_lock_the_address_out_for_longer_each_time(app):
+    from table.display.server import PinGuard
+
+    now = [100.0]
+    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for pin in ("0000", "0001", "0002", "0003"):
+            assert unlock(ws, pin) == {"type": "unlock", "ok": False}  # the page says "Wrong PIN."
+        locked = unlock(ws, "0004")
+        assert not locked["ok"] and locked["message"] == "Too many wrong PINs; try again in 30 s."
+        now[0] += 20
+        late = unlock(ws, "2468")  # the right PIN is not even checked while locked out
+        assert not late["ok"] and late["message"] == "Too many wrong PINs; try again in 10 s."
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
+        assert json.loads(ws.receive_text()) == {"type": "refused",
+                                                 "message": "Too many wrong PINs; try again in 10 s."}
+        # Another address is not locked out.
+        with TestClient(web, client=("192.168.1.21", 50000)).websocket_connect("/ws") as other:
+            receive_state(other)
+            assert unlock(other, "2468")["ok"]
+        now[0] += 10
+        assert unlock(ws, "0005")["message"] == "Too many wrong PINs; try again in 60 s."  # doubled
+        now[0] += 60
+        assert unlock(ws, "2468") == {"type": "unlock", "ok": True}
+    assert not app.menu_open
+    # The right PIN cleared the count: four wrong ones again do not lock out.
+    with TestClient(web, client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for pin in ("1000", "1001", "1002", "1003"):
+            assert unlock(ws, pin) == {"type": "unlock", "ok": False}
+        assert unlock(ws, "2468")["ok"]
+
+
+def test_regression_pins_carried_by_commands_count_as_tries(app):
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for k in range(5):
+            ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": f"{k:04d}"}))
+            assert json.loads(ws.receive_text())["type"] == "refused"
+        ws.send_text(json.dumps({"type": "setup", "start": True, "pin": "2468"}))
+        assert json.loads(ws.receive_text())["message"] == "Too many wrong PINs; try again in 30 s."
+        ws.send_text(json.dumps({"type": "command", "command": "menu"}))  # no PIN: read-only, not a try
+        assert "try again in 30 s" in json.loads(ws.receive_text())["message"]
+        now[0] += 30
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
+        for _ in range(20):
+            if receive_state(ws)["menu"]["open"]:
+                break
+    assert app.menu_open
+
+
+def test_regression_local_clients_are_never_locked_out(app):
+    from table.display.server import PinGuard
+
+    guard = PinGuard(clock=lambda: 0.0)
+    with TestClient(create_app(app, pin_guard=guard), client=("127.0.0.1", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for k in range(10):
+            assert unlock(ws, f"{k:04d}")["ok"]
+    assert guard.wait_s("127.0.0.1") == 0
+
+
+def test_regression_pin_guard_lock_outs_double_up_to_the_longest():
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    guard = PinGuard(max_wrong=2, lockout_s=10, max_lockout_s=35, clock=lambda: now[0])
+    assert not guard.check("a", "", "2468") and not guard.check("a", "", "2468")  # nothing typed: not a try
+    assert not guard.check("a", "1", "2468") and guard.refusal("a") is None
+    assert not guard.check("a", "2", "2468") and guard.wait_s("a") == 10
+    for wait in (20, 35, 35):
+        now[0] += 100
+        assert guard.refusal("a") is None and not guard.check("a", "3", "2468") and guard.wait_s("a") == wait
+    now[0] += 0.5
+    assert guard.refusal("a") == "Too many wrong PINs; try again in 35 s."  # rounded up
+    now[0] += 100
+    assert guard.check("a", "2468", "2468") and guard.wait_s("a") == 0

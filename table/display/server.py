@@ -14,7 +14,8 @@ Routes
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
-table's PIN (shown on the table's screen).
+table's PIN (shown on the table's screen). After 5 wrong PINs in a row an address
+is locked out for 30 s, twice as long after each further wrong PIN (:class:`PinGuard`).
 A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
 site, open in the table's browser, cannot drive the table or read the PIN); a message
 that is not a JSON object with fields of the right types closes the socket (code 1003).
@@ -26,7 +27,11 @@ import asyncio
 import errno
 import json
 import logging
+import math
+import secrets
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -93,6 +98,64 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     return bool(netloc) and netloc.lower() == (host or "").strip().lower()
 
 
+class PinGuard:
+    """Counts wrong PINs per client address and locks an address out after too many.
+
+    After `max_wrong` wrong PINs in a row an address may not try again for `lockout_s`
+    seconds; each further wrong PIN locks it out for twice as long as the last time (at
+    most `max_lockout_s`). The right PIN clears the address's count.
+
+    Parameters
+    ----------
+    max_wrong : int, optional
+        Wrong PINs in a row before the first lock-out (5).
+    lockout_s : float, optional
+        The first lock-out, in seconds (30).
+    max_lockout_s : float, optional
+        The longest lock-out, in seconds (3600).
+    clock : callable, optional
+        Monotonic time in seconds (``time.monotonic``; tests give their own).
+    """
+
+    def __init__(self, *, max_wrong: int = 5, lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_wrong = max_wrong
+        self.lockout_s = lockout_s
+        self.max_lockout_s = max_lockout_s
+        self.clock = clock
+        self._wrong: dict[str | None, int] = {}
+        self._until: dict[str | None, float] = {}
+
+    def wait_s(self, host: str | None) -> float:
+        """Seconds until `host` may try a PIN again (0: now)."""
+        return max(0.0, self._until.get(host, 0.0) - self.clock())
+
+    def refusal(self, host: str | None) -> str | None:
+        """The message for `host` while it is locked out, else None."""
+        wait = self.wait_s(host)
+        if not wait:
+            return None
+        return f"Too many wrong PINs; try again in {math.ceil(wait)} s."
+
+    def check(self, host: str | None, given: str, pin: str) -> bool:
+        """Whether `given` is `pin`, counting a wrong one against `host` (a right one clears its count).
+
+        An empty `given` (Control pressed with no PIN typed) is wrong but not counted. The
+        caller asks :meth:`refusal` first: while `host` is locked out no PIN is checked.
+        """
+        if not given:
+            return False
+        if secrets.compare_digest(given.encode(), pin.encode()):
+            self._wrong.pop(host, None)
+            self._until.pop(host, None)
+            return True
+        n = self._wrong[host] = self._wrong.get(host, 0) + 1
+        if n >= self.max_wrong:
+            lockout_s = self.lockout_s * 2 ** min(n - self.max_wrong, 30)  # 30 s, 60 s, 120 s...
+            self._until[host] = self.clock() + min(self.max_lockout_s, lockout_s)
+        return False
+
+
 class Hub:
     """Pushes the app's latest snapshot to every connected page (coalescing bursts)."""
 
@@ -109,7 +172,8 @@ class Hub:
             loop.call_soon_threadsafe(ev.set)
 
 
-def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> Any:
+def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
+               pin_guard: PinGuard | None = None) -> Any:
     """Build the FastAPI app for a running :class:`~table.app.TableApp`.
 
     Parameters
@@ -118,6 +182,8 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         The running table (started).
     local_hosts : set of str, optional
         Client addresses that count as the table itself (may send commands without the PIN).
+    pin_guard : PinGuard, optional
+        Counts other clients' wrong PINs (default: ``PinGuard()``; also ``app.state.pin_guard``).
 
     Returns
     -------
@@ -127,6 +193,7 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     table.subscribe(hub.notify)
     app = FastAPI(title="dicetable", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.hub = hub
+    guard = app.state.pin_guard = pin_guard or PinGuard()
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     local = frozenset(local_hosts)
 
@@ -234,15 +301,28 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                         table.rendered(msg.get("seq", -1))
                     continue
                 if kind == "unlock":
-                    unlocked = here or msg.get("pin", "") == table.pin
-                    await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked}))
+                    locked = None if here else guard.refusal(host)
+                    if locked is None:
+                        unlocked = here or guard.check(host, msg.get("pin", ""), table.pin)
+                        locked = None if unlocked else guard.refusal(host)
+                    reply: dict[str, Any] = {"type": "unlock", "ok": unlocked}
+                    if locked:
+                        reply["message"] = locked
+                    await socket.send_text(json.dumps(reply))
                     dirty.set()
                     continue
-                allowed = here or unlocked or msg.get("pin", "") == table.pin
+                allowed = here or unlocked
+                if not allowed and "pin" in msg:
+                    locked = guard.refusal(host)
+                    if locked:
+                        await socket.send_text(json.dumps({"type": "refused", "message": locked}))
+                        continue
+                    allowed = guard.check(host, msg["pin"], table.pin)
                 if not allowed:
                     await socket.send_text(json.dumps({
                         "type": "refused",
-                        "message": "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
+                        "message": guard.refusal(host) or
+                        "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
                     continue
                 if kind == "command":
                     try:
