@@ -436,3 +436,28 @@ def test_regression_pin_guard_lock_outs_double_up_to_the_longest():
     assert guard.refusal("a") == "Too many wrong PINs; try again in 35 s."  # rounded up
     now[0] += 100
     assert guard.check("a", "2468", "2468") and guard.wait_s("a") == 0
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"names": "Ann"}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+    ({"names": ["Ann", 5]}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+    ({"ruleset": 5}, "The ruleset and the joker rule must each be given as text"),
+    ({"joker": ["free"]}, "The ruleset and the joker rule must each be given as text"),
+    ({"names": []}, "0 players given; give 1 to 8 names"),
+])
+def test_regression_bad_setup_fields_are_refused_in_page_words(tmp_path, data, words):
+    a = TableApp(tmp_path / "g.sqlite3", pin="2468").start()
+    try:
+        a.apply_setup(data).result(timeout=5)
+        assert words in a.snapshot["message"] and "--" not in a.snapshot["message"]
+        assert a.setup.names == ["Player 1", "Player 2"] and a.setup.ruleset == "yahtzee"
+    finally:
+        a.close()
+
+
+def test_regression_start_while_a_game_runs_is_told_before_bad_names(app):
+    app.apply_setup({"names": "Ann", "start": True}).result(timeout=5)
+    assert app.snapshot["message"] == "A game is running: open the MENU to start a new one."
+    app.apply_setup({"names": ["Ann", "ann"], "start": True}).result(timeout=5)
+    assert app.snapshot["message"] == "A game is running: open the MENU to start a new one."
+    assert app.setup.names == ["Ann", "Bo"] and app.state.players == ("Ann", "Bo")
