@@ -268,7 +268,11 @@ class TableApp:
         return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono)
 
     def apply_setup(self, data: dict[str, Any], origin: str = "table") -> Future[Any]:
-        """The page's setup form: ``{"ruleset", "joker", "names", "start": bool}``."""
+        """The page's setup form: ``{"ruleset": str, "joker": str, "names": [str, ...], "start": bool}``.
+
+        A field of the wrong type or a bad setup is said in :attr:`message` and changes nothing;
+        so is ``start`` while a game is running.
+        """
         return self.submit(self._apply_setup, dict(data))
 
     def camera_update(self, jpeg: bytes | None = None, status: str | None = None,
@@ -415,9 +419,17 @@ class TableApp:
 
     def _apply_setup(self, data: dict[str, Any]) -> None:
         s = self.setup
-        ruleset = str(data.get("ruleset", s.ruleset))
-        joker = str(data.get("joker", s.joker))
-        names = [str(n).strip() for n in data.get("names", s.names)]
+        if data.get("start") and self.screen != "setup":
+            self.message = "A game is running: open the MENU to start a new one."
+            return
+        ruleset, joker, names = data.get("ruleset", s.ruleset), data.get("joker", s.joker), data.get("names", s.names)
+        if not isinstance(ruleset, str) or not isinstance(joker, str):
+            self.message = "The ruleset and the joker rule must each be given as text, e.g. \"yahtzee\"."
+            return
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            self.message = "The player names must be a list of names, e.g. [\"Ann\", \"Bo\"]."
+            return
+        names = [n.strip() for n in names]
         try:
             check_setup(ruleset, joker, names)
         except UsageError as exc:
@@ -425,9 +437,6 @@ class TableApp:
             return
         s.ruleset, s.joker, s.names = ruleset, joker, names
         if data.get("start"):
-            if self.screen != "setup":
-                self.message = "A game is running: open the MENU to start a new one."
-                return
             self._start_game()
 
     def _game_press(self, c: Command, origin: str) -> None:

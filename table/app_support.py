@@ -45,8 +45,11 @@ def split_seats(entries: Sequence[str]) -> tuple[list[str], list[str]]:
     return names, bots
 
 
-def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
+def check_setup(ruleset: str, joker: str, names: Sequence[str], *, names_example: str = "") -> None:
     """Check the rules and player names of a new game (``NAME:LEVEL`` seats a bot).
+
+    `names_example` ends the message for a wrong number of names (the command line gives
+    ``'e.g. --players "Ann,Bo"'``; the page, which has its own buttons, gives none).
 
     Raises
     ------
@@ -60,7 +63,8 @@ def check_setup(ruleset: str, joker: str, names: Sequence[str]) -> None:
     if joker not in JOKER_VARIANTS:
         raise UsageError(f"unknown joker variant {joker!r}; choose one of: {', '.join(JOKER_VARIANTS)}")
     if not 1 <= len(names) <= 8:
-        raise UsageError(f"{len(names)} players given; give 1 to 8 names, e.g. --players \"Ann,Bo\"")
+        example = f", {names_example}" if names_example else ""
+        raise UsageError(f"{len(names)} players given; give 1 to 8 names{example}")
     seen: set[str] = set()
     for n in names:
         if not n or n != n.strip() or len(n) > 40:

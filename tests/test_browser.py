@@ -347,3 +347,70 @@ def test_browser_end_screen_shows_the_analysis(browser, tmp_path, rules, seats):
     finally:
         server.close()
         app.close()
+
+
+def test_browser_page_of_another_site_cannot_open_the_websocket(browser, tmp_path):
+    """A page of another program on this machine (another port: another site) gets no snapshot, so no PIN.
+
+    The other page is served for real on loopback: Chromium itself blocks public sites' pages
+    from reaching 127.0.0.1 (local network access checks), not pages of this machine.
+    """
+    import http.server
+    import threading
+
+    class Blank(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<html><body>another site</body></html>")
+
+        def log_message(self, *args):
+            pass
+
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Blank)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    app = TableApp(tmp_path / "g.sqlite3", pin="4321").start()
+    server = DisplayServer(app, port=0).start()
+    open_ws = """url => new Promise((done) => {
+        const ws = new WebSocket(url);
+        ws.onmessage = (m) => done('pin ' + JSON.parse(m.data).pin);
+        ws.onclose = () => done('closed');
+    })"""
+    url = f"ws://127.0.0.1:{server.port}/ws"
+    try:
+        evil = browser.new_page()
+        evil.goto(f"http://127.0.0.1:{other.server_port}/")
+        assert evil.evaluate(open_ws, url) == "closed"
+        own = browser.new_page()
+        own.goto(server.url)
+        assert own.evaluate(open_ws, url) == "pin 4321"
+    finally:
+        server.close()
+        app.close()
+        other.shutdown()
+        other.server_close()
+
+
+def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
+    """A phone's page says when wrong PINs lock its address out, and the right PIN waits too."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    server = DisplayServer(app, port=0, local_hosts=frozenset()).start()  # this browser is a phone
+    try:
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(server.url)
+        for k, words in enumerate(["Wrong PIN."] * 4 + ["Too many wrong PINs; try again in 30 s."]):
+            page.fill("#pinbox input", f"{k:04d}")
+            page.click("#pinbox button")
+            page.wait_for_function("w => document.getElementById('message').textContent === w", arg=words,
+                                   timeout=10000)
+        page.evaluate("() => document.getElementById('message').textContent = ''")
+        page.fill("#pinbox input", "4321")  # the right PIN, too soon
+        page.click("#pinbox button")
+        page.wait_for_function("() => /^Too many wrong PINs; try again in \\d+ s[.]$/"
+                               ".test(document.getElementById('message').textContent)", timeout=10000)
+        assert page.evaluate("document.body.classList.contains('readonly')") and not app.menu_open
+    finally:
+        server.close()
+        app.close()

@@ -321,3 +321,182 @@ def test_display_scorecards_png_has_a_row_per_box(app):
 def test_display_say_shows_a_message(app):
     app.say("Hold UNDO down for a second to undo.").result(timeout=5)
     assert app.snapshot["message"] == "Hold UNDO down for a second to undo."
+
+
+# -- malformed messages, the Origin, the PIN and the setup (regressions) -------------------
+
+@pytest.mark.parametrize("here", ["127.0.0.1", "192.168.1.20"], ids=["local", "phone"])
+@pytest.mark.parametrize("text, words", [
+    ("[[1,2]]", "got a list; send an object"),
+    ("[5]", "got a list; send an object"),
+    ("5", "got a number; send an object"),
+    ('"unlock"', "got a string; send an object"),
+    ('{"type":"rendered","seq":"abc"}', "field 'seq' must be a whole number, got a string"),
+    ('{"type":"rendered","seq":true}', "field 'seq' must be a whole number, got true"),
+    ('{"type":"unlock","pin":2468}', "field 'pin' must be a string, got a number"),
+    ('{"type":"command","command":null}', "field 'command' must be a string, got null"),
+    ('{"type":["command"],"command":"menu"}', "field 'type' must be a string, got a list"),
+    ("not json", "not JSON"),
+    (b'{"type":"command","command":"menu"}', "send text frames of JSON"),
+], ids=["list-of-lists", "list", "number", "string", "seq-text", "seq-bool", "pin-number", "command-null",
+        "type-list", "not-json", "binary"])
+def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text, words):
+    from starlette.websockets import WebSocketDisconnect
+
+    with TestClient(create_app(app), client=(here, 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        if isinstance(text, bytes):
+            ws.send_bytes(text)
+        else:
+            ws.send_text(text)
+        ws.send_text(json.dumps({"type": "command", "command": "nonsense"}))  # answered if still open
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_text()
+    assert closed.value.code == 1003 and words in closed.value.reason
+    assert not app.menu_open
+
+
+def test_regression_websocket_from_another_sites_page_is_refused(app):
+    from starlette.websockets import WebSocketDisconnect
+
+    client = TestClient(create_app(app), client=("127.0.0.1", 50000))  # served as http://testserver
+    for origin in ("http://evil.example", "http://testserver.evil.example", "null", "http://127.0.0.1:8000"):
+        with pytest.raises(WebSocketDisconnect) as refused:
+            with client.websocket_connect("/ws", headers={"origin": origin}) as ws:
+                ws.receive_text()
+        assert refused.value.code == 1008, origin
+    for headers in ({"origin": "http://testserver"}, {"origin": "https://TestServer"}, {}):
+        with client.websocket_connect("/ws", headers=headers) as ws:
+            assert receive_state(ws)["pin"] == "2468"
+
+
+def test_regression_real_server_refuses_a_foreign_origin(app):
+    websockets = pytest.importorskip("websockets.sync.client")
+    from websockets.exceptions import InvalidStatus
+
+    from table.display.server import DisplayServer
+
+    with DisplayServer(app, port=0) as server:
+        url = f"ws://127.0.0.1:{server.port}/ws"
+        with pytest.raises(InvalidStatus) as refused:
+            websockets.connect(url, origin="http://evil.example", open_timeout=5)
+        assert refused.value.response.status_code == 403
+        with websockets.connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=5) as ws:
+            assert json.loads(ws.recv(timeout=5))["pin"] == "2468"
+
+
+def unlock(ws, pin):
+    ws.send_text(json.dumps({"type": "unlock", "pin": pin}))
+    while True:
+        msg = json.loads(ws.receive_text())
+        if msg.get("type") == "unlock":
+            return msg
+
+
+def test_regression_wrong_pins_lock_the_address_out_for_longer_each_time(app):
+    from table.display.server import PinGuard
+
+    now = [100.0]
+    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for pin in ("0000", "0001", "0002", "0003"):
+            assert unlock(ws, pin) == {"type": "unlock", "ok": False}  # the page says "Wrong PIN."
+        locked = unlock(ws, "0004")
+        assert not locked["ok"] and locked["message"] == "Too many wrong PINs; try again in 30 s."
+        now[0] += 20
+        late = unlock(ws, "2468")  # the right PIN is not even checked while locked out
+        assert not late["ok"] and late["message"] == "Too many wrong PINs; try again in 10 s."
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
+        assert json.loads(ws.receive_text()) == {"type": "refused",
+                                                 "message": "Too many wrong PINs; try again in 10 s."}
+        # Another address is not locked out.
+        with TestClient(web, client=("192.168.1.21", 50000)).websocket_connect("/ws") as other:
+            receive_state(other)
+            assert unlock(other, "2468")["ok"]
+        now[0] += 10
+        assert unlock(ws, "0005")["message"] == "Too many wrong PINs; try again in 60 s."  # doubled
+        now[0] += 60
+        assert unlock(ws, "2468") == {"type": "unlock", "ok": True}
+    assert not app.menu_open
+    # The right PIN cleared the count: four wrong ones again do not lock out.
+    with TestClient(web, client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for pin in ("1000", "1001", "1002", "1003"):
+            assert unlock(ws, pin) == {"type": "unlock", "ok": False}
+        assert unlock(ws, "2468")["ok"]
+
+
+def test_regression_pins_carried_by_commands_count_as_tries(app):
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for k in range(5):
+            ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": f"{k:04d}"}))
+            assert json.loads(ws.receive_text())["type"] == "refused"
+        ws.send_text(json.dumps({"type": "setup", "start": True, "pin": "2468"}))
+        assert json.loads(ws.receive_text())["message"] == "Too many wrong PINs; try again in 30 s."
+        ws.send_text(json.dumps({"type": "command", "command": "menu"}))  # no PIN: read-only, not a try
+        assert "try again in 30 s" in json.loads(ws.receive_text())["message"]
+        now[0] += 30
+        ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
+        for _ in range(20):
+            if receive_state(ws)["menu"]["open"]:
+                break
+    assert app.menu_open
+
+
+def test_regression_local_clients_are_never_locked_out(app):
+    from table.display.server import PinGuard
+
+    guard = PinGuard(clock=lambda: 0.0)
+    with TestClient(create_app(app, pin_guard=guard), client=("127.0.0.1", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        for k in range(10):
+            assert unlock(ws, f"{k:04d}")["ok"]
+    assert guard.wait_s("127.0.0.1") == 0
+
+
+def test_regression_pin_guard_lock_outs_double_up_to_the_longest():
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    guard = PinGuard(max_wrong=2, lockout_s=10, max_lockout_s=35, clock=lambda: now[0])
+    assert not guard.check("a", "", "2468") and not guard.check("a", "", "2468")  # nothing typed: not a try
+    assert not guard.check("a", "1", "2468") and guard.refusal("a") is None
+    assert not guard.check("a", "2", "2468") and guard.wait_s("a") == 10
+    for wait in (20, 35, 35):
+        now[0] += 100
+        assert guard.refusal("a") is None and not guard.check("a", "3", "2468") and guard.wait_s("a") == wait
+    now[0] += 0.5
+    assert guard.refusal("a") == "Too many wrong PINs; try again in 35 s."  # rounded up
+    now[0] += 100
+    assert guard.check("a", "2468", "2468") and guard.wait_s("a") == 0
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"names": "Ann"}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+    ({"names": ["Ann", 5]}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+    ({"ruleset": 5}, "The ruleset and the joker rule must each be given as text"),
+    ({"joker": ["free"]}, "The ruleset and the joker rule must each be given as text"),
+    ({"names": []}, "0 players given; give 1 to 8 names"),
+])
+def test_regression_bad_setup_fields_are_refused_in_page_words(tmp_path, data, words):
+    a = TableApp(tmp_path / "g.sqlite3", pin="2468").start()
+    try:
+        a.apply_setup(data).result(timeout=5)
+        assert words in a.snapshot["message"] and "--" not in a.snapshot["message"]
+        assert a.setup.names == ["Player 1", "Player 2"] and a.setup.ruleset == "yahtzee"
+    finally:
+        a.close()
+
+
+def test_regression_start_while_a_game_runs_is_told_before_bad_names(app):
+    app.apply_setup({"names": "Ann", "start": True}).result(timeout=5)
+    assert app.snapshot["message"] == "A game is running: open the MENU to start a new one."
+    app.apply_setup({"names": ["Ann", "ann"], "start": True}).result(timeout=5)
+    assert app.snapshot["message"] == "A game is running: open the MENU to start a new one."
+    assert app.setup.names == ["Ann", "Bo"] and app.state.players == ("Ann", "Bo")

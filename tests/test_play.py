@@ -22,6 +22,7 @@ from table.cli import main  # noqa: E402
     (["--rules", "snakes", "--players", "Ann"], "unknown ruleset 'snakes'"),
     (["--players", "Ann,ann"], "two players are called 'ann'"),
     (["--players", ",Bo"], "player name '' cannot be used"),
+    (["--players", "A,B,C,D,E,F,G,H,I"], '9 players given; give 1 to 8 names, e.g. --players "Ann,Bo"'),
     (["--listen", "192.0.2.1"], "'192.0.2.1' is not an address of this machine; give --listen an address of this "
                                 "machine, such as 127.0.0.1"),
 ])

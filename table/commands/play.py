@@ -121,7 +121,8 @@ def run(args: argparse.Namespace) -> int:
     parse_spec(args.camera)
     names = parse_names(args.players)
     setup = Setup(args.rules or "yahtzee", args.joker, names)
-    check_setup(setup.ruleset, setup.joker, setup.names)  # a bad --players is told before the port is tried
+    # a bad --players is told before the port is tried
+    check_setup(setup.ruleset, setup.joker, setup.names, names_example='e.g. --players "Ann,Bo"')
     profile, make = make_watch(args)
     pin_map = None if args.no_buttons else load_pin_map(args.pins)  # a bad --pins is told before the page is up
     tray = None

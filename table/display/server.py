@@ -14,7 +14,11 @@ Routes
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
-table's PIN (shown on the table's screen).
+table's PIN (shown on the table's screen). After 5 wrong PINs in a row an address
+is locked out for 30 s, twice as long after each further wrong PIN (:class:`PinGuard`).
+A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
+site, open in the table's browser, cannot drive the table or read the PIN); a message
+that is not a JSON object with fields of the right types closes the socket (code 1003).
 """
 
 from __future__ import annotations
@@ -22,9 +26,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
+import secrets
 import socket
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
@@ -40,6 +49,111 @@ STATIC = Path(__file__).with_name("static")
 
 #: Addresses treated as the table itself.
 LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
+
+
+#: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
+FIELDS: dict[str, type] = {"type": str, "pin": str, "command": str, "seq": int}
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in the words of a message (``a list``, ``a number``, ``null``...)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a number")
+
+
+def parse_message(text: str | None) -> dict[str, Any]:
+    """One message from a page: a JSON object whose fields in :data:`FIELDS` have the right types.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong (in at most 120 characters, to fit a WebSocket close reason): not
+        text, not JSON, not an object, or a field of the wrong type.
+    """
+    if text is None:
+        raise ValueError('send text frames of JSON, e.g. {"type": "command", "command": "roll"}')
+    try:
+        msg = json.loads(text)
+    except ValueError:
+        raise ValueError('not JSON; send an object, e.g. {"type": "command", "command": "roll"}') from None
+    if not isinstance(msg, dict):
+        raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
+    for key, kind in FIELDS.items():
+        value = msg.get(key)
+        if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
+                             f"got {_json_kind(value)}")
+    return msg
+
+
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a WebSocket's ``Origin`` header names the host (``host:port``) its page was served from.
+
+    A request without ``Origin`` (not from a browser) passes; ``Origin: null`` does not.
+    """
+    if origin is None:
+        return True
+    netloc = urlsplit(origin.strip()).netloc
+    return bool(netloc) and netloc.lower() == (host or "").strip().lower()
+
+
+class PinGuard:
+    """Counts wrong PINs per client address and locks an address out after too many.
+
+    After `max_wrong` wrong PINs in a row an address may not try again for `lockout_s`
+    seconds; each further wrong PIN locks it out for twice as long as the last time (at
+    most `max_lockout_s`). The right PIN clears the address's count.
+
+    Parameters
+    ----------
+    max_wrong : int, optional
+        Wrong PINs in a row before the first lock-out (5).
+    lockout_s : float, optional
+        The first lock-out, in seconds (30).
+    max_lockout_s : float, optional
+        The longest lock-out, in seconds (3600).
+    clock : callable, optional
+        Monotonic time in seconds (``time.monotonic``; tests give their own).
+    """
+
+    def __init__(self, *, max_wrong: int = 5, lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.max_wrong = max_wrong
+        self.lockout_s = lockout_s
+        self.max_lockout_s = max_lockout_s
+        self.clock = clock
+        self._wrong: dict[str | None, int] = {}
+        self._until: dict[str | None, float] = {}
+
+    def wait_s(self, host: str | None) -> float:
+        """Seconds until `host` may try a PIN again (0: now)."""
+        return max(0.0, self._until.get(host, 0.0) - self.clock())
+
+    def refusal(self, host: str | None) -> str | None:
+        """The message for `host` while it is locked out, else None."""
+        wait = self.wait_s(host)
+        if not wait:
+            return None
+        return f"Too many wrong PINs; try again in {math.ceil(wait)} s."
+
+    def check(self, host: str | None, given: str, pin: str) -> bool:
+        """Whether `given` is `pin`, counting a wrong one against `host` (a right one clears its count).
+
+        An empty `given` (Control pressed with no PIN typed) is wrong but not counted. The
+        caller asks :meth:`refusal` first: while `host` is locked out no PIN is checked.
+        """
+        if not given:
+            return False
+        if secrets.compare_digest(given.encode(), pin.encode()):
+            self._wrong.pop(host, None)
+            self._until.pop(host, None)
+            return True
+        n = self._wrong[host] = self._wrong.get(host, 0) + 1
+        if n >= self.max_wrong:
+            lockout_s = self.lockout_s * 2 ** min(n - self.max_wrong, 30)  # 30 s, 60 s, 120 s...
+            self._until[host] = self.clock() + min(self.max_lockout_s, lockout_s)
+        return False
 
 
 class Hub:
@@ -58,7 +172,8 @@ class Hub:
             loop.call_soon_threadsafe(ev.set)
 
 
-def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> Any:
+def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
+               pin_guard: PinGuard | None = None) -> Any:
     """Build the FastAPI app for a running :class:`~table.app.TableApp`.
 
     Parameters
@@ -67,6 +182,8 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         The running table (started).
     local_hosts : set of str, optional
         Client addresses that count as the table itself (may send commands without the PIN).
+    pin_guard : PinGuard, optional
+        Counts other clients' wrong PINs (default: ``PinGuard()``; also ``app.state.pin_guard``).
 
     Returns
     -------
@@ -76,6 +193,7 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     table.subscribe(hub.notify)
     app = FastAPI(title="dicetable", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.hub = hub
+    guard = app.state.pin_guard = pin_guard or PinGuard()
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     local = frozenset(local_hosts)
 
@@ -140,6 +258,11 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
+        origin, served_as = socket.headers.get("origin"), socket.headers.get("host")
+        if not same_origin(origin, served_as):
+            log.warning("refused a WebSocket from a page of %r (this page is %r)", origin, served_as)
+            await socket.close(code=1008)  # before accept: the browser gets HTTP 403
+            return
         hub.loop = asyncio.get_running_loop()
         await socket.accept()
         host = socket.client.host if socket.client else None
@@ -163,22 +286,43 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         task = asyncio.create_task(sender())
         try:
             while True:
-                msg = json.loads(await socket.receive_text())
+                received = await socket.receive()
+                if received["type"] == "websocket.disconnect":
+                    break
+                try:
+                    msg = parse_message(received.get("text"))
+                except ValueError as exc:
+                    log.info("closed the WebSocket of %s: %s", host, exc)
+                    await socket.close(code=1003, reason=str(exc))
+                    break
                 kind = msg.get("type")
                 if kind == "rendered":
                     if here:
-                        table.rendered(int(msg.get("seq", -1)))
+                        table.rendered(msg.get("seq", -1))
                     continue
                 if kind == "unlock":
-                    unlocked = here or str(msg.get("pin", "")) == table.pin
-                    await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked}))
+                    locked = None if here else guard.refusal(host)
+                    if locked is None:
+                        unlocked = here or guard.check(host, msg.get("pin", ""), table.pin)
+                        locked = None if unlocked else guard.refusal(host)
+                    reply: dict[str, Any] = {"type": "unlock", "ok": unlocked}
+                    if locked:
+                        reply["message"] = locked
+                    await socket.send_text(json.dumps(reply))
                     dirty.set()
                     continue
-                allowed = here or unlocked or str(msg.get("pin", "")) == table.pin
+                allowed = here or unlocked
+                if not allowed and "pin" in msg:
+                    locked = guard.refusal(host)
+                    if locked:
+                        await socket.send_text(json.dumps({"type": "refused", "message": locked}))
+                        continue
+                    allowed = guard.check(host, msg["pin"], table.pin)
                 if not allowed:
                     await socket.send_text(json.dumps({
                         "type": "refused",
-                        "message": "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
+                        "message": guard.refusal(host) or
+                        "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
                     continue
                 if kind == "command":
                     try:
@@ -192,8 +336,6 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):
             pass
-        except json.JSONDecodeError:
-            await socket.close(code=1003)
         finally:
             task.cancel()
             hub.clients.discard(dirty)

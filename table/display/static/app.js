@@ -25,7 +25,7 @@
     ws.onmessage = (m) => {
       const data = JSON.parse(m.data);
       if (data.type === "refused") { $("message").textContent = data.message; return; }
-      if (data.type === "unlock") { if (!data.ok) { pin = ""; $("message").textContent = "Wrong PIN."; } return; }
+      if (data.type === "unlock") { if (!data.ok) { pin = ""; $("message").textContent = data.message || "Wrong PIN."; } return; }
       snap = data;
       render(data);
       const seq = data.seq;
