@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
-import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,29 +26,6 @@ def check_port(port: int) -> None:
     """
     if not 0 <= port <= 65535:
         raise UsageError(f"--port must be 0-65535 (0: any free port), got {port}")
-
-
-def listen_error(exc: OSError, host: str, port: int) -> OSError:
-    """The error to raise when listening on ``host:port`` failed with `exc` (``play``'s page, ``watch``'s view).
-
-    Returns
-    -------
-    OSError
-        One line naming the address and the reason, with advice that fits the cause: an
-        address that is not this machine's (give another ``--listen``), a port in use
-        (give another ``--port`` or stop the program using it), a port below 1024 without root.
-    """
-    reason = exc.strerror or str(exc)
-    if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
-        advice = (f"{host!r} is not an address of this machine; give --listen an address of this machine, "
-                  "such as 127.0.0.1 (this machine only) or 0.0.0.0 (phones on the LAN too)")
-    elif exc.errno == errno.EACCES and 0 < port < 1024:
-        advice = "ports below 1024 need root; give a --port of 1024 or more"
-    elif exc.errno == errno.EADDRINUSE:
-        advice = "the port is in use; give another --port, or stop the program using it"
-    else:
-        advice = "check --listen and --port"
-    return OSError(f"cannot listen on {host}:{port} ({reason}): {advice}")
 
 
 def add_profile_options(parser: argparse.ArgumentParser) -> None:

@@ -39,7 +39,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.commands._live import listen_error
+from table.listening import listen_error
 from table.display.export import scorecards_csv, scorecards_png
 from table.inputs.commands import Command
 
