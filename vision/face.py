@@ -87,8 +87,9 @@ CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
 #:   13 against 13.
 #:
 #: It costs one more pass of the face reader per die: ``benchmarks/speed.py``
-#: median 21.4 -> 27.9 ms per DEV photo on one core (p95 37.1 -> 63.1 ms, the
-#: photos with 20 dice and more), under the issue's 30 ms.
+#: median 21.4 -> 23.7 ms per DEV photo on one core of a quiet machine (p95
+#: 37.1 -> 47.0 ms, the photos with 20 dice and more; 27.9 / 63.1 ms while
+#: other work shared the cores), under the issue's 30 ms.
 READ_MIRRORED: bool = True
 
 #: The packaged model; its metadata is the JSON file with the same stem.
