@@ -102,8 +102,11 @@ class StoreConflictError(StoreError):
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of the store at ``path``: ``NAME.lock`` beside it (see :class:`Store`)."""
-    path = Path(path)
+    """The lock file of the store at ``path``: ``NAME.lock`` beside it (see :class:`Store`).
+
+    Symbolic links are followed first, so that every path to one store shares one lock.
+    """
+    path = Path(path).resolve()
     return path.with_name(path.name + ".lock")
 
 

@@ -500,3 +500,36 @@ def test_regression_start_while_a_game_runs_is_told_before_bad_names(app):
     app.apply_setup({"names": ["Ann", "ann"], "start": True}).result(timeout=5)
     assert app.snapshot["message"] == "A game is running: open the MENU to start a new one."
     assert app.setup.names == ["Ann", "Bo"] and app.state.players == ("Ann", "Bo")
+
+
+def test_regression_ipv6_addresses_of_one_network_share_one_pin_count():
+    """A phone on IPv6 can take any address of its /64; five wrong PINs from one must lock out the rest."""
+    from table.display.server import PinGuard
+
+    guard = PinGuard(max_wrong=5, clock=lambda: 0.0)
+    for k in range(5):
+        assert guard.check(f"fd00::{k + 2}", "0000", "4321") is False
+    assert guard.refusal("fd00::99") and guard.refusal("fd00::ffff:1:2:3")
+    assert guard.refusal("fd00:0:0:1::2") is None  # another /64: another network
+    assert guard.refusal("192.0.2.2") is None
+    assert guard.check("fd00:0:0:1::2", "4321", "4321") is True
+
+
+def test_regression_ipv4_clients_of_a_server_on_ipv6_are_seen_as_ipv4():
+    """Under --listen ::, the table's own page (127.0.0.1) arrives as ::ffff:127.0.0.1 and must stay local."""
+    from table.display.server import LOCAL_HOSTS, PinGuard, plain_address
+
+    assert plain_address("::ffff:127.0.0.1") == "127.0.0.1" in LOCAL_HOSTS
+    assert plain_address("::FFFF:192.0.2.7") == "192.0.2.7"
+    assert plain_address("fd00::2") == "fd00::2" and plain_address(None) is None
+    assert plain_address("testclient") == "testclient"
+    guard = PinGuard(max_wrong=1, clock=lambda: 0.0)
+    guard.check("::ffff:192.0.2.7", "0000", "4321")
+    assert guard.refusal("192.0.2.7")  # one count, however the address is written
+
+
+def test_regression_deeply_nested_json_is_refused_as_not_json():
+    from table.display.server import parse_message
+
+    with pytest.raises(ValueError, match="not JSON"):
+        parse_message("[" * 100_000 + "]" * 100_000)

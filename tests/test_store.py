@@ -351,3 +351,15 @@ def test_a_killed_writer_leaves_the_store_unlocked(tmp_path):
     assert lock_path(db).exists()  # the file stays; its lock went with the process
     with open_store(db) as store:
         assert store.games() == ()
+
+
+def test_regression_a_second_writer_through_a_symlink_is_refused(tmp_path):
+    """Two paths to one store (a symbolic link) must share one lock, or two writers write one file."""
+    db = tmp_path / "g.sqlite3"
+    (tmp_path / "alias").mkdir()
+    link = tmp_path / "alias" / "link.sqlite3"
+    with open_store(db):
+        link.symlink_to(db)
+        with pytest.raises(StoreLockedError):
+            open_store(link)
+    assert not (tmp_path / "alias" / "link.sqlite3.lock").exists()

@@ -24,6 +24,7 @@ that is not a JSON object with fields of the right types closes the socket (code
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import math
@@ -75,7 +76,7 @@ def parse_message(text: str | None) -> dict[str, Any]:
         raise ValueError('send text frames of JSON, e.g. {"type": "command", "command": "roll"}')
     try:
         msg = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         raise ValueError('not JSON; send an object, e.g. {"type": "command", "command": "roll"}') from None
     if not isinstance(msg, dict):
         raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
@@ -85,6 +86,18 @@ def parse_message(text: str | None) -> dict[str, Any]:
             raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
                              f"got {_json_kind(value)}")
     return msg
+
+
+def plain_address(host: str | None) -> str | None:
+    """A client's address as people write it: an IPv4-mapped IPv6 address (``::ffff:127.0.0.1``, how a
+    server listening on ``::`` sees IPv4 clients) becomes the IPv4 address; anything else is returned as is."""
+    if host and host.lower().startswith("::ffff:"):
+        try:
+            mapped = ipaddress.IPv6Address(host).ipv4_mapped
+        except ValueError:
+            return host
+        return str(mapped) if mapped is not None else host
+    return host
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:
@@ -104,6 +117,10 @@ class PinGuard:
     After `max_wrong` wrong PINs in a row an address may not try again for `lockout_s`
     seconds; each further wrong PIN locks it out for twice as long as the last time (at
     most `max_lockout_s`). The right PIN clears the address's count.
+
+    IPv6 addresses are counted by their /64 network, the block one phone or one home
+    network is given (RFC 4291's interface identifier is the last 64 bits): a phone can
+    take any number of addresses in it, but not of other networks.
 
     Parameters
     ----------
@@ -126,9 +143,22 @@ class PinGuard:
         self._wrong: dict[str | None, int] = {}
         self._until: dict[str | None, float] = {}
 
+    @staticmethod
+    def _key(host: str | None) -> str | None:
+        """Whose count `host` adds to: the address itself, or for IPv6 its /64 network."""
+        try:
+            address = ipaddress.ip_address(host or "")
+        except ValueError:
+            return host
+        if isinstance(address, ipaddress.IPv6Address):
+            if address.ipv4_mapped is not None:
+                return str(address.ipv4_mapped)
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
+        return host
+
     def wait_s(self, host: str | None) -> float:
         """Seconds until `host` may try a PIN again (0: now)."""
-        return max(0.0, self._until.get(host, 0.0) - self.clock())
+        return max(0.0, self._until.get(self._key(host), 0.0) - self.clock())
 
     def refusal(self, host: str | None) -> str | None:
         """The message for `host` while it is locked out, else None."""
@@ -145,14 +175,15 @@ class PinGuard:
         """
         if not given:
             return False
+        key = self._key(host)
         if secrets.compare_digest(given.encode(), pin.encode()):
-            self._wrong.pop(host, None)
-            self._until.pop(host, None)
+            self._wrong.pop(key, None)
+            self._until.pop(key, None)
             return True
-        n = self._wrong[host] = self._wrong.get(host, 0) + 1
+        n = self._wrong[key] = self._wrong.get(key, 0) + 1
         if n >= self.max_wrong:
             lockout_s = self.lockout_s * 2 ** min(n - self.max_wrong, 30)  # 30 s, 60 s, 120 s...
-            self._until[host] = self.clock() + min(self.max_lockout_s, lockout_s)
+            self._until[key] = self.clock() + min(self.max_lockout_s, lockout_s)
         return False
 
 
@@ -265,7 +296,7 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
             return
         hub.loop = asyncio.get_running_loop()
         await socket.accept()
-        host = socket.client.host if socket.client else None
+        host = plain_address(socket.client.host) if socket.client else None
         here = is_local(host)
         unlocked = False
         dirty = asyncio.Event()
