@@ -30,7 +30,9 @@ from collections.abc import Callable, Sequence
 import cv2
 import numpy as np
 
-__all__ = ["CAMERA_CHANGES", "Box", "apply_change", "change_names", "quarter_turn"]
+from vision.images import jpeg_roundtrip
+
+__all__ = ["CAMERA_CHANGES", "Box", "apply_change", "change_names", "in_linear_light", "quarter_turn"]
 
 Box = tuple[int, int, int, int]
 _Change = Callable[[np.ndarray, Sequence[Box], np.random.Generator], tuple[np.ndarray, list[Box]]]
@@ -39,12 +41,25 @@ _Change = Callable[[np.ndarray, Sequence[Box], np.random.Generator], tuple[np.nd
 _GAMMA = 2.2
 
 
-def _to_linear(image: np.ndarray) -> np.ndarray:
-    return (image.astype(np.float32) / 255.0) ** _GAMMA
+def in_linear_light(image: np.ndarray, gain: float | np.ndarray) -> np.ndarray:
+    """`image` with its light multiplied by `gain`: an exposure or white-balance change.
 
+    Grey levels are taken to linear light with the display gamma (2.2, close to
+    sRGB), multiplied, clipped to full white and taken back.
 
-def _from_linear(linear: np.ndarray) -> np.ndarray:
-    return (np.clip(linear, 0.0, 1.0) ** (1.0 / _GAMMA) * 255.0 + 0.5).astype(np.uint8)
+    Parameters
+    ----------
+    image : ndarray of shape (..., 3), uint8 or float grey levels 0-255
+    gain : float or ndarray of shape (3,)
+        Light multiplier, one for all channels or one per BGR channel (2 is
+        one stop brighter, 0.5 one stop darker).
+
+    Returns
+    -------
+    ndarray, float32 grey levels 0-255, the shape of `image`
+    """
+    linear = np.clip(np.asarray(image, np.float32) / 255.0, 0.0, 1.0) ** _GAMMA
+    return np.clip(linear * gain, 0.0, 1.0) ** (1.0 / _GAMMA) * 255.0
 
 
 def _gains(b: float, g: float, r: float) -> _Change:
@@ -52,7 +67,7 @@ def _gains(b: float, g: float, r: float) -> _Change:
     gain = np.array([b, g, r], np.float32)
 
     def change(image, boxes, rng):
-        return _from_linear(_to_linear(image) * gain), list(boxes)
+        return (in_linear_light(image, gain) + 0.5).astype(np.uint8), list(boxes)
 
     return change
 
@@ -88,10 +103,7 @@ def _defocus(image, boxes, rng):
 
 def _jpeg(image, boxes, rng):
     """A cheap webcam's stream: JPEG at quality 30."""
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 30])
-    if not ok:
-        raise RuntimeError("OpenCV could not encode the photo as JPEG")
-    return cv2.imdecode(data, cv2.IMREAD_COLOR), list(boxes)
+    return jpeg_roundtrip(image, 30), list(boxes)
 
 
 def _resize(factor: float) -> _Change:
@@ -183,10 +195,10 @@ def quarter_turn(image: np.ndarray, boxes: Sequence[Box], k: int) -> tuple[np.nd
         The boxes in pixels of `turned`.
     """
     out = [tuple(int(v) for v in b) for b in boxes]
-    width = image.shape[1]
+    height, width = image.shape[:2]
     for _ in range(k % 4):
         out = [(y, width - x - w, h, w) for x, y, w, h in out]  # np.rot90: (x, y) -> (y, W - x)
-        width = image.shape[0] if width == image.shape[1] else image.shape[1]
+        height, width = width, height
     return np.ascontiguousarray(np.rot90(image, k % 4)), out
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.errors import ImageLoadError, OutputError
 
-__all__ = ["IMAGE_SUFFIXES", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image",
+__all__ = ["IMAGE_SUFFIXES", "jpeg_roundtrip", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image",
            "write_output"]
 
 #: File-name suffixes (lower case) taken as images when a folder is listed.
@@ -24,6 +24,32 @@ IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".ti
 
 #: Least width and height of a photo, px: anything smaller cannot hold a die.
 MIN_SIDE_PX: int = 8
+
+
+def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
+    """`image` as it comes back from being saved as a JPEG of `quality` (1-100) and read again.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        BGR.
+    quality : int
+        OpenCV's ``IMWRITE_JPEG_QUALITY``, 1-100.
+
+    Returns
+    -------
+    ndarray of shape (H, W, 3), dtype uint8
+        A new array, with JPEG's block and chroma artefacts.
+
+    Raises
+    ------
+    RuntimeError
+        If OpenCV cannot encode the image.
+    """
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the image as JPEG")
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
 def load_image(path: str | Path) -> np.ndarray:

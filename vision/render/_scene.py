@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.images import jpeg_roundtrip
 from vision.render._die import Light
 
 
@@ -243,7 +244,5 @@ def finish(img: np.ndarray, rng: np.random.Generator, *, light: np.ndarray, nois
         out += rng.standard_normal(out.shape, dtype=np.float32) * np.float32(noise)
     out8 = cv2.convertScaleAbs(out)
     if jpeg_quality is not None:
-        ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
-        if ok:
-            out8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out8 = jpeg_roundtrip(out8, jpeg_quality)
     return out8

@@ -18,7 +18,9 @@ import argparse
 import cv2
 import numpy as np
 
+from vision.camera_changes import in_linear_light
 from vision.face import CROP_SIZE
+from vision.images import jpeg_roundtrip
 from vision.training.data import CONTEXT_FACTOR
 
 #: Default probability of a grey crop in :func:`augment` (grey photos, such as
@@ -260,16 +262,14 @@ def add_camera_degradation(crop: np.ndarray, rng: np.random.Generator) -> np.nda
         chosen[int(rng.integers(0, 4))] = True
     dim, defocus, noise, jpeg = chosen
     if dim:
-        gain = rng.uniform(0.15, 0.5)
-        x = 255.0 * (np.clip(x / 255.0, 0.0, 1.0) ** 2.2 * gain) ** (1.0 / 2.2)
+        x = in_linear_light(x, rng.uniform(0.15, 0.5))
     if defocus:
         x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.6, 1.8))
     if noise:
         x = x + rng.normal(0.0, rng.uniform(5.0, 18.0), x.shape).astype(np.float32)
     small = np.clip(x + 0.5, 0, 255).astype(np.uint8)
     if jpeg:
-        ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(15, 51))])
-        small = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        small = jpeg_roundtrip(small, int(rng.integers(15, 51)))
     return cv2.resize(small, (side, side), interpolation=cv2.INTER_LINEAR)
 
 
@@ -375,8 +375,7 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
     if degrade_prob > 0 and degrade_rng.random() < degrade_prob:
         out = add_camera_degradation(out, degrade_rng)
     if rng.random() < 0.3:
-        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
-        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        out = jpeg_roundtrip(out, int(rng.integers(30, 90)))
     return out if moved is None else (out, moved)
 
 

@@ -109,6 +109,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from vision.images import jpeg_roundtrip
 from vision.training.data import recorded_command
 from vision.training.detect_data import is_render, load_cache
 
@@ -260,8 +261,7 @@ def _photometric(image, rng):
         img = img + rng.normal(0, rng.uniform(2, 10), img.shape).astype(np.float32)
     img = np.clip(img, 0, 255).astype(np.uint8)
     if rng.random() < 0.3:
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 90))])
-        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        img = jpeg_roundtrip(img, int(rng.integers(35, 90)))
     return img
 
 
