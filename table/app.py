@@ -19,7 +19,8 @@ How a turn goes at the table:
 * Ending a running game from the menu ("New game") asks first: the item turns
   into :data:`CONFIRM_END`; ROLL/CONFIRM then ends it (an ``EndGame`` event:
   the game is kept as abandoned, and cannot be resumed or undone), any other
-  button keeps playing.
+  button keeps playing. A ROLL/CONFIRM sooner than :data:`CONFIRM_PAUSE_S` after
+  the one that asked is taken as a double press and does not end the game.
 * With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
   that are not held.
 * A seat given as ``NAME:LEVEL`` is a bot (:mod:`table._botdriver`): it sets its
@@ -70,6 +71,14 @@ MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
               ("new", "New game: end this one, set up players and rules"))
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
 CONFIRM_END = "End this game? Press ROLL/CONFIRM to end it; any other button keeps it"
+#: Least time (seconds) between the ROLL/CONFIRM that asks "End this game?" and the one that
+#: ends it. Button debounce (``pins.toml``'s ``debounce_s``, at most 0.5 s) filters contact
+#: bounce only; a finger's double press, or a double tap on the page, lands 0.1-0.3 s apart and
+#: used to end the game before its question was even on screen.
+CONFIRM_PAUSE_S = 0.6
+#: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the question.
+CONFIRM_TOO_SOON = ("That press came right after the question (a double press?), so the game was not ended. "
+                    "Press ROLL/CONFIRM again to end it; any other button keeps it")
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")
@@ -145,6 +154,7 @@ class TableApp:
         self.menu_open = False
         self.menu_index = 0
         self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
+        self._confirm_asked_at = -math.inf  # time.monotonic() of the press that set menu_confirm
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -259,9 +269,12 @@ class TableApp:
 
     # -- what inputs call -------------------------------------------------------
 
-    def press(self, command: Command | str, origin: str = "table") -> Future[Any]:
-        """A button, key or tap: submit `command` (a :class:`Command` or its name)."""
-        return self.submit(self._press, Command(command), origin)
+    def press(self, command: Command | str, origin: str = "table", mono: float | None = None) -> Future[Any]:
+        """A button, key or tap: submit `command` (a :class:`Command` or its name).
+
+        `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now).
+        """
+        return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono)
 
     def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
         """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
@@ -344,7 +357,7 @@ class TableApp:
         if self.selected not in options:
             self.selected = best_of(options, find_ruleset(st.ruleset).boxes)
 
-    def _press(self, c: Command, origin: str) -> None:
+    def _press(self, c: Command, origin: str, mono: float) -> None:
         self.message = ""
         if c is Command.MENU:
             self.menu_open = not self.menu_open
@@ -352,7 +365,7 @@ class TableApp:
             self.menu_confirm = False
             return
         if self.menu_open:
-            self._menu(c)
+            self._menu(c, mono)
         elif self.screen == "setup":
             self._setup_press(c)
         elif self.screen == "end":
@@ -364,8 +377,11 @@ class TableApp:
         else:
             self._game_press(c, origin)
 
-    def _menu(self, c: Command) -> None:
+    def _menu(self, c: Command, mono: float) -> None:
         if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
+            if c is Command.ROLL and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
+                self.message = CONFIRM_TOO_SOON  # a double press: still asking
+                return
             self.menu_confirm = False
             if c is Command.ROLL:
                 self._end_and_set_up()
@@ -380,6 +396,7 @@ class TableApp:
             st = self.state
             if item == "new" and st is not None and not st.finished:
                 self.menu_confirm = True  # a running game is ended only once confirmed; the menu stays open
+                self._confirm_asked_at = mono
                 return
             self.menu_open = False
             if item == "hints":

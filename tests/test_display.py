@@ -6,6 +6,7 @@ the app's path from a settled reading to the game is tested here too.
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -15,7 +16,9 @@ pytest.importorskip("fastapi", reason="fastapi is not installed: pip install .")
 pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test]'")
 from starlette.testclient import TestClient  # noqa: E402
 
-from table.app import ADVICE, CONFIRM_END, MENU_ITEMS, TableApp, assign_slots  # noqa: E402
+from table.app import (  # noqa: E402
+    ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp, assign_slots,
+)
 from table.display.export import scorecards_png  # noqa: E402
 from table.display.server import STATIC, create_app  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -43,9 +46,13 @@ def app(tmp_path):
     a.close()
 
 
+_PRESSED_AT = itertools.count(start=1000.0, step=1.0)
+
+
 def press(app, *commands):
+    """Press `commands` one by one, a second apart (time.monotonic as the app sees it), as a person would."""
     for c in commands:
-        app.press(c).result(timeout=5)
+        app.press(c, mono=next(_PRESSED_AT)).result(timeout=5)
 
 
 def test_display_settled_roll_goes_into_the_game_with_options_and_best(app):
@@ -187,6 +194,22 @@ def test_display_menu_confirmed_end_keeps_the_game_as_abandoned(app):
     assert app.screen == "setup" and app.state is None and _status(app) == ["abandoned"]
     press(app, Command.MENU, Command.PREV, Command.ROLL)  # no game running: nothing to confirm
     assert app.screen == "setup" and not app.snapshot["menu"]["open"] and not app.snapshot["menu"]["confirm"]
+
+
+def test_regression_a_double_press_of_roll_does_not_end_the_game(app):
+    """ROLL twice in quick succession (a double press, beyond the buttons' debounce) asked and confirmed at once."""
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    before = app.state
+    t = 1000.0
+    for c in (Command.MENU, Command.PREV):
+        app.press(c, mono=t).result(timeout=5)
+    app.press(Command.ROLL, mono=t).result(timeout=5)  # asks
+    app.press(Command.ROLL, mono=t + 0.25).result(timeout=5)  # the double press
+    assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
+    menu = app.snapshot["menu"]
+    assert menu["open"] and menu["confirm"] and app.snapshot["message"] == CONFIRM_TOO_SOON
+    app.press(Command.ROLL, mono=t + CONFIRM_PAUSE_S).result(timeout=5)  # the pause counts from the question
+    assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
 def test_display_resumes_an_unfinished_game_after_restart(tmp_path):
