@@ -6,6 +6,7 @@ the app's path from a settled reading to the game is tested here too.
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 from pathlib import Path
@@ -242,6 +243,11 @@ def test_display_assign_slots_prefers_hold_area_then_value_then_position():
 # -- the web app ----------------------------------------------------------------------
 
 
+def web_app(table, **options):
+    """The display's app as Starlette's TestClient reaches it: by the name ``testserver``."""
+    return create_app(table, host_names={"testserver"}, **options)
+
+
 def receive_state(ws):
     while True:
         msg = json.loads(ws.receive_text())
@@ -250,7 +256,7 @@ def receive_state(ws):
 
 
 def test_display_local_client_commands_without_pin_and_sees_it(app):
-    client = TestClient(create_app(app), client=("127.0.0.1", 50000))
+    client = TestClient(web_app(app), client=("127.0.0.1", 50000))
     with client.websocket_connect("/ws") as ws:
         snap = receive_state(ws)
         assert snap["local"] and snap["can_command"] and snap["pin"] == "2468"
@@ -264,7 +270,7 @@ def test_display_local_client_commands_without_pin_and_sees_it(app):
 
 
 def test_display_remote_client_is_read_only_without_the_pin(app):
-    client = TestClient(create_app(app), client=("192.168.1.20", 50000))
+    client = TestClient(web_app(app), client=("192.168.1.20", 50000))
     with client.websocket_connect("/ws") as ws:
         snap = receive_state(ws)
         assert not snap["local"] and not snap["can_command"] and "pin" not in snap
@@ -289,7 +295,7 @@ def test_display_remote_client_is_read_only_without_the_pin(app):
 def test_display_names_typed_on_a_phone_with_the_pin(tmp_path):
     a = TableApp(tmp_path / "g.sqlite3", pin="2468").start()
     try:
-        client = TestClient(create_app(a), client=("192.168.1.21", 50000))
+        client = TestClient(web_app(a), client=("192.168.1.21", 50000))
         with client.websocket_connect("/ws") as ws:
             receive_state(ws)
             ws.send_text(json.dumps({"type": "setup", "names": ["Zoë", "Yann"], "ruleset": "yatzy",
@@ -308,7 +314,7 @@ def test_display_bad_setup_says_why(app):
 
 
 def test_display_http_routes_and_exports(app):
-    client = TestClient(create_app(app))
+    client = TestClient(web_app(app))
     assert client.get("/health").json()["ok"] is True
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
@@ -366,7 +372,7 @@ def test_display_say_shows_a_message(app):
 def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text, words):
     from starlette.websockets import WebSocketDisconnect
 
-    with TestClient(create_app(app), client=(here, 50000)).websocket_connect("/ws") as ws:
+    with TestClient(web_app(app), client=(here, 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)
         if isinstance(text, bytes):
             ws.send_bytes(text)
@@ -382,7 +388,7 @@ def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text,
 def test_regression_websocket_from_another_sites_page_is_refused(app):
     from starlette.websockets import WebSocketDisconnect
 
-    client = TestClient(create_app(app), client=("127.0.0.1", 50000))  # served as http://testserver
+    client = TestClient(web_app(app), client=("127.0.0.1", 50000))  # served as http://testserver
     for origin in ("http://evil.example", "http://testserver.evil.example", "null", "http://127.0.0.1:8000"):
         with pytest.raises(WebSocketDisconnect) as refused:
             with client.websocket_connect("/ws", headers={"origin": origin}) as ws:
@@ -406,6 +412,50 @@ def test_regression_real_server_refuses_a_foreign_origin(app):
         assert refused.value.response.status_code == 403
         with websockets.connect(url, origin=f"http://127.0.0.1:{server.port}", open_timeout=5) as ws:
             assert json.loads(ws.recv(timeout=5))["pin"] == "2468"
+        web = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+        web.request("GET", "/api/state", headers={"Host": f"rebind.example:{server.port}"})  # DNS rebinding
+        answer = web.getresponse()
+        assert answer.status == 400 and b"does not answer to the name" in answer.read()
+        web.close()
+
+
+def test_regression_dns_rebinding_is_refused(app):
+    """A site whose name is made to resolve to the table (DNS rebinding) passed the Origin check as the
+    page's own host, so a page of it in the table's browser was local: it could send commands and read the PIN."""
+    from starlette.websockets import WebSocketDisconnect
+
+    client = TestClient(web_app(app), client=("127.0.0.1", 50000), base_url="http://rebind.example:8000")
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/ws", headers={"origin": "http://rebind.example:8000"}) as ws:
+            ws.receive_text()
+    assert refused.value.code == 1008
+    for path in ("/", "/api/state", "/health", "/export/scorecards.csv", "/static/app.js"):
+        got = client.get(path)
+        assert got.status_code == 400 and "does not answer to the name 'rebind.example:8000'" in got.text, path
+        assert "IP address" in got.text and "http://testserver:PORT/" in got.text
+    assert not app.menu_open
+
+
+@pytest.mark.parametrize("host, allowed", [
+    ("127.0.0.1:8000", True), ("192.168.1.20", True), ("[::1]:8000", True), ("[fe80::1]", True), ("::1", True),
+    ("localhost:8000", True), ("LocalHost.", True), ("dicepi.local:8000", True), ("DicePi", True),
+    ("", True), (None, True),
+    ("rebind.example:8000", False), ("localhost.rebind.example", False), ("dicepi.local.example", False),
+    ("127.0.0.1.nip.io", False), ("[not-an-address]:80", False),
+])
+def test_host_allowed_takes_ip_addresses_and_the_tables_names(host, allowed):
+    from table.display.server import host_allowed
+
+    assert host_allowed(host, {"localhost", "dicepi", "dicepi.local"}) is allowed
+
+
+def test_table_host_names_are_localhost_and_this_machines_name(monkeypatch):
+    import socket
+
+    from table.display.server import table_host_names
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "DicePi.home.")
+    assert table_host_names() == {"localhost", "dicepi.home", "dicepi", "dicepi.local"}
 
 
 def unlock(ws, pin):
@@ -420,7 +470,7 @@ def test_regression_wrong_pins_lock_the_address_out_for_longer_each_time(app):
     from table.display.server import PinGuard
 
     now = [100.0]
-    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    web = web_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
     with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)
         for pin in ("0000", "0001", "0002", "0003"):
@@ -454,7 +504,7 @@ def test_regression_pins_carried_by_commands_count_as_tries(app):
     from table.display.server import PinGuard
 
     now = [0.0]
-    web = create_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
+    web = web_app(app, pin_guard=PinGuard(clock=lambda: now[0]))
     with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)
         for k in range(5):
@@ -476,7 +526,7 @@ def test_regression_local_clients_are_never_locked_out(app):
     from table.display.server import PinGuard
 
     guard = PinGuard(clock=lambda: 0.0)
-    with TestClient(create_app(app, pin_guard=guard), client=("127.0.0.1", 50000)).websocket_connect("/ws") as ws:
+    with TestClient(web_app(app, pin_guard=guard), client=("127.0.0.1", 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)
         for k in range(10):
             assert unlock(ws, f"{k:04d}")["ok"]

@@ -152,7 +152,7 @@ def test_app_virtual_bots_play_a_whole_game_and_the_end_screen_has_the_analysis(
 
         from table.display.server import create_app
 
-        got = TestClient(create_app(app)).get("/export/analysis.csv")
+        got = TestClient(create_app(app, host_names={"testserver"})).get("/export/analysis.csv")
         assert got.status_code == 200 and got.headers["content-type"].startswith("text/csv")
         lines = got.text.splitlines()
         assert lines[0].startswith("turn,player,kind") and lines[-1].startswith("total,Eve,")

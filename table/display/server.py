@@ -19,6 +19,10 @@ is locked out for 30 s, twice as long after each further wrong PIN (:class:`PinG
 A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
 site, open in the table's browser, cannot drive the table or read the PIN); a message
 that is not a JSON object with fields of the right types closes the socket (code 1003).
+A request whose ``Host`` is not an IP address or one of this machine's names
+(:func:`table_host_names`) is refused (HTTP 400; a WebSocket is closed before accept),
+which stops DNS rebinding: a site whose name is made to resolve to the table would
+otherwise pass the ``Origin`` check as the page's own host (:class:`HostCheck`).
 """
 
 from __future__ import annotations
@@ -98,6 +102,75 @@ def plain_address(host: str | None) -> str | None:
             return host
         return str(mapped) if mapped is not None else host
     return host
+
+
+def table_host_names() -> frozenset[str]:
+    """The names this table answers to besides its IP addresses: ``localhost``, the machine's
+    host name and that name under ``.local`` (mDNS, how a Raspberry Pi is usually reached)."""
+    name = socket.gethostname().strip().lower().rstrip(".")
+    names = {"localhost"}
+    if name:
+        names |= {name, name.split(".")[0], name.split(".")[0] + ".local"}
+    return frozenset(names)
+
+
+def host_allowed(host: str | None, names: frozenset[str] | set[str]) -> bool:
+    """Whether a request's ``Host`` header (``name``, ``name:port``, ``[v6]:port``) names the table.
+
+    An IP address (v4 or v6) always does: the page is opened by address on the LAN, and a
+    rebinding attack needs a name. A name does when it is in `names` (case and a final dot
+    ignored). A missing or empty ``Host`` (HTTP/1.0, no browser sends it) passes.
+    """
+    if host is None or not host.strip():
+        return True
+    host = host.strip().lower()
+    if host.startswith("["):
+        name = host[1:host.find("]")] if "]" in host else host[1:]
+    else:
+        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    return name.rstrip(".") in names
+
+
+class HostCheck:
+    """ASGI middleware: refuses HTTP requests and WebSockets whose ``Host`` is not the table (:func:`host_allowed`).
+
+    Starlette's ``TrustedHostMiddleware`` takes names and wildcards only, while a
+    table is reached by whatever address the LAN gave it; so IP addresses pass here.
+
+    Parameters
+    ----------
+    app : ASGI app
+        The app to guard.
+    names : set of str
+        Names allowed besides IP addresses (:func:`table_host_names`).
+    """
+
+    def __init__(self, app: Any, names: frozenset[str] | set[str]) -> None:
+        self.app = app
+        self.names = frozenset(n.lower().rstrip(".") for n in names)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"), None)
+        if host_allowed(host, self.names):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused a request for host %r (this table answers to its IP address or %s)",
+                    host, ", ".join(sorted(self.names)))
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
+            return
+        names = " or ".join(f"http://{n}:PORT/" for n in sorted(self.names))
+        text = (f"This dicetable does not answer to the name {host!r}. Open it by its IP address "
+                f"(http://ADDRESS:PORT/, as 'dicetable play' prints) or as {names}.\n")
+        await Response(text, status_code=400, media_type="text/plain")(scope, receive, send)
 
 
 def same_origin(origin: str | None, host: str | None) -> bool:
@@ -204,7 +277,7 @@ class Hub:
 
 
 def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
-               pin_guard: PinGuard | None = None) -> Any:
+               pin_guard: PinGuard | None = None, host_names: frozenset[str] | set[str] | None = None) -> Any:
     """Build the FastAPI app for a running :class:`~table.app.TableApp`.
 
     Parameters
@@ -215,6 +288,9 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         Client addresses that count as the table itself (may send commands without the PIN).
     pin_guard : PinGuard, optional
         Counts other clients' wrong PINs (default: ``PinGuard()``; also ``app.state.pin_guard``).
+    host_names : set of str, optional
+        Names the page may be opened by besides IP addresses (default :func:`table_host_names`);
+        requests for other names are refused (:class:`HostCheck`).
 
     Returns
     -------
@@ -226,6 +302,7 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     app.state.hub = hub
     guard = app.state.pin_guard = pin_guard or PinGuard()
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.add_middleware(HostCheck, names=table_host_names() if host_names is None else host_names)
     local = frozenset(local_hosts)
 
     def is_local(host: str | None) -> bool:
