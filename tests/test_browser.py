@@ -414,3 +414,41 @@ def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
     finally:
         server.close()
         app.close()
+
+
+def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browser, tmp_path):
+    """The phone page kept the PIN it had unlocked with and sent it with every press; after the table
+    restarted with a new PIN each press counted as a wrong PIN, so five presses locked the phone out."""
+    db = tmp_path / "g.sqlite3"
+    setup = Setup("yacht", "forced", ["Ann", "Bo"])
+    app = TableApp(db, setup=setup, autostart=True, pin="4321").start()
+    server = DisplayServer(app, port=0, local_hosts=frozenset()).start()  # this browser is a phone
+    port = server.port
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        page.fill("#pinbox input", "4321")
+        page.click("#pinbox button")
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        server.close()
+        app.close()
+        app = TableApp(db, setup=setup, autostart=True, pin="8765").start()  # restarted: a new PIN
+        server = DisplayServer(app, port=port, local_hosts=frozenset()).start()
+        page.wait_for_function("() => /PIN has changed/.test(document.getElementById('message').textContent)",
+                               timeout=15000)
+        assert page.evaluate("document.body.classList.contains('readonly')")
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        for _ in range(6):  # M opens the menu: pressed with no PIN, it is refused as read-only, not a wrong PIN
+            page.keyboard.press("m")
+        page.wait_for_timeout(500)
+        assert not app.menu_open and server.app.state.pin_guard.wait_s("127.0.0.1") == 0
+        page.fill("#pinbox input", "8765")
+        page.click("#pinbox button")
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("m")
+        wait_for(lambda: app.menu_open, what="the menu opened from the phone")
+    finally:
+        page.close()
+        server.close()
+        app.close()

@@ -3,7 +3,8 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  let ws = null, snap = null, pin = "", cameraSeq = -1;
+  // pin: the PIN the table took, sent with each command; offered: one sent to "unlock", not yet answered
+  let ws = null, snap = null, pin = "", offered = null, cameraSeq = -1;
   const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
   function el(tag, cls, text) {
@@ -20,12 +21,24 @@
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     ws = new WebSocket(proto + "//" + location.host + "/ws");
-    ws.onopen = () => { $("conn").hidden = true; };
+    ws.onopen = () => {
+      $("conn").hidden = true;
+      // a new connection (the table may have restarted with a new PIN): offer the PIN once, and send
+      // commands without it until the table takes it, so that a stale PIN is not one wrong try per press
+      if (pin) { offered = { pin: pin, again: true }; pin = ""; send({ type: "unlock", pin: offered.pin }); }
+    };
     ws.onclose = () => { $("conn").hidden = false; $("conn").textContent = "Lost the table; reconnecting..."; setTimeout(connect, 1000); };
     ws.onmessage = (m) => {
       const data = JSON.parse(m.data);
       if (data.type === "refused") { $("message").textContent = data.message; return; }
-      if (data.type === "unlock") { if (!data.ok) { pin = ""; $("message").textContent = data.message || "Wrong PIN."; } return; }
+      if (data.type === "unlock") {
+        const tried = offered; offered = null;
+        if (data.ok) { if (tried) pin = tried.pin; return; }
+        pin = "";
+        $("message").textContent = data.message || (tried && tried.again
+          ? "The table's PIN has changed (it restarted?): enter the PIN shown on its screen." : "Wrong PIN.");
+        return;
+      }
       snap = data;
       render(data);
       const seq = data.seq;
@@ -63,7 +76,7 @@
     box.textContent = "Watching. ";
     const input = el("input"); input.type = "password"; input.inputMode = "numeric"; input.placeholder = "PIN";
     const ok = el("button", "", "Control");
-    ok.onclick = () => { pin = input.value.trim(); send({ type: "unlock", pin: pin }); };
+    ok.onclick = () => { offered = { pin: input.value.trim(), again: false }; send({ type: "unlock", pin: offered.pin }); };
     box.append(input, ok);
   }
 
