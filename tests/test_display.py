@@ -588,6 +588,38 @@ def test_regression_ipv6_addresses_of_one_network_share_one_pin_count():
     assert guard.check("fd00:0:0:1::2", "4321", "4321") is True
 
 
+def test_regression_many_addresses_share_a_table_wide_pin_count():
+    """A device that takes one IPv4 address after another had 5 tries at each: 10 000 PINs in 2000 addresses."""
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    guard = PinGuard(max_wrong=5, max_table_wrong=20, lockout_s=30, clock=lambda: now[0])
+    for k in range(19):  # 19 addresses, one wrong PIN each: none locked out alone
+        assert guard.check(f"192.0.2.{k + 2}", "0000", "4321") is False
+    assert guard.refusal("192.0.2.2") is None and guard.refusal("198.51.100.1") is None
+    assert guard.check("192.0.2.200", "0001", "4321") is False  # the 20th wrong PIN at the table
+    for host in ("192.0.2.2", "198.51.100.1", "fd00::2"):
+        assert guard.refusal(host) == "Too many wrong PINs at this table from several devices; try again in 30 s."
+        assert guard.wait_s(host) == 30
+    now[0] = 31.0
+    assert guard.refusal("198.51.100.1") is None
+    assert guard.check("198.51.100.1", "0002", "4321") is False  # the 21st: twice as long
+    assert guard.wait_s("192.0.2.9") == 60
+    now[0] = 100.0
+    assert guard.check("192.0.2.9", "4321", "4321") is True  # the right PIN clears the table's count
+    assert guard.check("198.51.100.7", "0003", "4321") is False and guard.refusal("198.51.100.7") is None
+
+
+def test_pin_guard_says_an_address_own_lock_out_when_it_is_the_longer_one():
+    from table.display.server import PinGuard
+
+    guard = PinGuard(max_wrong=2, max_table_wrong=3, lockout_s=10, clock=lambda: 0.0)
+    for _ in range(4):  # one address alone: its own count reaches 4 (40 s), the table's 4 (20 s)
+        guard.check("192.0.2.2", "0000", "4321")
+    assert guard.refusal("192.0.2.2") == "Too many wrong PINs; try again in 40 s."
+    assert guard.refusal("192.0.2.3").startswith("Too many wrong PINs at this table")
+
+
 def test_regression_ipv4_clients_of_a_server_on_ipv6_are_seen_as_ipv4():
     """Under --listen ::, the table's own page (127.0.0.1) arrives as ::ffff:127.0.0.1 and must stay local."""
     from table.display.server import LOCAL_HOSTS, PinGuard, plain_address

@@ -15,7 +15,8 @@ Routes
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
 table's PIN (shown on the table's screen). After 5 wrong PINs in a row an address
-is locked out for 30 s, twice as long after each further wrong PIN (:class:`PinGuard`).
+is locked out for 30 s, twice as long after each further wrong PIN; after 20 wrong PINs
+from all addresses together, every address is (:class:`PinGuard`).
 A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
 site, open in the table's browser, cannot drive the table or read the PIN); a message
 that is not a JSON object with fields of the right types closes the socket (code 1003).
@@ -195,10 +196,17 @@ class PinGuard:
     network is given (RFC 4291's interface identifier is the last 64 bits): a phone can
     take any number of addresses in it, but not of other networks.
 
+    The table as a whole is counted too: after `max_table_wrong` wrong PINs from any
+    addresses since the last right one, every address is locked out the same way (a
+    device on a cafe's network can take one IPv4 address after another, 5 tries each).
+    The table's own buttons and screen are never locked out.
+
     Parameters
     ----------
     max_wrong : int, optional
         Wrong PINs in a row before the first lock-out (5).
+    max_table_wrong : int, optional
+        Wrong PINs from all addresses together before every address is locked out (20).
     lockout_s : float, optional
         The first lock-out, in seconds (30).
     max_lockout_s : float, optional
@@ -207,9 +215,13 @@ class PinGuard:
         Monotonic time in seconds (``time.monotonic``; tests give their own).
     """
 
-    def __init__(self, *, max_wrong: int = 5, lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    #: The key of the table-wide count (no address is written this way).
+    TABLE = "<every address>"
+
+    def __init__(self, *, max_wrong: int = 5, max_table_wrong: int = 20, lockout_s: float = 30.0,
+                 max_lockout_s: float = 3600.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_wrong = max_wrong
+        self.max_table_wrong = max_table_wrong
         self.lockout_s = lockout_s
         self.max_lockout_s = max_lockout_s
         self.clock = clock
@@ -229,16 +241,21 @@ class PinGuard:
             return str(ipaddress.IPv6Network((address, 64), strict=False))
         return host
 
+    def _wait_s(self, key: str | None) -> float:
+        return max(0.0, self._until.get(key, 0.0) - self.clock())
+
     def wait_s(self, host: str | None) -> float:
         """Seconds until `host` may try a PIN again (0: now)."""
-        return max(0.0, self._until.get(self._key(host), 0.0) - self.clock())
+        return max(self._wait_s(self._key(host)), self._wait_s(self.TABLE))
 
     def refusal(self, host: str | None) -> str | None:
         """The message for `host` while it is locked out, else None."""
-        wait = self.wait_s(host)
-        if not wait:
-            return None
-        return f"Too many wrong PINs; try again in {math.ceil(wait)} s."
+        own, table = self._wait_s(self._key(host)), self._wait_s(self.TABLE)
+        if own >= table and own:
+            return f"Too many wrong PINs; try again in {math.ceil(own)} s."
+        if table:
+            return f"Too many wrong PINs at this table from several devices; try again in {math.ceil(table)} s."
+        return None
 
     def check(self, host: str | None, given: str, pin: str) -> bool:
         """Whether `given` is `pin`, counting a wrong one against `host` (a right one clears its count).
@@ -250,13 +267,15 @@ class PinGuard:
             return False
         key = self._key(host)
         if secrets.compare_digest(given.encode(), pin.encode()):
-            self._wrong.pop(key, None)
-            self._until.pop(key, None)
+            for k in (key, self.TABLE):
+                self._wrong.pop(k, None)
+                self._until.pop(k, None)
             return True
-        n = self._wrong[key] = self._wrong.get(key, 0) + 1
-        if n >= self.max_wrong:
-            lockout_s = self.lockout_s * 2 ** min(n - self.max_wrong, 30)  # 30 s, 60 s, 120 s...
-            self._until[key] = self.clock() + min(self.max_lockout_s, lockout_s)
+        for k, most in ((key, self.max_wrong), (self.TABLE, self.max_table_wrong)):
+            n = self._wrong[k] = self._wrong.get(k, 0) + 1
+            if n >= most:
+                lockout_s = self.lockout_s * 2 ** min(n - most, 30)  # 30 s, 60 s, 120 s...
+                self._until[k] = self.clock() + min(self.max_lockout_s, lockout_s)
         return False
 
 
