@@ -159,6 +159,14 @@ def test_inputs_pin_map_file_errors(tmp_path):
     bad.write_text("[buttons\n")
     with pytest.raises(UsageError, match="not valid TOML"):
         load_pin_map(bad)
+    bad.write_bytes(FULL_PINS.encode("utf-8") + b"# Gr\xfcn\n")  # saved as Latin-1 by an old editor
+    with pytest.raises(UsageError, match=r"bad.toml' is not UTF-8 text .*save it as UTF-8"):
+        load_pin_map(bad)
+    twice = tmp_path / "my-wiring.toml"
+    twice.write_text(FULL_PINS.replace("hold_5 = 18", "hold_5 = 17"))
+    with pytest.raises(PinConflictError) as conflict:
+        load_pin_map(twice)
+    assert str(conflict.value).startswith(f"{twice}: GPIO17 is set for both") and "pins.toml" not in str(conflict.value)
     ok = tmp_path / "ok.toml"
     ok.write_text(FULL_PINS.replace("roll = 17", "roll = 4").replace("hold_5 = 18", "hold_5 = 7")
                   + "[timing]\nlong_press_s = 1.5\n")

@@ -52,7 +52,7 @@ class PinMap:
             if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
                 raise PinConflictError(f"{name!r} is set to pin {pin!r}; give a BCM GPIO number 0-27")
             if pin in seen:
-                raise PinConflictError(f"GPIO{pin} is set for both {seen[pin]!r} and {name!r} in pins.toml; "
+                raise PinConflictError(f"GPIO{pin} is set for both {seen[pin]!r} and {name!r}; "
                                        "give each button and LED its own pin")
             seen[pin] = name
         if not 0 <= self.debounce_s <= 0.5:
@@ -118,6 +118,8 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
         raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"pin map {str(p)!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     for key in data:
         if key not in ("buttons", "leds", "timing"):
             raise UsageError(f"{p}: unknown table {key!r}; use [buttons], [leds] and [timing]")
