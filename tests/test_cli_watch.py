@@ -277,9 +277,30 @@ def test_regression_calibrate_again_says_it_replaced_the_profile_and_keeps_the_o
     assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
     out = capsys.readouterr().out
     assert (f"replaced the profile 't1' that was there; the old one is kept as {home / 't1.toml.bak'} "
-            "(rename it to t1.toml to go back)") in out
+            f"and its empty-tray image as {home / 't1.empty.png.bak'} (to go back, rename them to t1.toml "
+            "and t1.empty.png)") in out
     assert (home / "t1.toml.bak").read_text() == old and "# hand-edited" not in (home / "t1.toml").read_text()
-    assert sorted(p.name for p in home.iterdir()) == ["t1.empty.png", "t1.toml", "t1.toml.bak"]
+    assert sorted(p.name for p in home.iterdir()) == ["t1.empty.png", "t1.empty.png.bak", "t1.toml", "t1.toml.bak"]
     assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["replaced"] is True and info["backup"] == str(home / "t1.toml.bak")
+    assert info["backup_empty_tray"] == str(home / "t1.empty.png.bak")
+
+
+def test_regression_calibrate_again_keeps_the_old_empty_tray_image(home, capsys):
+    """Only the old TOML was kept: going back to it gave the old tray corners with the new empty-tray image."""
+    import cv2
+
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
+    first = cv2.imread(str(home / "t1.empty.png"))
+    first[:20, :20] = (0, 0, 255)  # mark the first empty-tray image
+    cv2.imwrite(str(home / "t1.empty.png"), first)
+    assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
+    kept = cv2.imread(str(home / "t1.empty.png.bak"))
+    assert kept is not None and (kept == first).all()
+    assert not (cv2.imread(str(home / "t1.empty.png")) == first).all()
+    (home / "t1.toml.bak").replace(home / "t1.toml")  # go back, as the message says
+    (home / "t1.empty.png.bak").replace(home / "t1.empty.png")
+    from calibration.profile import load_profile
+
+    assert (load_profile("t1", home).load_reference() == first).all()

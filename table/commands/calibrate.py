@@ -88,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "takes --corners), keeps an empty-tray image and saves NAME.toml in the user's profiles folder "
                     "(~/.local/share/dicetable/profiles, or $XDG_DATA_HOME/dicetable/profiles; --profiles-dir "
                     "to choose another), which an upgrade of dicetable leaves alone; a profile of that name "
-                    "already there is replaced, its old TOML kept as NAME.toml.bak. "
+                    "already there is replaced, its old TOML kept as NAME.toml.bak and its empty-tray image as "
+                    "NAME.empty.png.bak. "
                     "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "
                     "adjust --min-confidence and --save it.")
     p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
@@ -152,19 +153,29 @@ def run(args: argparse.Namespace) -> int:
                                        lens_position=args.lens_position, folder=folder, save=False)
     path = folder / f"{name}.toml"
     backup = path.with_name(f"{name}.toml.bak") if path.is_file() else None
+    old_image = path.with_name(f"{name}.empty.png")  # save_profile's name for the empty-tray image
+    image_backup = old_image.with_name(f"{old_image.name}.bak") if backup and old_image.is_file() else None
     if backup is not None:  # recalibrating replaces the profile; a hand-edited one is kept, not lost
         shutil.copy2(path, backup)
+        if image_backup is not None:  # the old TOML's empty-tray image: the camera may have moved since
+            shutil.copy2(old_image, image_backup)
     save_profile(profile, folder, reference=reference)
     if args.json:
         print(json.dumps({"profile": str(path), "corners_px": [list(c) for c in profile.corners_px],
                           "corners_from": profile.corners_from, "rectified_px": list(profile.geometry.size_px),
-                          "replaced": backup is not None, "backup": str(backup) if backup else None}))
+                          "replaced": backup is not None, "backup": str(backup) if backup else None,
+                          "backup_empty_tray": str(image_backup) if image_backup else None}))
     else:
         print(f"saved {path} (tray from {profile.corners_from}; rectified {profile.geometry.size_px[0]}x"
               f"{profile.geometry.size_px[1]} px at {profile.px_per_mm:g} px/mm)")
         if backup is not None:
-            print(f"replaced the profile {name!r} that was there; the old one is kept as {backup} "
-                  f"(rename it to {name}.toml to go back)")
+            if image_backup is None:
+                print(f"replaced the profile {name!r} that was there; the old one is kept as {backup} "
+                      f"(rename it to {name}.toml to go back)")
+            else:
+                print(f"replaced the profile {name!r} that was there; the old one is kept as {backup} "
+                      f"and its empty-tray image as {image_backup} (to go back, rename them to "
+                      f"{name}.toml and {old_image.name})")
         where = f" --profiles-dir {args.profiles_dir}" if args.profiles_dir is not None else ""
         print(f"next: dicetable calibrate --check --camera {args.camera} --profile {name}{where}")
     return 0
