@@ -261,6 +261,9 @@ def test_regression_calibrate_without_check_refuses_check_options_and_writes_not
     (["--check", "--name", "t1"], "--name is for making a profile, not for --check, which checks the profile "
                                   "named by --profile; drop --name or --check"),
     (["--check", "--hold", "1,2,3,4", "--corners", "1,2 3,4 5,6 7,8"], "--corners, --hold are for making"),
+    (["--check", "--tray-mm", "200x150"], "--tray-mm is for making a profile"),  # even at its default
+    (["--check", "--dice", "6", "--die-mm", "19", "--px-per-mm", "3", "--marker-mm", "20"],
+     "--px-per-mm, --die-mm, --dice, --marker-mm are for making a profile"),
 ])
 def test_regression_calibrate_refuses_options_of_the_other_step(home, argv, words, capsys):
     assert main(["calibrate", "--camera", "synthetic:2", *argv]) == 2

@@ -48,7 +48,18 @@ MAX_FRAMES = 900
 #: Options that only the check step uses, and those that only making a profile uses (attribute, option).
 CHECK_ONLY = (("profile", "--profile"), ("min_confidence", "--min-confidence"), ("save", "--save"),
               ("max_frames", "--max-frames"), ("reader", "--reader"))
-MAKE_ONLY = (("name", "--name"), ("corners", "--corners"), ("hold", "--hold"), ("lens_position", "--lens-position"))
+MAKE_ONLY = (("name", "--name"), ("corners", "--corners"), ("hold", "--hold"), ("lens_position", "--lens-position"),
+             ("tray_mm", "--tray-mm"), ("px_per_mm", "--px-per-mm"), ("die_mm", "--die-mm"), ("dice", "--dice"),
+             ("marker_mm", "--marker-mm"))
+#: Defaults of the options for making a profile (None in the parser, so that --check can tell one given).
+MAKE_DEFAULTS = {"tray_mm": "200x150", "px_per_mm": 2.8, "die_mm": 16.0, "dice": 5, "marker_mm": 16.0}
+
+
+def _fill_make_defaults(args: argparse.Namespace) -> None:
+    """Give the options for making a profile that were not given their defaults (:data:`MAKE_DEFAULTS`)."""
+    for attr, default in MAKE_DEFAULTS.items():
+        if getattr(args, attr) is None:
+            setattr(args, attr, default)
 
 
 def _refuse_misplaced_options(args: argparse.Namespace) -> None:
@@ -93,15 +104,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "3: 'dicetable calibrate --check --camera SOURCE --profile NAME', roll the dice, see the reading; "
                     "adjust --min-confidence and --save it.")
     p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
-    p.add_argument("--marker-mm", type=float, default=16.0, help="printed marker side in mm (default 16)")
+    p.add_argument("--marker-mm", type=float, default=None, help="printed marker side in mm (default 16)")
     p.add_argument("--dpi", type=int, default=300, help="marker sheet resolution (default 300)")
     p.add_argument("--camera", metavar="SOURCE", help="camera source (see 'dicetable watch --help')")
     p.add_argument("--name", default=None,
                    help="name of the profile to make: letters, digits, '-' and '_' (default: default)")
-    p.add_argument("--tray-mm", default="200x150", help="tray floor WIDTHxHEIGHT in mm (default 200x150)")
-    p.add_argument("--px-per-mm", type=float, default=2.8, help="rectified scale (default 2.8: a 16 mm die is 45 px)")
-    p.add_argument("--die-mm", type=float, default=16.0, help="die side in mm (default 16)")
-    p.add_argument("--dice", type=int, default=5, help="dice in play (default 5)")
+    p.add_argument("--tray-mm", default=None, help="tray floor WIDTHxHEIGHT in mm (default 200x150)")
+    p.add_argument("--px-per-mm", type=float, default=None, help="rectified scale (default 2.8: a 16 mm die is 45 px)")
+    p.add_argument("--die-mm", type=float, default=None, help="die side in mm (default 16)")
+    p.add_argument("--dice", type=int, default=None, help="dice in play (default 5)")
     p.add_argument("--hold", default=None, metavar="X,Y,W,H", help="hold area in tray mm (default: none)")
     p.add_argument("--no-hold", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--corners", default=None, metavar="'x,y x,y x,y x,y'",
@@ -122,6 +133,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the step the options ask for; exit status 0 (1 when the check roll was unreadable)."""
     if args.markers:
+        _fill_make_defaults(args)
         layout = MarkerLayout.at_corners(*_pair(args.tray_mm, "--tray-mm"), size_mm=args.marker_mm)
         path = write_marker_sheet(args.markers, layout, dpi=args.dpi)
         info = {"file": str(path), "dictionary": layout.dictionary, "ids": list(layout.ids),
@@ -138,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.camera:
         raise ValueError("give --markers FILE to print markers, or --camera SOURCE to calibrate or --check")
     _refuse_misplaced_options(args)
+    _fill_make_defaults(args)
     if args.check:
         return _check(args)
     name = check_profile_name("default" if args.name is None else args.name)  # before the camera is opened
