@@ -20,7 +20,8 @@ How a turn goes at the table:
   into :data:`CONFIRM_END`; ROLL/CONFIRM then ends it (an ``EndGame`` event:
   the game is kept as abandoned, and cannot be resumed or undone), any other
   button keeps playing. A ROLL/CONFIRM sooner than :data:`CONFIRM_PAUSE_S` after
-  the one that asked is taken as a double press and does not end the game.
+  the one before it (the one that asked, or one ignored so) is taken as part of a
+  double press or a held key and does not end the game.
 * With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
   that are not held.
 * A seat given as ``NAME:LEVEL`` is a bot (:mod:`table._botdriver`): it sets its
@@ -71,14 +72,14 @@ MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
               ("new", "New game: end this one, set up players and rules"))
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
 CONFIRM_END = "End this game? Press ROLL/CONFIRM to end it; any other button keeps it"
-#: Least time (seconds) between the ROLL/CONFIRM that asks "End this game?" and the one that
-#: ends it. Button debounce (``pins.toml``'s ``debounce_s``, at most 0.5 s) filters contact
+#: Least pause (seconds) before the ROLL/CONFIRM that ends a game, after the one that asked
+#: "End this game?" and after any ROLL/CONFIRM ignored since (so a burst of presses never
+#: ends it). Button debounce (``pins.toml``'s ``debounce_s``, at most 0.5 s) filters contact
 #: bounce only; a finger's double press, or a double tap on the page, lands 0.1-0.3 s apart and
 #: used to end the game before its question was even on screen.
 CONFIRM_PAUSE_S = 0.6
-#: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the question.
-CONFIRM_TOO_SOON = ("That press came right after the question (a double press?), so the game was not ended. "
-                    "Press ROLL/CONFIRM again to end it; any other button keeps it")
+#: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the one before.
+CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end the game"
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")
@@ -154,7 +155,7 @@ class TableApp:
         self.menu_open = False
         self.menu_index = 0
         self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
-        self._confirm_asked_at = -math.inf  # time.monotonic() of the press that set menu_confirm
+        self._confirm_asked_at = -math.inf  # time.monotonic() of the last ROLL since menu_confirm was set
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -380,7 +381,8 @@ class TableApp:
     def _menu(self, c: Command, mono: float) -> None:
         if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
             if c is Command.ROLL and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
-                self.message = CONFIRM_TOO_SOON  # a double press: still asking
+                self.message = CONFIRM_TOO_SOON  # a double press or a burst: still asking
+                self._confirm_asked_at = mono  # the pause counts from the last press
                 return
             self.menu_confirm = False
             if c is Command.ROLL:

@@ -1,4 +1,5 @@
-"""The one-line error, with advice, for a server that cannot listen on an address (the page of ``play``, ``watch``'s view).
+"""Listening addresses of the page's server (``play``, ``watch``'s view): the error when one
+cannot be used, and the addresses phones can open.
 
 Shared by :mod:`table.display.server` and the live commands, so it lives in
 neither: the display does not import the commands.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import errno
 import socket
 
-__all__ = ["listen_error"]
+__all__ = ["listen_error", "phone_urls"]
 
 
 def listen_error(exc: OSError, host: str, port: int) -> OSError:
@@ -33,3 +34,62 @@ def listen_error(exc: OSError, host: str, port: int) -> OSError:
     else:
         advice = "check --listen and --port"
     return OSError(f"cannot listen on {host}:{port} ({reason}): {advice}")
+
+
+def phone_urls(host: str, port: int) -> list[str]:
+    """Addresses a phone on the LAN can open the page at, when the server listens on `host`.
+
+    Parameters
+    ----------
+    host : str
+        The listening address: ``0.0.0.0`` or ``::`` (every address) gives this machine's
+        LAN addresses (those of its host name, and the one its default route leaves from;
+        finding that sends no packet) and ``http://HOSTNAME.local:PORT/`` (mDNS, how a
+        Raspberry Pi is usually reached); a loopback address gives none (phones cannot
+        reach it); another address gives itself.
+    port : int
+        The port.
+
+    Returns
+    -------
+    list of str
+        URLs, the addresses first; empty when phones cannot reach the page.
+    """
+    import ipaddress
+
+    def url(address: str) -> str:
+        return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
+
+    if host not in ("0.0.0.0", "::", ""):
+        try:
+            if ipaddress.ip_address(host).is_loopback:
+                return []
+        except ValueError:
+            pass
+        return [url(host)]
+    found: list[str] = []
+    name = socket.gethostname()
+    try:
+        found += [info[4][0] for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
+    except OSError:
+        pass
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        if host == "0.0.0.0" and family == socket.AF_INET6:
+            continue
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # UDP: picks the route's source address, sends nothing
+                found.append(s.getsockname()[0])
+        except OSError:
+            pass
+    addresses = []
+    for a in found:
+        try:
+            ip = ipaddress.ip_address(a.split("%")[0])
+        except ValueError:
+            continue
+        usable = not (ip.is_loopback or ip.is_link_local or ip.is_unspecified)
+        if usable and (host == "::" or ip.version == 4) and str(ip) not in addresses:
+            addresses.append(str(ip))
+    short = name.split(".")[0].lower()
+    return [url(a) for a in addresses] + ([f"http://{short}.local:{port}/"] if short and short != "localhost" else [])

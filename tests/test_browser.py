@@ -29,7 +29,7 @@ from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from table._camera import CameraLoop  # noqa: E402
 from table._livetray import LiveTray, make_live_reader  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, TableApp  # noqa: E402
 from table.demo_served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -448,6 +448,87 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the menu opened from the phone")
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(browser, tmp_path):
+    """The menu's full-screen backdrop covered the page's keys and its items took no taps: on a touch screen
+    the menu could be neither used nor closed. A held Enter key repeated past the confirmation pause."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480}, has_touch=True)
+    shown = "n => Number(document.body.dataset.seq || -1) >= n"
+
+    def status():
+        from table.store import open_store
+
+        with open_store(app.db_path, readonly=True) as store:
+            return [g.status for g in store.games()]
+
+    try:
+        page.goto(server.url)
+        page.tap(".keys button[data-cmd=menu]")
+        wait_for(lambda: app.menu_open, what="the menu opened by a tap")
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        page.tap(".keys button[data-cmd=menu]")  # the page's keys stay above the menu's backdrop
+        wait_for(lambda: not app.menu_open, what="the menu closed by a tap on MENU")
+        page.tap(".keys button[data-cmd=menu]")
+        wait_for(lambda: app.menu_open, what="the menu opened again")
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        page.tap("#menu", position={"x": 10, "y": 10})  # the backdrop around the menu closes it
+        wait_for(lambda: not app.menu_open, what="the menu closed by a tap beside it")
+        page.tap(".keys button[data-cmd=menu]")
+        wait_for(lambda: app.menu_open, what="the menu opened again")
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        page.tap("#menu-items li >> nth=2")  # "New game" during a game: asked first
+        wait_for(lambda: app.menu_confirm, what="the question")
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
+        repeat = """() => { for (let k = 0; k < 40; k++)
+            document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', repeat: true, bubbles: true})); }"""
+        page.evaluate(repeat)  # the key held down: its repeats are not presses
+        time.sleep(CONFIRM_PAUSE_S + 0.2)
+        page.evaluate(repeat)
+        page.wait_for_timeout(300)
+        assert app.screen == "game" and app.menu_confirm and status() == ["playing"]
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        page.tap("#menu-items li >> nth=2")  # a second tap on the item, after a pause: yes
+        wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
+        assert status() == ["abandoned"]
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(browser, tmp_path):
+    """Reconnecting during a table-wide lock-out (others' wrong PINs), the page's right PIN was refused
+    unchecked and dropped: the phone lost control. It is now offered again when the lock-out ends."""
+    from table.display.server import PinGuard
+
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    guard = PinGuard(lockout_s=2.0)
+    server = DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()  # a phone
+    port = server.port
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        page.fill("#pinbox input", "4321")
+        page.click("#pinbox button")
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        for k in range(20):  # strangers' wrong PINs: every address is locked out for 2 s
+            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+        server.close()  # the phone's connection drops (Wi-Fi) and comes back
+        server = DisplayServer(app, port=port, local_hosts=frozenset(), pin_guard=guard).start()
+        page.wait_for_function("() => /several devices/.test(document.getElementById('message').textContent)",
+                               timeout=15000)
+        assert page.evaluate("document.body.classList.contains('readonly')")
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=15000)
     finally:
         page.close()
         server.close()

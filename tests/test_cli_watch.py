@@ -264,6 +264,8 @@ def test_regression_calibrate_without_check_refuses_check_options_and_writes_not
     (["--check", "--tray-mm", "200x150"], "--tray-mm is for making a profile"),  # even at its default
     (["--check", "--dice", "6", "--die-mm", "19", "--px-per-mm", "3", "--marker-mm", "20"],
      "--px-per-mm, --die-mm, --dice, --marker-mm are for making a profile"),
+    (["--check", "--markers", "sheet.pdf"], "--markers writes the marker sheet and stops, and nothing was checked"),
+    (["--dpi", "600"], "--dpi is the marker sheet's resolution and only works with --markers FILE"),
 ])
 def test_regression_calibrate_refuses_options_of_the_other_step(home, argv, words, capsys):
     assert main(["calibrate", "--camera", "synthetic:2", *argv]) == 2

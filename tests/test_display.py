@@ -209,7 +209,10 @@ def test_regression_a_double_press_of_roll_does_not_end_the_game(app):
     assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
     menu = app.snapshot["menu"]
     assert menu["open"] and menu["confirm"] and app.snapshot["message"] == CONFIRM_TOO_SOON
-    app.press(Command.ROLL, mono=t + CONFIRM_PAUSE_S).result(timeout=5)  # the pause counts from the question
+    for k in range(1, 6):  # a burst, or a held key, 0.3 s apart: the pause counts from the last press
+        app.press(Command.ROLL, mono=t + 0.25 + 0.3 * k).result(timeout=5)
+    assert app.screen == "game" and _status(app) == ["playing"] and app.snapshot["menu"]["confirm"]
+    app.press(Command.ROLL, mono=t + 1.75 + CONFIRM_PAUSE_S).result(timeout=5)  # a pause, then ROLL
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
@@ -606,8 +609,32 @@ def test_regression_many_addresses_share_a_table_wide_pin_count():
     assert guard.check("198.51.100.1", "0002", "4321") is False  # the 21st: twice as long
     assert guard.wait_s("192.0.2.9") == 60
     now[0] = 100.0
-    assert guard.check("192.0.2.9", "4321", "4321") is True  # the right PIN clears the table's count
-    assert guard.check("198.51.100.7", "0003", "4321") is False and guard.refusal("198.51.100.7") is None
+    assert guard.check("192.0.2.9", "4321", "4321") is True  # the owner's phone, reconnecting with its PIN...
+    assert guard.check("198.51.100.7", "0003", "4321") is False  # ...gives no fresh tries: the 22nd
+    assert guard.wait_s("203.0.113.1") == 120
+    now[0] = 100.0 + 3600.0  # an hour later the table's old wrong PINs no longer count
+    assert guard.check("198.51.100.8", "0004", "4321") is False and guard.refusal("203.0.113.1") is None
+
+
+def test_regression_owner_reconnecting_with_the_right_pin_does_not_reset_the_table_count():
+    """An attacker on a fresh IPv4 address every 5 tries, the owner's page offering the right PIN once a minute
+    (it does on every reconnect): the right PIN cleared the table's count, 190 wrong PINs in 10 minutes."""
+    from table.display.server import PinGuard
+
+    now = [0.0]
+    guard = PinGuard(clock=lambda: now[0])
+    tried, address = 0, 0
+    for second in range(600):
+        now[0] = float(second)
+        if second % 60 == 0:
+            guard.check("192.0.2.200", "4321", "4321")
+        if second % 3 == 0:  # 20 tries a minute, each address 5 tries
+            if guard.refusal(f"10.0.{address // 250}.{address % 250}") is None:
+                guard.check(f"10.0.{address // 250}.{address % 250}", f"{tried:04d}", "4321")
+                tried += 1
+                if tried % 5 == 0:
+                    address += 1
+    assert tried <= 25
 
 
 def test_pin_guard_says_an_address_own_lock_out_when_it_is_the_longer_one():

@@ -160,8 +160,11 @@ def test_inputs_pin_map_file_errors(tmp_path):
     with pytest.raises(UsageError, match="not valid TOML"):
         load_pin_map(bad)
     bad.write_bytes(FULL_PINS.encode("utf-8") + b"# Gr\xfcn\n")  # saved as Latin-1 by an old editor
-    with pytest.raises(UsageError, match=r"bad.toml' is not UTF-8 text .*save it as UTF-8"):
+    with pytest.raises(UsageError, match=r"bad.toml' is not UTF-8 text \(line 19\); save it as UTF-8"):
         load_pin_map(bad)
+    bom = tmp_path / "bom.toml"
+    bom.write_bytes(b"\xef\xbb\xbf" + FULL_PINS.encode("utf-8"))  # UTF-8 with a byte-order mark (Notepad)
+    assert load_pin_map(bom) == PinMap(DEFAULT_BUTTONS, DEFAULT_LEDS)
     twice = tmp_path / "my-wiring.toml"
     twice.write_text(FULL_PINS.replace("hold_5 = 18", "hold_5 = 17"))
     with pytest.raises(PinConflictError) as conflict:

@@ -282,3 +282,24 @@ def test_regression_served_demo_watches_with_the_shipped_profile_not_the_users(t
     with pytest.raises(Started):
         serve_demo(rules="yacht", players=1, reader="truth", port=0, linger_s=0, out=lambda line: None)
     assert load_profile("default", PACKAGED_PROFILES_DIR).camera.source == "picamera2"
+
+
+def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
+    """With --listen 0.0.0.0, play printed only http://127.0.0.1:PORT/, which a phone cannot open."""
+    import socket
+
+    from table.listening import phone_urls
+
+    def addresses(name, port, *args, **kwargs):
+        assert name == "DicePi"
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in ("127.0.1.1", "192.168.1.40")] + \
+            [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, 0, 0, 0)) for a in ("fe80::1%eth0", "fd00::40")]
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
+    monkeypatch.setattr(socket, "getaddrinfo", addresses)
+    every4 = phone_urls("0.0.0.0", 8000)
+    assert every4[0] == "http://192.168.1.40:8000/" and every4[-1] == "http://dicepi.local:8000/"
+    assert not any("127." in u or "fe80" in u or "[" in u for u in every4)  # IPv4 only: not listening on IPv6
+    assert "http://[fd00::40]:8000/" in phone_urls("::", 8000)
+    assert phone_urls("127.0.0.1", 8000) == [] and phone_urls("::1", 8000) == []
+    assert phone_urls("192.168.1.40", 8123) == ["http://192.168.1.40:8123/"]

@@ -105,7 +105,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "adjust --min-confidence and --save it.")
     p.add_argument("--markers", metavar="FILE", help="write the marker sheet to FILE (.pdf or .png) and stop")
     p.add_argument("--marker-mm", type=float, default=None, help="printed marker side in mm (default 16)")
-    p.add_argument("--dpi", type=int, default=300, help="marker sheet resolution (default 300)")
+    p.add_argument("--dpi", type=int, default=None, help="marker sheet resolution (default 300)")
     p.add_argument("--camera", metavar="SOURCE", help="camera source (see 'dicetable watch --help')")
     p.add_argument("--name", default=None,
                    help="name of the profile to make: letters, digits, '-' and '_' (default: default)")
@@ -132,10 +132,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the step the options ask for; exit status 0 (1 when the check roll was unreadable)."""
+    if args.markers and args.check:
+        raise ValueError("--markers writes the marker sheet and stops, and nothing was checked; "
+                         "drop --check to print markers, or --markers to check a profile")
+    if args.dpi is not None and not args.markers:
+        raise ValueError("--dpi is the marker sheet's resolution and only works with --markers FILE")
     if args.markers:
         _fill_make_defaults(args)
         layout = MarkerLayout.at_corners(*_pair(args.tray_mm, "--tray-mm"), size_mm=args.marker_mm)
-        path = write_marker_sheet(args.markers, layout, dpi=args.dpi)
+        path = write_marker_sheet(args.markers, layout, dpi=300 if args.dpi is None else args.dpi)
         info = {"file": str(path), "dictionary": layout.dictionary, "ids": list(layout.ids),
                 "marker_mm": layout.size_mm, "centres_mm": [list(c) for c in layout.centres_mm]}
         if args.json:

@@ -15,6 +15,7 @@ from table._botdriver import BOT_DICE
 from table.commands._live import add_profile_options, add_reader_option, check_port
 from table.display.snapshot import Setup
 from table.errors import UsageError
+from table.listening import phone_urls
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 from table.store import default_db_path
 
@@ -145,6 +146,9 @@ def run(args: argparse.Namespace) -> int:
                        bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
         server = DisplayServer(app, host=args.listen, port=args.port).start()
         print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
+        phones = phone_urls(args.listen, server.port)
+        if phones:
+            print(f"dicetable: phones on the same network open {' or '.join(phones)}", file=sys.stderr)
         if app.note:
             print(f"dicetable: {app.note}", file=sys.stderr)
         if app.resumed and (args.players is not None or args.rules is not None):

@@ -16,7 +16,8 @@ Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
 table's PIN (shown on the table's screen). After 5 wrong PINs in a row an address
 is locked out for 30 s, twice as long after each further wrong PIN; after 20 wrong PINs
-from all addresses together, every address is (:class:`PinGuard`).
+within an hour from all addresses together, every address is (:class:`PinGuard`). An
+``unlock`` refused during a lock-out says when to offer the PIN again (``wait_s``).
 A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
 site, open in the table's browser, cannot drive the table or read the PIN); a message
 that is not a JSON object with fields of the right types closes the socket (code 1003).
@@ -29,6 +30,7 @@ otherwise pass the ``Origin`` check as the page's own host (:class:`HostCheck`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import ipaddress
 import json
 import logging
@@ -197,9 +199,11 @@ class PinGuard:
     take any number of addresses in it, but not of other networks.
 
     The table as a whole is counted too: after `max_table_wrong` wrong PINs from any
-    addresses since the last right one, every address is locked out the same way (a
+    addresses within `table_window_s`, every address is locked out the same way (a
     device on a cafe's network can take one IPv4 address after another, 5 tries each).
-    The table's own buttons and screen are never locked out.
+    A right PIN does not clear this count: the phone pages offer their PIN again on
+    every reconnect, which would give an attacker fresh tries. The table's own
+    buttons and screen are never locked out.
 
     Parameters
     ----------
@@ -207,6 +211,8 @@ class PinGuard:
         Wrong PINs in a row before the first lock-out (5).
     max_table_wrong : int, optional
         Wrong PINs from all addresses together before every address is locked out (20).
+    table_window_s : float, optional
+        How long a wrong PIN counts for the table as a whole, in seconds (3600).
     lockout_s : float, optional
         The first lock-out, in seconds (30).
     max_lockout_s : float, optional
@@ -218,10 +224,13 @@ class PinGuard:
     #: The key of the table-wide count (no address is written this way).
     TABLE = "<every address>"
 
-    def __init__(self, *, max_wrong: int = 5, max_table_wrong: int = 20, lockout_s: float = 30.0,
-                 max_lockout_s: float = 3600.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, *, max_wrong: int = 5, max_table_wrong: int = 20, table_window_s: float = 3600.0,
+                 lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.max_wrong = max_wrong
         self.max_table_wrong = max_table_wrong
+        self.table_window_s = table_window_s
+        self._table_wrong_at: collections.deque[float] = collections.deque()  # times of the table's wrong PINs
         self.lockout_s = lockout_s
         self.max_lockout_s = max_lockout_s
         self.clock = clock
@@ -267,15 +276,19 @@ class PinGuard:
             return False
         key = self._key(host)
         if secrets.compare_digest(given.encode(), pin.encode()):
-            for k in (key, self.TABLE):
-                self._wrong.pop(k, None)
-                self._until.pop(k, None)
+            self._wrong.pop(key, None)
+            self._until.pop(key, None)
             return True
-        for k, most in ((key, self.max_wrong), (self.TABLE, self.max_table_wrong)):
-            n = self._wrong[k] = self._wrong.get(k, 0) + 1
+        now = self.clock()
+        self._table_wrong_at.append(now)
+        while self._table_wrong_at[0] <= now - self.table_window_s:
+            self._table_wrong_at.popleft()
+        self._wrong[key] = self._wrong.get(key, 0) + 1
+        for k, n, most in ((key, self._wrong[key], self.max_wrong),
+                           (self.TABLE, len(self._table_wrong_at), self.max_table_wrong)):
             if n >= most:
                 lockout_s = self.lockout_s * 2 ** min(n - most, 30)  # 30 s, 60 s, 120 s...
-                self._until[k] = self.clock() + min(self.max_lockout_s, lockout_s)
+                self._until[k] = now + min(self.max_lockout_s, lockout_s)
         return False
 
 
@@ -429,12 +442,15 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                     continue
                 if kind == "unlock":
                     locked = None if here else guard.refusal(host)
-                    if locked is None:
+                    checked = locked is None
+                    if checked:
                         unlocked = here or guard.check(host, msg.get("pin", ""), table.pin)
                         locked = None if unlocked else guard.refusal(host)
                     reply: dict[str, Any] = {"type": "unlock", "ok": unlocked}
                     if locked:
                         reply["message"] = locked
+                    if not checked:  # locked out: the PIN was not looked at; the page may offer it then
+                        reply["wait_s"] = math.ceil(guard.wait_s(host))
                     await socket.send_text(json.dumps(reply))
                     dirty.set()
                     continue
@@ -509,15 +525,17 @@ class DisplayServer:
         TCP port (0: any free port; :attr:`port` tells which).
     local_hosts : set of str, optional
         See :func:`create_app`.
+    pin_guard : PinGuard, optional
+        See :func:`create_app` (a server started again with the same guard keeps its counts).
     """
 
     def __init__(self, table: Any, *, host: str = "127.0.0.1", port: int = 8000,
-                 local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS) -> None:
+                 local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS, pin_guard: PinGuard | None = None) -> None:
         import threading
 
         import uvicorn
 
-        self.app = create_app(table, local_hosts=local_hosts)
+        self.app = create_app(table, local_hosts=local_hosts, pin_guard=pin_guard)
         self.host = host
         self._sock = bind_listener(host, port)
         self.port = self._sock.getsockname()[1]

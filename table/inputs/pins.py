@@ -113,13 +113,14 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
     if p.is_dir():
         raise UsageError(f"pin map {str(p)!r} is a folder; give --pins the pins.toml file")
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     except FileNotFoundError:
         raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
     except UnicodeDecodeError as exc:
-        raise UsageError(f"pin map {str(p)!r} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        line = exc.object[:exc.start].count(b"\n") + 1
+        raise UsageError(f"pin map {str(p)!r} is not UTF-8 text (line {line}); save it as UTF-8") from None
     for key in data:
         if key not in ("buttons", "leds", "timing"):
             raise UsageError(f"{p}: unknown table {key!r}; use [buttons], [leds] and [timing]")

@@ -17,6 +17,8 @@
     if (ws && ws.readyState === 1) { if (pin) msg.pin = pin; ws.send(JSON.stringify(msg)); }
   }
   function command(name) { send({ type: "command", command: name }); }
+  // ask the table to take a PIN; `again`: one it took before (re-offered after a reconnect)
+  function offer(p, again) { offered = { pin: p, again: again }; send({ type: "unlock", pin: p }); }
 
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -25,7 +27,9 @@
       $("conn").hidden = true;
       // a new connection (the table may have restarted with a new PIN): offer the PIN once, and send
       // commands without it until the table takes it, so that a stale PIN is not one wrong try per press
-      if (pin) { offered = { pin: pin, again: true }; pin = ""; send({ type: "unlock", pin: offered.pin }); }
+      const p = pin || (offered && offered.again ? offered.pin : "");  // one offered as the last socket closed too
+      offered = null;
+      if (p) { pin = ""; offer(p, true); }
     };
     ws.onclose = () => { $("conn").hidden = false; $("conn").textContent = "Lost the table; reconnecting..."; setTimeout(connect, 1000); };
     ws.onmessage = (m) => {
@@ -35,6 +39,9 @@
         const tried = offered; offered = null;
         if (data.ok) { if (tried) pin = tried.pin; return; }
         pin = "";
+        // refused unchecked during a lock-out (wait_s): a PIN the table took before is offered again then
+        if (tried && tried.again && data.wait_s) setTimeout(() => { if (!pin && !offered) offer(tried.pin, true); },
+                                                          data.wait_s * 1000 + 250);
         $("message").textContent = data.message || (tried && tried.again
           ? "The table's PIN has changed (it restarted?): enter the PIN shown on its screen." : "Wrong PIN.");
         return;
@@ -76,7 +83,7 @@
     box.textContent = "Watching. ";
     const input = el("input"); input.type = "password"; input.inputMode = "numeric"; input.placeholder = "PIN";
     const ok = el("button", "", "Control");
-    ok.onclick = () => { offered = { pin: input.value.trim(), again: false }; send({ type: "unlock", pin: offered.pin }); };
+    ok.onclick = () => offer(input.value.trim(), false);
     box.append(input, ok);
   }
 
@@ -282,8 +289,23 @@
   function renderMenu(m) {
     $("menu").hidden = !m.open;
     const ol = $("menu-items"); ol.textContent = "";
-    m.items.forEach((it, k) => { const li = el("li", k === m.index ? "on" : "", it.title); ol.appendChild(li); });
+    m.items.forEach((it, k) => {
+      const li = el("li", k === m.index ? "on" : "", it.title);
+      li.onclick = (ev) => { ev.stopPropagation(); tapMenuItem(m, k); };
+      ol.appendChild(li);
+    });
   }
+
+  function tapMenuItem(m, k) {
+    // A tap on an item: step there with NEXT and choose it with ROLL, as the buttons would. While the
+    // menu asks "End this game?", a tap on that item is the ROLL/CONFIRM that answers yes; any other, no.
+    if (m.confirm) { command(k === m.index ? "roll" : "next"); return; }
+    const steps = ((k - m.index) % m.items.length + m.items.length) % m.items.length;
+    for (let i = 0; i < steps; i++) command("next");
+    command("roll");
+  }
+  // a tap on the dark page around the menu closes it, as MENU does
+  $("menu").onclick = (ev) => { if (ev.target === $("menu")) command("menu"); };
 
   // Buttons on the page: the same commands as the table's buttons.
   for (const b of document.querySelectorAll(".keys button")) {
@@ -300,7 +322,8 @@
   undo.addEventListener("pointerleave", undoUp);
 
   document.addEventListener("keydown", (ev) => {
-    if (!snap || ev.target.tagName === "INPUT") return;
+    // a held key repeats: one press is one command (holding Enter used to confirm "End this game?")
+    if (!snap || ev.target.tagName === "INPUT" || ev.repeat) return;
     const cmd = snap.keymap[ev.key] || snap.keymap[ev.key.toLowerCase()];
     if (!cmd) return;
     ev.preventDefault();
