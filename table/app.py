@@ -71,7 +71,7 @@ log = logging.getLogger(__name__)
 MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
               ("new", "New game: end this one, set up players and rules"))
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
-CONFIRM_END = "End this game? Press ROLL/CONFIRM to end it; any other button keeps it"
+CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any other button keeps it"
 #: Least pause (seconds) before the ROLL/CONFIRM that ends a game, after the one that asked
 #: "End this game?" and after any ROLL/CONFIRM ignored since (so a burst of presses never
 #: ends it). Button debounce (``pins.toml``'s ``debounce_s``, at most 0.5 s) filters contact

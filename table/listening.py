@@ -46,7 +46,8 @@ def phone_urls(host: str, port: int) -> list[str]:
         LAN addresses (those of its host name, and the one its default route leaves from;
         finding that sends no packet) and ``http://HOSTNAME.local:PORT/`` (mDNS, how a
         Raspberry Pi is usually reached); a loopback address gives none (phones cannot
-        reach it); another address gives itself.
+        reach it, nor a name that stands for one, such as ``localhost``); another
+        address gives itself, a name its addresses; ``0`` is ``0.0.0.0``.
     port : int
         The port.
 
@@ -61,12 +62,16 @@ def phone_urls(host: str, port: int) -> list[str]:
         return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
 
     if host not in ("0.0.0.0", "::", ""):
-        try:
-            if ipaddress.ip_address(host).is_loopback:
-                return []
-        except ValueError:
-            pass
-        return [url(host)]
+        try:  # a name or a short form ("localhost", the host name, "0"): the addresses it stands for
+            given = {ipaddress.ip_address(info[4][0].split("%")[0])
+                     for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
+        except (OSError, ValueError):
+            return []
+        if any(ip.is_unspecified for ip in given):  # "0" is 0.0.0.0: every address
+            host = "::" if any(ip.is_unspecified and ip.version == 6 for ip in given) else "0.0.0.0"
+        else:  # phones cannot reach loopback; a name is given as its address (the page answers to those)
+            return [url(str(ip)) for ip in sorted(given, key=lambda ip: (ip.version, int(ip)))
+                    if not (ip.is_loopback or ip.is_link_local)]
     found: list[str] = []
     name = socket.gethostname()
     try:

@@ -533,3 +533,54 @@ def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(brow
         page.close()
         server.close()
         app.close()
+
+
+def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(browser, tmp_path):
+    """Key repeats were ignored without blocking the browser's own action, so a held Enter clicked the
+    page key that had focus (the last one tapped) 25 times a second: ROLL confirmed "End this game?"."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+        page.keyboard.press("m")
+        page.keyboard.press("ArrowUp")  # "New game"
+        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        page.focus(".keys button[data-cmd=roll]")  # as a tap on it leaves it (before this fix)
+        page.keyboard.down("Enter")  # asks "End this game?"
+        time.sleep(0.7)  # held: the browser repeats it (repeat: true) after a delay (X11: 660 ms), 25 a second
+        for _ in range(20):
+            page.keyboard.down("Enter")
+            time.sleep(0.04)
+        page.keyboard.up("Enter")
+        page.wait_for_timeout(300)
+        assert app.menu_confirm and app.screen == "game" and app.state is not None and not app.state.finished
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
+    """A tap sends the steps to its item and ROLL, worked out from the menu the page shows: a second tap
+    before the table's answer was drawn acted on a menu that had gone (it cancelled the question, or
+    threw the dice once the menu had closed)."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+        page.keyboard.press("m")
+        wait_for(lambda: app.menu_open, what="the menu")
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
+        page.wait_for_timeout(500)
+        assert app.menu_open and app.menu_confirm and app.menu_index == 2 and app.screen == "game"
+    finally:
+        page.close()
+        server.close()
+        app.close()

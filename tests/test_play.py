@@ -290,10 +290,13 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
 
     from table.listening import phone_urls
 
+    names = {"DicePi": ("127.0.1.1", "192.168.1.40", "fe80::1%eth0", "fd00::40"), "localhost": ("127.0.0.1", "::1"),
+             "dicepi.lan": ("192.168.1.40",), "0": ("0.0.0.0",)}
+
     def addresses(name, port, *args, **kwargs):
-        assert name == "DicePi"
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in ("127.0.1.1", "192.168.1.40")] + \
-            [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, 0, 0, 0)) for a in ("fe80::1%eth0", "fd00::40")]
+        found = names.get(name, (name,))  # an address stands for itself
+        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, 0, 0, 0)) if ":" in a else
+                (socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in found]
 
     monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
     monkeypatch.setattr(socket, "getaddrinfo", addresses)
@@ -303,3 +306,7 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
     assert "http://[fd00::40]:8000/" in phone_urls("::", 8000)
     assert phone_urls("127.0.0.1", 8000) == [] and phone_urls("::1", 8000) == []
     assert phone_urls("192.168.1.40", 8123) == ["http://192.168.1.40:8123/"]
+    assert phone_urls("localhost", 8000) == [] and phone_urls("DicePi", 8000) == ["http://192.168.1.40:8000/",
+                                                                                  "http://[fd00::40]:8000/"]
+    assert phone_urls("dicepi.lan", 8000) == ["http://192.168.1.40:8000/"]  # the address: the page answers to it
+    assert phone_urls("0", 8000) == every4  # 0 is 0.0.0.0

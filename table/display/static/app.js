@@ -296,21 +296,31 @@
     });
   }
 
+  // One tap on the menu per menu drawn: its commands are worked out from what the page shows, so a second
+  // tap before the table's answer is drawn (a double tap) would act on a menu that is gone.
+  let menuTappedAt = { seq: -1, ms: 0 };
+  function menuTapTaken() {
+    if (snap.seq === menuTappedAt.seq && Date.now() - menuTappedAt.ms < 2000) return false;
+    menuTappedAt = { seq: snap.seq, ms: Date.now() };
+    return true;
+  }
+
   function tapMenuItem(m, k) {
     // A tap on an item: step there with NEXT and choose it with ROLL, as the buttons would. While the
     // menu asks "End this game?", a tap on that item is the ROLL/CONFIRM that answers yes; any other, no.
+    if (!menuTapTaken()) return;
     if (m.confirm) { command(k === m.index ? "roll" : "next"); return; }
     const steps = ((k - m.index) % m.items.length + m.items.length) % m.items.length;
     for (let i = 0; i < steps; i++) command("next");
     command("roll");
   }
   // a tap on the dark page around the menu closes it, as MENU does
-  $("menu").onclick = (ev) => { if (ev.target === $("menu")) command("menu"); };
+  $("menu").onclick = (ev) => { if (ev.target === $("menu") && menuTapTaken()) command("menu"); };
 
   // Buttons on the page: the same commands as the table's buttons.
   for (const b of document.querySelectorAll(".keys button")) {
     if (b.dataset.cmd === "undo") continue;
-    b.onclick = () => command(b.dataset.cmd);
+    b.onclick = () => { b.blur(); command(b.dataset.cmd); };  // no focus left for Enter to click again
   }
   // UNDO needs a long press on the page too.
   let undoTimer = null;
@@ -322,11 +332,13 @@
   undo.addEventListener("pointerleave", undoUp);
 
   document.addEventListener("keydown", (ev) => {
-    // a held key repeats: one press is one command (holding Enter used to confirm "End this game?")
-    if (!snap || ev.target.tagName === "INPUT" || ev.repeat) return;
+    if (!snap || ev.target.tagName === "INPUT") return;
     const cmd = snap.keymap[ev.key] || snap.keymap[ev.key.toLowerCase()];
     if (!cmd) return;
-    ev.preventDefault();
+    ev.preventDefault();  // also keeps Enter and Space from clicking a page key that has focus
+    // a held key repeats: one press is one command (holding Enter used to confirm "End this game?"),
+    // except PREV/NEXT, which step through the boxes while held
+    if (ev.repeat && cmd !== "prev" && cmd !== "next") return;
     command(cmd);
   });
   connect();
