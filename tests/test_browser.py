@@ -9,6 +9,7 @@ Screenshots of every screen at 800x480 and 1920x1080 go to $DICETABLE_ARTIFACTS
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import tempfile
@@ -416,6 +417,13 @@ def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
         app.close()
 
 
+def take_control(page, pin):
+    """Type `pin` into a phone's page (Control) and wait until the page may send commands."""
+    page.fill("#pinbox input", pin)
+    page.click("#pinbox button")
+    page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+
+
 def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browser, tmp_path):
     """The phone page kept the PIN it had unlocked with and sent it with every press; after the table
     restarted with a new PIN each press counted as a wrong PIN, so five presses locked the phone out."""
@@ -427,9 +435,7 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
     page = browser.new_page(viewport={"width": 800, "height": 480})
     try:
         page.goto(server.url)
-        page.fill("#pinbox input", "4321")
-        page.click("#pinbox button")
-        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        take_control(page, "4321")
         server.close()
         app.close()
         app = TableApp(db, setup=setup, autostart=True, pin="8765").start()  # restarted: a new PIN
@@ -442,9 +448,7 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
             page.keyboard.press("m")
         page.wait_for_timeout(500)
         assert not app.menu_open and server.app.state.pin_guard.wait_s("127.0.0.1") == 0
-        page.fill("#pinbox input", "8765")
-        page.click("#pinbox button")
-        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        take_control(page, "8765")
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the menu opened from the phone")
@@ -454,13 +458,29 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
         app.close()
 
 
-def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(browser, tmp_path):
-    """The menu's full-screen backdrop covered the page's keys and its items took no taps: on a touch screen
-    the menu could be neither used nor closed. A held Enter key repeated past the confirmation pause."""
+@contextlib.contextmanager
+def yacht_page(browser, tmp_path):
+    """A yacht game of Ann and Bo (PIN 4321) on the table itself, its page open at 800x480 (touch) and drawn.
+
+    Yields ``(app, page)``; closes the page, the server and the app.
+    """
     app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
                    pin="4321").start()
     server = DisplayServer(app, port=0).start()
     page = browser.new_page(viewport={"width": 800, "height": 480}, has_touch=True)
+    try:
+        page.goto(server.url)
+        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+        yield app, page
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(browser, tmp_path):
+    """The menu's full-screen backdrop covered the page's keys and its items took no taps: on a touch screen
+    the menu could be neither used nor closed. A held Enter key repeated past the confirmation pause."""
     shown = "n => Number(document.body.dataset.seq || -1) >= n"
 
     def status():
@@ -469,8 +489,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         with open_store(app.db_path, readonly=True) as store:
             return [g.status for g in store.games()]
 
-    try:
-        page.goto(server.url)
+    with yacht_page(browser, tmp_path) as (app, page):
         page.tap(".keys button[data-cmd=menu]")
         wait_for(lambda: app.menu_open, what="the menu opened by a tap")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
@@ -499,10 +518,6 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.tap("#menu-items li >> nth=2")  # a second tap on the item, after a pause: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
         assert status() == ["abandoned"]
-    finally:
-        page.close()
-        server.close()
-        app.close()
 
 
 def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(browser, tmp_path):
@@ -518,9 +533,7 @@ def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(brow
     page = browser.new_page(viewport={"width": 800, "height": 480})
     try:
         page.goto(server.url)
-        page.fill("#pinbox input", "4321")
-        page.click("#pinbox button")
-        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=10000)
+        take_control(page, "4321")
         for k in range(20):  # strangers' wrong PINs: every address is locked out for 2 s
             guard.check(f"198.51.100.{k + 1}", "0000", "4321")
         server.close()  # the phone's connection drops (Wi-Fi) and comes back
@@ -538,13 +551,7 @@ def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(brow
 def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(browser, tmp_path):
     """Key repeats were ignored without blocking the browser's own action, so a held Enter clicked the
     page key that had focus (the last one tapped) 25 times a second: ROLL confirmed "End this game?"."""
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
-    server = DisplayServer(app, port=0).start()
-    page = browser.new_page(viewport={"width": 800, "height": 480})
-    try:
-        page.goto(server.url)
-        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+    with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
         wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
@@ -557,30 +564,16 @@ def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(brows
         page.keyboard.up("Enter")
         page.wait_for_timeout(300)
         assert app.menu_confirm and app.screen == "game" and app.state is not None and not app.state.finished
-    finally:
-        page.close()
-        server.close()
-        app.close()
 
 
 def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
     """A tap sends the steps to its item and ROLL, worked out from the menu the page shows: a second tap
     before the table's answer was drawn acted on a menu that had gone (it cancelled the question, or
     threw the dice once the menu had closed)."""
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
-    server = DisplayServer(app, port=0).start()
-    page = browser.new_page(viewport={"width": 800, "height": 480})
-    try:
-        page.goto(server.url)
-        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+    with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the menu")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
         page.wait_for_timeout(500)
         assert app.menu_open and app.menu_confirm and app.menu_index == 2 and app.screen == "game"
-    finally:
-        page.close()
-        server.close()
-        app.close()
