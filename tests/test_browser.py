@@ -30,7 +30,7 @@ from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from table._camera import CameraLoop  # noqa: E402
 from table._livetray import LiveTray, make_live_reader  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
 from table.demo_served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -507,6 +507,9 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         wait_for(lambda: app.menu_confirm, what="the question")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
+        app.press("roll", mono=app._confirm_asked_at + 0.1).result(timeout=5)  # a double press
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        assert page.locator("#menu-note").inner_text() == CONFIRM_TOO_SOON  # in full: the footer's line is short
         repeat = """() => { for (let k = 0; k < 40; k++)
             document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', repeat: true, bubbles: true})); }"""
         page.evaluate(repeat)  # the key held down: its repeats are not presses

@@ -68,6 +68,7 @@
     if (s.screen === "setup") renderSetup(s.setup);
     if (s.game && s.screen !== "setup") { renderGame(s, s.game); renderEnd(s.game); renderAnalysis(s.analysis); renderEndView(s); }
     renderMenu(s.menu);
+    $("menu-note").textContent = s.menu.open ? s.message || "" : "";  // the footer's line is short beside the keys
     let msg = s.message || "";
     if (s.note) msg = s.note + " " + msg;
     $("message").textContent = msg;
