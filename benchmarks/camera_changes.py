@@ -18,8 +18,9 @@ The packaged networks were trained on DEV, so their numbers are in-sample;
 ``--quarter-turns K`` turns every photo by K quarter turns before the change
 (a camera mounted another way round): a network's answer on a borderline die
 moves with the die's orientation, so a result on the photos as they are can
-be a lucky or unlucky draw; read all four to see. ``--save DIR`` writes, per change, a sheet of the changed photos with an error
-(up to 6), drawn as in ``dicetable eval --report``.
+be a lucky or unlucky draw; read all four to see. ``--save DIR`` writes, per
+change, a sheet of the changed photos with an error (up to 6), drawn as in
+``dicetable eval --report``.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ neither: the display does not import the commands.
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 
-__all__ = ["listen_error", "phone_urls"]
+__all__ = ["listen_error", "phone_urls", "table_host_names"]
 
 
 def listen_error(exc: OSError, host: str, port: int) -> OSError:
@@ -36,6 +37,34 @@ def listen_error(exc: OSError, host: str, port: int) -> OSError:
     return OSError(f"cannot listen on {host}:{port} ({reason}): {advice}")
 
 
+def table_host_names() -> frozenset[str]:
+    """The names this table answers to besides its IP addresses: ``localhost``, the machine's
+    host name and that name under ``.local`` (mDNS, how a Raspberry Pi is usually reached).
+
+    The display refuses other names (:class:`table.display.server.HostCheck`), and
+    :func:`phone_urls` tells phones the ``.local`` one.
+    """
+    name = socket.gethostname().strip().lower().rstrip(".")
+    names = {"localhost"}
+    if name:
+        names |= {name, name.split(".")[0], name.split(".")[0] + ".local"}
+    return frozenset(names)
+
+
+def _addresses_of(name: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """The addresses `name` (a host name or an address) resolves to, zone ids dropped; [] when it does not."""
+    try:
+        return [ipaddress.ip_address(info[4][0].split("%")[0])
+                for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
+    except (OSError, ValueError):
+        return []
+
+
+def _reachable(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether a phone on the LAN can reach this machine at `ip` (not loopback, link-local or unspecified)."""
+    return not (ip.is_loopback or ip.is_link_local or ip.is_unspecified)
+
+
 def phone_urls(host: str, port: int) -> list[str]:
     """Addresses a phone on the LAN can open the page at, when the server listens on `host`.
 
@@ -56,45 +85,28 @@ def phone_urls(host: str, port: int) -> list[str]:
     list of str
         URLs, the addresses first; empty when phones cannot reach the page.
     """
-    import ipaddress
-
     def url(address: str) -> str:
         return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
 
     if host not in ("0.0.0.0", "::", ""):
-        try:  # a name or a short form ("localhost", the host name, "0"): the addresses it stands for
-            given = {ipaddress.ip_address(info[4][0].split("%")[0])
-                     for info in socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)}
-        except (OSError, ValueError):
-            return []
+        given = set(_addresses_of(host))  # a name or a short form ("localhost", the host name, "0")
         if any(ip.is_unspecified for ip in given):  # "0" is 0.0.0.0: every address
             host = "::" if any(ip.is_unspecified and ip.version == 6 for ip in given) else "0.0.0.0"
         else:  # phones cannot reach loopback; a name is given as its address (the page answers to those)
-            return [url(str(ip)) for ip in sorted(given, key=lambda ip: (ip.version, int(ip)))
-                    if not (ip.is_loopback or ip.is_link_local)]
-    found: list[str] = []
-    name = socket.gethostname()
-    try:
-        found += [info[4][0] for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
-    except OSError:
-        pass
+            return [url(str(ip)) for ip in sorted(given, key=lambda ip: (ip.version, int(ip))) if _reachable(ip)]
+    found = _addresses_of(socket.gethostname())
     for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
         if host == "0.0.0.0" and family == socket.AF_INET6:
             continue
         try:
             with socket.socket(family, socket.SOCK_DGRAM) as s:
                 s.connect((probe, 9))  # UDP: picks the route's source address, sends nothing
-                found.append(s.getsockname()[0])
-        except OSError:
+                found.append(ipaddress.ip_address(s.getsockname()[0].split("%")[0]))
+        except (OSError, ValueError):
             pass
     addresses = []
-    for a in found:
-        try:
-            ip = ipaddress.ip_address(a.split("%")[0])
-        except ValueError:
-            continue
-        usable = not (ip.is_loopback or ip.is_link_local or ip.is_unspecified)
-        if usable and (host == "::" or ip.version == 4) and str(ip) not in addresses:
+    for ip in found:
+        if _reachable(ip) and (host == "::" or ip.version == 4) and str(ip) not in addresses:
             addresses.append(str(ip))
-    short = name.split(".")[0].lower()
-    return [url(a) for a in addresses] + ([f"http://{short}.local:{port}/"] if short and short != "localhost" else [])
+    mdns = [n for n in sorted(table_host_names()) if n.endswith(".local") and n != "localhost.local"]
+    return [url(a) for a in addresses] + [f"http://{n}:{port}/" for n in mdns]

@@ -51,13 +51,16 @@ CHECK_ONLY = (("profile", "--profile"), ("min_confidence", "--min-confidence"), 
 MAKE_ONLY = (("name", "--name"), ("corners", "--corners"), ("hold", "--hold"), ("lens_position", "--lens-position"),
              ("tray_mm", "--tray-mm"), ("px_per_mm", "--px-per-mm"), ("die_mm", "--die-mm"), ("dice", "--dice"),
              ("marker_mm", "--marker-mm"))
-#: Defaults of the options for making a profile (None in the parser, so that --check can tell one given).
-MAKE_DEFAULTS = {"tray_mm": "200x150", "px_per_mm": 2.8, "die_mm": 16.0, "dice": 5, "marker_mm": 16.0}
+#: Defaults of the options that only one step uses. They are None in the parser, so that an option
+#: given for the other step can be told from one not given (:func:`_refuse_misplaced_options`), and
+#: are filled in once it is known which step runs.
+DEFAULTS = {"tray_mm": "200x150", "px_per_mm": 2.8, "die_mm": 16.0, "dice": 5, "marker_mm": 16.0, "dpi": 300,
+            "max_frames": MAX_FRAMES, "profile": "default", "reader": "model"}
 
 
-def _fill_make_defaults(args: argparse.Namespace) -> None:
-    """Give the options for making a profile that were not given their defaults (:data:`MAKE_DEFAULTS`)."""
-    for attr, default in MAKE_DEFAULTS.items():
+def _fill_defaults(args: argparse.Namespace) -> None:
+    """Give the options of :data:`DEFAULTS` that were not given their defaults."""
+    for attr, default in DEFAULTS.items():
         if getattr(args, attr) is None:
             setattr(args, attr, default)
 
@@ -138,9 +141,9 @@ def run(args: argparse.Namespace) -> int:
     if args.dpi is not None and not args.markers:
         raise ValueError("--dpi is the marker sheet's resolution and only works with --markers FILE")
     if args.markers:
-        _fill_make_defaults(args)
+        _fill_defaults(args)
         layout = MarkerLayout.at_corners(*_pair(args.tray_mm, "--tray-mm"), size_mm=args.marker_mm)
-        path = write_marker_sheet(args.markers, layout, dpi=300 if args.dpi is None else args.dpi)
+        path = write_marker_sheet(args.markers, layout, dpi=args.dpi)
         info = {"file": str(path), "dictionary": layout.dictionary, "ids": list(layout.ids),
                 "marker_mm": layout.size_mm, "centres_mm": [list(c) for c in layout.centres_mm]}
         if args.json:
@@ -155,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.camera:
         raise ValueError("give --markers FILE to print markers, or --camera SOURCE to calibrate or --check")
     _refuse_misplaced_options(args)
-    _fill_make_defaults(args)
+    _fill_defaults(args)
     if args.check:
         return _check(args)
     name = check_profile_name("default" if args.name is None else args.name)  # before the camera is opened
@@ -200,16 +203,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    profile = load_profile(args.profile or "default", args.profiles_dir)
-    max_frames = MAX_FRAMES if args.max_frames is None else args.max_frames
+    profile = load_profile(args.profile, args.profiles_dir)
     if args.min_confidence is not None:
         if not 0.0 <= args.min_confidence <= 1.0:
             raise ValueError(f"--min-confidence must be 0-1, got {args.min_confidence}")
         profile = dataclasses.replace(profile, min_confidence=args.min_confidence)
     print("roll the dice into the tray...", file=sys.stderr)
     with open_source(args.camera, **profile.camera.source_options()) as source:
-        reader, see = make_reader(args.reader or "model", source, profile.geometry)
-        events = check(profile, source, reader, max_frames=max_frames, on_frame=see)
+        reader, see = make_reader(args.reader, source, profile.geometry)
+        events = check(profile, source, reader, max_frames=args.max_frames, on_frame=see)
     verdict = events[-1] if events and events[-1].kind.value in ("settled", "unreadable") else None
     if args.json:
         print(json.dumps({"events": [e.to_json() for e in events], "min_confidence": profile.min_confidence}))
@@ -217,7 +219,7 @@ def _check(args: argparse.Namespace) -> int:
         for e in events:
             print(event_line(e))
     if verdict is None:
-        raise CalibrationError(f"no roll settled within {max_frames} frames; roll the dice and keep hands out "
+        raise CalibrationError(f"no roll settled within {args.max_frames} frames; roll the dice and keep hands out "
                                "of the tray, or raise --max-frames")
     if args.save:
         path = _save_checked(profile)

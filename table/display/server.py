@@ -47,7 +47,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.listening import listen_error
+from table.listening import listen_error, table_host_names
 from table.display.export import scorecards_csv, scorecards_png
 from table.inputs.commands import Command
 
@@ -105,16 +105,6 @@ def plain_address(host: str | None) -> str | None:
             return host
         return str(mapped) if mapped is not None else host
     return host
-
-
-def table_host_names() -> frozenset[str]:
-    """The names this table answers to besides its IP addresses: ``localhost``, the machine's
-    host name and that name under ``.local`` (mDNS, how a Raspberry Pi is usually reached)."""
-    name = socket.gethostname().strip().lower().rstrip(".")
-    names = {"localhost"}
-    if name:
-        names |= {name, name.split(".")[0], name.split(".")[0] + ".local"}
-    return frozenset(names)
 
 
 def host_allowed(host: str | None, names: frozenset[str] | set[str]) -> bool:
@@ -240,13 +230,12 @@ class PinGuard:
     @staticmethod
     def _key(host: str | None) -> str | None:
         """Whose count `host` adds to: the address itself, or for IPv6 its /64 network."""
+        host = plain_address(host)
         try:
             address = ipaddress.ip_address(host or "")
         except ValueError:
             return host
         if isinstance(address, ipaddress.IPv6Address):
-            if address.ipv4_mapped is not None:
-                return str(address.ipv4_mapped)
             return str(ipaddress.IPv6Network((address, 64), strict=False))
         return host
 

@@ -49,7 +49,7 @@ class PinMap:
         seen: dict[int, str] = {}
         named = [(c.value, p) for c, p in self.buttons.items()] + [(f"LED {d + 1}", p) for d, p in self.leds.items()]
         for name, pin in named:
-            if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+            if not is_bcm_pin(pin):
                 raise PinConflictError(f"{name!r} is set to pin {pin!r}; give a BCM GPIO number 0-27")
             if pin in seen:
                 raise PinConflictError(f"GPIO{pin} is set for both {seen[pin]!r} and {name!r}; "
@@ -74,6 +74,11 @@ DEFAULT_LEDS: dict[int, int] = {0: 12, 1: 16, 2: 20, 3: 21, 4: 18}
 def default_pin_map() -> PinMap:
     """The default wiring (``firmware_config/pins.toml``)."""
     return PinMap(dict(DEFAULT_BUTTONS), dict(DEFAULT_LEDS))
+
+
+def is_bcm_pin(value: object) -> bool:
+    """Whether `value` is a GPIO pin of the Raspberry Pi's header: a BCM number 0-27 (an int, not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 27
 
 
 def default_pins_path() -> Path:
@@ -166,7 +171,7 @@ def _table(p: Path, data: dict[str, object], key: str, *, required: bool = True)
 
 def _pin(p: Path, table: str, name: str, pin: object) -> int:
     """Check one ``name = pin`` line of pins.toml `p`; raises UsageError naming the file and key."""
-    if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= 27:
+    if not is_bcm_pin(pin):
         raise UsageError(f"{p}: [{table}] {name} = {pin!r}; give a BCM GPIO number 0-27")
     return pin
 

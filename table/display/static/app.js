@@ -166,12 +166,16 @@
     if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
   }
 
+  // Step a list's selection from `from` to `to` of `n` with NEXT (wrapping round), as the buttons would.
+  function stepTo(from, to, n) {
+    for (let i = 0; i < ((to - from) % n + n) % n; i++) command("next");
+  }
+
   function selectBox(g, k) {
-    // A tap on a box: step the selection there with PREV/NEXT, as the buttons would.
+    // A tap on a box: step the selection there, as the buttons would.
     const from = g.options.findIndex((o) => o.selected);
     if (from === k) { command("score"); return; }
-    const steps = ((k - from) % g.options.length + g.options.length) % g.options.length;
-    for (let i = 0; i < steps; i++) command("next");
+    stepTo(from, k, g.options.length);
   }
 
   function fillCard(t, g) {
@@ -311,8 +315,7 @@
     // menu asks "End this game?", a tap on that item is the ROLL/CONFIRM that answers yes; any other, no.
     if (!menuTapTaken()) return;
     if (m.confirm) { command(k === m.index ? "roll" : "next"); return; }
-    const steps = ((k - m.index) % m.items.length + m.items.length) % m.items.length;
-    for (let i = 0; i < steps; i++) command("next");
+    stepTo(m.index, k, m.items.length);
     command("roll");
   }
   // a tap on the dark page around the menu closes it, as MENU does
