@@ -78,6 +78,11 @@ CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any o
 #: bounce only; a finger's double press, or a double tap on the page, lands 0.1-0.3 s apart and
 #: used to end the game before its question was even on screen.
 CONFIRM_PAUSE_S = 0.6
+#: Said when a tap on "New game" reaches the table after it asked "End this game?" from a button,
+#: on a page that did not show the question yet (its answer is not taken from a page that never asked).
+CONFIRM_NOT_SEEN = "The table now asks: end this game? Tap the question (or press ROLL/CONFIRM) to end it"
+#: Said when a tap on a menu item reaches the table after its menu was closed.
+MENU_CLOSED = "That tap was on a menu that is closed now: open the MENU again"
 #: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the one before.
 CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end the game"
 
@@ -277,6 +282,22 @@ class TableApp:
         """
         return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono)
 
+    def choose(self, item: str, asked: bool = False, origin: str = "table",
+               mono: float | None = None) -> Future[Any]:
+        """A tap on the menu's item `item` (an id of :data:`MENU_ITEMS`): choose it, as PREV/NEXT then ROLL would.
+
+        The tap names what the page showed, so that it cannot act on a menu the table no longer
+        shows (key steps worked out on the page could): `asked` is whether the page showed
+        "End this game?" on that item. While the table asks, a tap on the question answers yes
+        (at least :data:`CONFIRM_PAUSE_S` after the ROLL that asked, as ROLL/CONFIRM) only if
+        the page showed it; a tap on "New game" from a page that had not drawn the question yet
+        keeps it asking (:data:`CONFIRM_NOT_SEEN`); any other item keeps the game. A tap that
+        reaches a closed menu does nothing (:data:`MENU_CLOSED`), and an unknown item is said
+        in :attr:`message`. `mono` is when it was tapped (seconds of :func:`time.monotonic`).
+        """
+        return self.submit(self._choose, str(item), bool(asked), origin,
+                           time.monotonic() if mono is None else mono)
+
     def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
         """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
         return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono)
@@ -378,17 +399,39 @@ class TableApp:
         else:
             self._game_press(c, origin)
 
+    def _choose(self, item: str, asked: bool, origin: str, mono: float) -> None:
+        self.message = ""
+        ids = [i for i, _ in MENU_ITEMS]
+        if item not in ids:
+            self.message = f"No menu item {item!r}; the menu has: {', '.join(ids)}."
+        elif not self.menu_open:
+            self.message = MENU_CLOSED
+        elif self.menu_confirm:
+            if item != "new":
+                self._answer_end(False, mono)
+            elif asked:
+                self._answer_end(True, mono)
+            else:  # the question came from a button after this page drew the plain menu
+                self.message = CONFIRM_NOT_SEEN
+        else:
+            self.menu_index = ids.index(item)
+            self._menu(Command.ROLL, mono)
+
+    def _answer_end(self, yes: bool, mono: float) -> None:
+        """The answer to "End this game?": yes (ROLL/CONFIRM, after the pause) ends it; no keeps it."""
+        if yes and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
+            self.message = CONFIRM_TOO_SOON  # a double press or a burst: still asking
+            self._confirm_asked_at = mono  # the pause counts from the last press
+            return
+        self.menu_confirm = False
+        if yes:
+            self._end_and_set_up()
+        else:
+            self.message = "The game goes on: it was not ended."
+
     def _menu(self, c: Command, mono: float) -> None:
         if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
-            if c is Command.ROLL and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
-                self.message = CONFIRM_TOO_SOON  # a double press or a burst: still asking
-                self._confirm_asked_at = mono  # the pause counts from the last press
-                return
-            self.menu_confirm = False
-            if c is Command.ROLL:
-                self._end_and_set_up()
-            else:
-                self.message = "The game goes on: it was not ended."
+            self._answer_end(c is Command.ROLL, mono)
         elif c is Command.PREV:
             self.menu_index = (self.menu_index - 1) % len(MENU_ITEMS)
         elif c is Command.NEXT:

@@ -458,16 +458,39 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
         app.close()
 
 
+class Lag:
+    """A slow network between the table and a page: while :attr:`on`, what the table sends is held back."""
+
+    def __init__(self) -> None:
+        self.on, self.held, self._page_side = False, [], None
+
+    def route(self, ws) -> None:
+        """Playwright's WebSocket route: pass the page's messages on; hold the table's while lagging."""
+        table_side = ws.connect_to_server()
+        self._page_side = ws
+        ws.on_message(table_side.send)
+        table_side.on_message(lambda m: self.held.append(m) if self.on else ws.send(m))
+
+    def catch_up(self) -> None:
+        """End the lag: send the page what was held back, in order."""
+        self.on = False
+        while self.held:
+            self._page_side.send(self.held.pop(0))
+
+
 @contextlib.contextmanager
-def yacht_page(browser, tmp_path):
+def yacht_page(browser, tmp_path, lag: Lag | None = None):
     """A yacht game of Ann and Bo (PIN 4321) on the table itself, its page open at 800x480 (touch) and drawn.
 
-    Yields ``(app, page)``; closes the page, the server and the app.
+    With `lag`, the page's WebSocket goes through it. Yields ``(app, page)``; closes the page, the server and
+    the app.
     """
     app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
                    pin="4321").start()
     server = DisplayServer(app, port=0).start()
     page = browser.new_page(viewport={"width": 800, "height": 480}, has_touch=True)
+    if lag is not None:
+        page.route_web_socket(lambda url: url.endswith("/ws"), lag.route)
     try:
         page.goto(server.url)
         page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
@@ -521,6 +544,34 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.tap("#menu-items li >> nth=2")  # a second tap on the item, after a pause: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
         assert status() == ["abandoned"]
+
+
+def test_regression_a_lagging_tap_on_new_game_does_not_answer_a_question_it_never_showed(browser, tmp_path):
+    """The table asked "End this game?" from its ROLL button while a page, lagging, still showed "New game"
+    selected; a tap on it sent ROLL (key steps worked out from what the page showed), and arriving after the
+    confirmation pause that ROLL ended the game. A tap now names the item and whether the page asked."""
+    from table.app import CONFIRM_NOT_SEEN
+
+    lag = Lag()
+    with yacht_page(browser, tmp_path, lag) as (app, page):
+        shown = "n => Number(document.body.dataset.seq || -1) >= n"
+        app.press("menu").result(timeout=5)
+        app.press("prev").result(timeout=5)  # "New game" selected, on the page too
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        assert page.locator("#menu-items li.on").inner_text().startswith("New game")
+        lag.on = True
+        app.press("roll").result(timeout=5)  # the table's ROLL asks; the lagging page still shows "New game"
+        assert app.menu_confirm
+        time.sleep(CONFIRM_PAUSE_S + 0.2)
+        seq = app.seq
+        page.tap("#menu-items li >> nth=2")
+        wait_for(lambda: app.seq > seq, what="the tap taken by the table")
+        assert app.screen == "game" and app.menu_confirm and app.message == CONFIRM_NOT_SEEN
+        lag.catch_up()
+        page.wait_for_function(shown, arg=app.seq, timeout=10000)
+        assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
+        page.tap("#menu-items li >> nth=2")  # on the question it shows now: yes
+        wait_for(lambda: app.screen == "setup", what="the game ended by a tap on the question")
 
 
 def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(browser, tmp_path):

@@ -18,7 +18,8 @@ pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test
 from starlette.testclient import TestClient  # noqa: E402
 
 from table.app import (  # noqa: E402
-    ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp, assign_slots,
+    ADVICE, CONFIRM_END, CONFIRM_NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, TableApp,
+    assign_slots,
 )
 from table.display.export import scorecards_png  # noqa: E402
 from table.display.server import STATIC, create_app  # noqa: E402
@@ -214,6 +215,100 @@ def test_regression_a_double_press_of_roll_does_not_end_the_game(app):
     assert app.screen == "game" and _status(app) == ["playing"] and app.snapshot["menu"]["confirm"]
     app.press(Command.ROLL, mono=t + 1.75 + CONFIRM_PAUSE_S).result(timeout=5)  # a pause, then ROLL
     assert app.screen == "setup" and _status(app) == ["abandoned"]
+
+
+def choose(app, item, asked=False):
+    """A tap on the menu's `item`, a second after the last press (as :func:`press` times them)."""
+    app.choose(item, asked, mono=next(_PRESSED_AT)).result(timeout=5)
+
+
+def test_a_tap_on_a_menu_item_chooses_it_by_name(app):
+    press(app, Command.MENU)
+    choose(app, "hints")
+    assert app.hints and not app.menu_open
+    press(app, Command.MENU)
+    choose(app, "resume")
+    assert not app.menu_open and app.screen == "game"
+    press(app, Command.MENU)
+    choose(app, "new")  # a running game: asked first
+    assert app.menu_confirm and app.screen == "game" and _status(app) == ["playing"]
+    choose(app, "hints")  # any other item keeps the game
+    assert not app.menu_confirm and app.menu_open and _status(app) == ["playing"]
+    assert app.snapshot["message"] == "The game goes on: it was not ended." and app.hints
+    choose(app, "new")
+    choose(app, "new", asked=True)  # the question, tapped where the page showed it
+    assert app.screen == "setup" and _status(app) == ["abandoned"]
+    press(app, Command.MENU)
+    choose(app, "shutdown")
+    assert app.menu_open and app.snapshot["message"] == "No menu item 'shutdown'; the menu has: resume, hints, new."
+
+
+def test_regression_a_tap_on_new_game_from_a_page_that_had_not_drawn_the_question_does_not_end_the_game(app):
+    """The table asked "End this game?" from a GPIO ROLL; a phone still drawing the plain menu sent the ROLL of
+    its tap on "New game" (key steps worked out from what it showed), which ended the game as the answer."""
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    before = app.state
+    press(app, Command.MENU, Command.PREV, Command.ROLL)  # the table's buttons ask
+    assert app.menu_confirm
+    choose(app, "new", asked=False)  # the phone's tap, a second later: its page showed "New game"
+    assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
+    assert app.menu_confirm and app.snapshot["message"] == CONFIRM_NOT_SEEN
+    choose(app, "new", asked=True)  # its next tap, on the question it now shows
+    assert app.screen == "setup" and _status(app) == ["abandoned"]
+
+
+def test_regression_a_tap_on_a_menu_that_closed_meanwhile_does_nothing(app):
+    """A tap on an item of a menu the table had closed (MENU on the table) threw the dice: its key steps and
+    ROLL reached the game."""
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    before, selected = app.state, app.selected
+    press(app, Command.MENU, Command.MENU)
+    choose(app, "resume")
+    choose(app, "new", asked=True)
+    assert app.state == before and app.selected == selected and not app.menu_open
+    assert app.snapshot["message"] == MENU_CLOSED and _status(app) == ["playing"]
+
+
+def test_a_second_tap_on_the_question_sooner_than_the_pause_is_too_quick(app):
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    t = 5000.0
+    app.press(Command.MENU, mono=t).result(timeout=5)
+    app.choose("new", mono=t + 0.1).result(timeout=5)
+    app.choose("new", asked=True, mono=t + 0.3).result(timeout=5)  # a double tap
+    assert app.menu_confirm and app.snapshot["message"] == CONFIRM_TOO_SOON and _status(app) == ["playing"]
+    app.choose("new", asked=True, mono=t + 0.3 + CONFIRM_PAUSE_S).result(timeout=5)
+    assert app.screen == "setup" and _status(app) == ["abandoned"]
+
+
+def test_menu_taps_over_the_websocket_name_their_item_and_need_the_pin(app):
+    with TestClient(web_app(app), client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        app.press(Command.MENU).result(timeout=5)
+        while not receive_state(ws)["menu"]["open"]:
+            pass
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "asked": False}))  # no PIN: read-only
+        assert "Read-only" in json.loads(ws.receive_text())["message"]
+        assert app.menu_open and not app.hints
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "asked": False, "pin": "2468"}))
+        for _ in range(20):
+            if not receive_state(ws)["menu"]["open"]:
+                break
+    assert app.hints and not app.menu_open
+    with TestClient(web_app(app), client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        ws.send_text(json.dumps({"type": "menu", "item": "new", "asked": "yes", "pin": "2468"}))
+        with pytest.raises(Exception):
+            ws.receive_text()  # closed: a field of the wrong type
+
+
+def test_message_fields_of_the_wrong_type_are_named():
+    from table.display.server import parse_message
+
+    assert parse_message('{"type": "menu", "item": "new", "asked": true}')["asked"] is True
+    with pytest.raises(ValueError, match="field 'asked' must be true or false, got a string"):
+        parse_message('{"type": "menu", "item": "new", "asked": "yes"}')
+    with pytest.raises(ValueError, match="field 'seq' must be a whole number, got true"):
+        parse_message('{"type": "rendered", "seq": true}')
 
 
 def test_display_resumes_an_unfinished_game_after_restart(tmp_path):

@@ -10,6 +10,8 @@ Routes
 ``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
 ``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "pin": ...}``,
+                              ``{"type": "menu", "item": "new", "asked": false}`` (a tap on a menu item,
+                              naming what the page showed: :meth:`TableApp.choose`),
                               ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
@@ -60,7 +62,8 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
-FIELDS: dict[str, type] = {"type": str, "pin": str, "command": str, "seq": int}
+FIELDS: dict[str, type] = {"type": str, "pin": str, "command": str, "seq": int, "item": str, "asked": bool}
+_KIND_WORDS = {int: "a whole number", str: "a string", bool: "true or false"}
 
 
 def _json_kind(value: Any) -> str:
@@ -89,9 +92,8 @@ def parse_message(text: str | None) -> dict[str, Any]:
         raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
     for key, kind in FIELDS.items():
         value = msg.get(key)
-        if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
-                             f"got {_json_kind(value)}")
+        if key in msg and (not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool)):
+            raise ValueError(f"field {key!r} must be {_KIND_WORDS[kind]}, got {_json_kind(value)}")
     return msg
 
 
@@ -464,6 +466,8 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                                                            f"unknown command {msg.get('command')!r}"}))
                         continue
                     table.press(command, "table" if here else f"phone {host}")
+                elif kind == "menu" and "item" in msg:
+                    table.choose(msg["item"], msg.get("asked", False), "table" if here else f"phone {host}")
                 elif kind == "setup":
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):

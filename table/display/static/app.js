@@ -311,12 +311,11 @@
   }
 
   function tapMenuItem(m, k) {
-    // A tap on an item: step there with NEXT and choose it with ROLL, as the buttons would. While the
-    // menu asks "End this game?", a tap on that item is the ROLL/CONFIRM that answers yes; any other, no.
+    // A tap on an item names it and whether the page showed "End this game?" on it, so the table never
+    // takes it for key steps on a menu that changed meanwhile (a button may have asked the question).
+    // While the menu asks, a tap on the question answers yes; any other item, no.
     if (!menuTapTaken()) return;
-    if (m.confirm) { command(k === m.index ? "roll" : "next"); return; }
-    stepTo(m.index, k, m.items.length);
-    command("roll");
+    send({ type: "menu", item: m.items[k].id, asked: m.confirm && k === m.index });
   }
   // a tap on the dark page around the menu closes it, as MENU does
   $("menu").onclick = (ev) => { if (ev.target === $("menu") && menuTapTaken()) command("menu"); };
