@@ -10,8 +10,18 @@ from __future__ import annotations
 import errno
 import ipaddress
 import socket
+from pathlib import Path
 
-__all__ = ["listen_error", "phone_urls", "table_host_names"]
+__all__ = ["listen_error", "mdns_answers", "phone_urls", "table_host_names"]
+
+#: The socket of Avahi, the mDNS responder Raspberry Pi OS runs (package ``avahi-daemon``): while it
+#: exists, phones on the LAN can find this machine as ``HOSTNAME.local``.
+AVAHI_SOCKET = Path("/run/avahi-daemon/socket")
+
+
+def mdns_answers() -> bool:
+    """Whether an mDNS responder (Avahi) runs here, so that ``HOSTNAME.local`` reaches this machine."""
+    return AVAHI_SOCKET.exists()
 
 
 def listen_error(exc: OSError, host: str, port: int) -> OSError:
@@ -74,7 +84,8 @@ def phone_urls(host: str, port: int) -> list[str]:
         The listening address: ``0.0.0.0`` or ``::`` (every address) gives this machine's
         LAN addresses (those of its host name, and the one its default route leaves from;
         finding that sends no packet) and ``http://HOSTNAME.local:PORT/`` (mDNS, how a
-        Raspberry Pi is usually reached); a loopback address gives none (phones cannot
+        Raspberry Pi is usually reached) when Avahi answers for it (:func:`mdns_answers`;
+        a name nothing answers to only misleads); a loopback address gives none (phones cannot
         reach it, nor a name that stands for one, such as ``localhost``); another
         address gives itself, a name its addresses; ``0`` is ``0.0.0.0``.
     port : int
@@ -108,5 +119,6 @@ def phone_urls(host: str, port: int) -> list[str]:
     for ip in found:
         if _reachable(ip) and (host == "::" or ip.version == 4) and str(ip) not in addresses:
             addresses.append(str(ip))
-    mdns = [n for n in sorted(table_host_names()) if n.endswith(".local") and n != "localhost.local"]
+    mdns = [n for n in sorted(table_host_names()) if n.endswith(".local") and n != "localhost.local"
+            and mdns_answers()]
     return [url(a) for a in addresses] + [f"http://{n}:{port}/" for n in mdns]

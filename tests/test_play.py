@@ -300,6 +300,7 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
 
     monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
     monkeypatch.setattr(socket, "getaddrinfo", addresses)
+    monkeypatch.setattr("table.listening.mdns_answers", lambda: True)
     every4 = phone_urls("0.0.0.0", 8000)
     assert every4[0] == "http://192.168.1.40:8000/" and every4[-1] == "http://dicepi.local:8000/"
     assert not any("127." in u or "fe80" in u or "[" in u for u in every4)  # IPv4 only: not listening on IPv6
@@ -310,3 +311,18 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
                                                                                   "http://[fd00::40]:8000/"]
     assert phone_urls("dicepi.lan", 8000) == ["http://192.168.1.40:8000/"]  # the address: the page answers to it
     assert phone_urls("0", 8000) == every4  # 0 is 0.0.0.0
+
+
+def test_regression_no_mdns_name_is_printed_where_nothing_answers_to_it(monkeypatch, tmp_path):
+    """play printed http://HOSTNAME.local:PORT/ even where no mDNS responder runs: a URL no phone could open."""
+    import socket
+
+    from table import listening
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
+    monkeypatch.setattr(listening, "AVAHI_SOCKET", tmp_path / "avahi-daemon" / "socket")
+    assert not listening.mdns_answers()
+    assert not any(".local" in u for u in listening.phone_urls("0.0.0.0", 8000))
+    (tmp_path / "avahi-daemon").mkdir()
+    (tmp_path / "avahi-daemon" / "socket").touch()  # Avahi runs
+    assert listening.mdns_answers() and "http://dicepi.local:8000/" in listening.phone_urls("0.0.0.0", 8000)
