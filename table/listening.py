@@ -44,7 +44,9 @@ def listen_error(exc: OSError, host: str, port: int) -> OSError:
         advice = "the port is in use; give another --port, or stop the program using it"
     else:
         advice = "check --listen and --port"
-    return OSError(f"cannot listen on {host}:{port} ({reason}): {advice}")
+    error = OSError(f"cannot listen on {host}:{port} ({reason}): {advice}")
+    error.errno = exc.errno  # the cause, for callers that act on it (play --wait waits for a port in use)
+    return error
 
 
 def table_host_names() -> frozenset[str]:

@@ -110,6 +110,38 @@ def lock_path(path: str | os.PathLike[str]) -> Path:
     return path.with_name(path.name + ".lock")
 
 
+def store_holder(path: str | os.PathLike[str]) -> str | None:
+    """Who holds the writer's lock of the store at `path` (``"another dicetable (pid N)"``), or None.
+
+    None also where there is no lock file yet or no ``flock``. Takes no lock that
+    outlives the call; :class:`Store` still raises :class:`StoreLockedError` if a
+    writer takes the lock between this look and its own open.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return None
+    except BlockingIOError:
+        return _holder_text(fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)  # drops the lock if it was taken
+
+
+def _holder_text(fd: int) -> str:
+    """The writer named by the pid in the lock file open as `fd`."""
+    pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    return f"another dicetable (pid {pid})" if pid.isdigit() else "another dicetable"
+
+
 def own_db_path() -> Path:
     """The table's own store: ``$XDG_DATA_HOME/dicetable/games.sqlite3``.
 
@@ -348,9 +380,8 @@ class Store:
                 os.close(fd)
                 return self._lock()
         except BlockingIOError:
-            pid = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            who = _holder_text(fd)
             os.close(fd)
-            who = f"another dicetable (pid {pid})" if pid.isdigit() else "another dicetable"
             raise StoreLockedError(
                 f"the game store {str(self.path)!r} is in use by {who}: stop it first "
                 "('sudo systemctl stop dicetable', or Ctrl-C where it runs) or give another --db"

@@ -25,7 +25,7 @@ def test_firmware_pins_toml_is_the_builtin_default_and_names_every_button():
 def test_firmware_unit_and_kiosk_say_what_the_issue_asks():
     unit = (FW / "dicetable.service").read_text()
     for needed in ("Restart=on-failure", "Environment=PYTHONUNBUFFERED=1", "SupplementaryGroups=video gpio",
-                   "ExecStart=@DIR@/.venv/bin/python -m table play"):
+                   "ExecStart=@DIR@/.venv/bin/python -m table play --wait"):
         assert needed in unit
     kiosk = (FW / "kiosk.sh").read_text()
     assert "health" in kiosk and "--kiosk" in kiosk
@@ -76,7 +76,7 @@ def test_firmware_install_twice_changes_nothing_the_second_time(tmp_path):
     assert "camera_auto_detect=1" in config
     assert first["boot/firmware/config.txt.before-dicetable"] == "[all]\narm_64bit=1\n"
     unit = first["etc/systemd/system/dicetable.service"]
-    assert "User=pi" in unit and f"ExecStart={repo}/.venv/bin/python -m table play --camera picamera2" in unit
+    assert "User=pi" in unit and f"ExecStart={repo}/.venv/bin/python -m table play --wait --camera picamera2" in unit
     assert "@" not in unit.replace("multi-user", "")
     assert first["home/pi/.config/labwc/autostart"] == f"{repo}/firmware_config/kiosk.sh &\n"
     calls = (tmp_path / "calls.log").read_text().splitlines()

@@ -178,6 +178,57 @@ def test_regression_second_play_on_a_store_in_use_is_refused(tmp_path, capsys):
         assert running.load(session.game_id) == session.state
 
 
+def test_regression_play_wait_waits_for_the_store_instead_of_exiting(tmp_path, capsys, monkeypatch):
+    """Under systemd, a play on a store held by a manual play exited and was restarted every 3 s for as long
+    as the manual one ran; with --wait (the service's) it waits, says why once, and starts when it is free."""
+    import threading
+
+    from table.commands import play
+    from table.store import open_store, store_holder
+
+    monkeypatch.setattr(play, "WAIT_POLL_S", 0.05)
+    db = tmp_path / "g.sqlite3"
+    assert store_holder(db) is None  # no store yet
+    result = {}
+    with open_store(db) as manual:  # the manual play
+        assert store_holder(db).startswith("another dicetable (pid ")
+        t = threading.Thread(target=lambda: result.setdefault("status", main([
+            "play", "--wait", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht", "--players",
+            "A,B", "--no-buttons", "--port", "0", "--db", str(db), "--duration", "0.5"])))
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and [g.id for g in manual.games()] == []  # waiting; nothing started or written
+    t.join(30)
+    assert result == {"status": 0}
+    err = capsys.readouterr().err
+    assert err.count("waiting until it is free") == 1 and "is in use by another dicetable" in err
+    assert "page is at" in err
+    with open_store(db, readonly=True) as store:
+        assert len(store.games()) == 1  # the waiting play started its game once the store was free
+
+
+def test_play_wait_waits_for_a_port_in_use_but_not_for_a_bad_address(tmp_path, capsys, monkeypatch):
+    import socket
+
+    from table.commands import play
+
+    monkeypatch.setattr(play, "WAIT_POLL_S", 0.05)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    threading_timer = __import__("threading").Timer(0.5, busy.close)
+    threading_timer.start()
+    status = main(["play", "--wait", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht",
+                   "--players", "A,B", "--no-buttons", "--port", str(port), "--db", str(tmp_path / "g.sqlite3"),
+                   "--duration", "0.3"])
+    err = capsys.readouterr().err
+    assert status == 0 and f"waiting until it is free: port {port} is in use" in err and "page is at" in err
+    status = main(["play", "--wait", "--camera", "synthetic:1", "--no-buttons", "--listen", "192.0.2.77",
+                   "--port", "8123", "--db", str(tmp_path / "h.sqlite3"), "--duration", "0.3"])
+    assert status != 0 and "not an address of this machine" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("camera, words", [
     ("opencv:{tmp}/nothere.mp4", "could not open opencv:"),
     ("images:{tmp}/empty", "no image files"),

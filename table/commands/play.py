@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -17,7 +18,7 @@ from table.display.snapshot import Setup
 from table.errors import UsageError
 from table.listening import phone_urls
 from table.rules import JOKER_VARIANTS, RULESET_IDS
-from table.store import default_db_path
+from table.store import default_db_path, store_holder
 
 if TYPE_CHECKING:
     from table.inputs.pins import PinMap
@@ -58,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="show strategy hints (suggested holds glow, best box outlined, cost of each box); "
                         "the MENU turns them on and off too")
     p.add_argument("--no-buttons", action="store_true", help="no GPIO buttons (keyboard and page only)")
+    p.add_argument("--wait", action="store_true",
+                   help="while another dicetable holds the game store or the port, wait for it to stop instead "
+                        "of exiting (the systemd service does: a manual play keeps the table meanwhile)")
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
     p.set_defaults(func=run)
 
@@ -134,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
         seed = int(parse_spec(args.camera)[1] or 0)
         tray = LiveTray(seed=seed)
     db = args.db or (Path(os.environ[DB_ENV]) if os.environ.get(DB_ENV) else default_db_path())
+    if args.wait:
+        _wait_until_free(db, args.listen, args.port)
     if args.port:
         _check_port_free(args.listen, args.port)  # before the app starts a game that a failed start would leave behind
     # Opened before the app starts a game: a video file or image folder that cannot be opened ends here.
@@ -191,6 +197,38 @@ def _check_port_free(host: str, port: int) -> None:
     from table.display.server import bind_listener
 
     bind_listener(host, port).close()
+
+
+#: Seconds between looks while ``play --wait`` waits for the store and the port.
+WAIT_POLL_S = 2.0
+
+
+def _wait_until_free(db: Path, host: str, port: int) -> None:
+    """Return once no other dicetable holds the store at `db` and ``host:port`` is free (``play --wait``).
+
+    Says what it waits for on stderr, once per cause. Under systemd the service used to
+    exit on a store or port in use and be restarted every 3 s for as long as a manual
+    ``play`` ran, each start costing the Pi a second of CPU. Raises the port's OSError
+    for any cause but a port in use (a bad --listen never frees itself).
+    """
+    said = None
+    while True:
+        why = store_holder(db)
+        if why is not None:
+            why = f"the game store {str(db)!r} is in use by {why}"
+        elif port:
+            try:
+                _check_port_free(host, port)
+            except OSError as exc:
+                if exc.errno != errno.EADDRINUSE:
+                    raise
+                why = f"port {port} is in use"
+        if why is None:
+            return
+        if why != said:
+            print(f"dicetable: waiting until it is free: {why}", file=sys.stderr, flush=True)
+            said = why
+        time.sleep(WAIT_POLL_S)
 
 
 def _open_camera(spec: str, profile: Any) -> Any:
