@@ -33,6 +33,24 @@ def test_fit_is_monotone_on_random_outcomes():
     assert all(0 < g < 1 for g in grid)
 
 
+def test_small_blocks_are_pooled_with_their_smaller_neighbour():
+    # raw 0.2: 1 of 4 right; 0.5: 3 of 4; 0.9: 4 of 4 (three blocks of 4); then 0.95: 20 of 20
+    probs = [0.2] * 4 + [0.5] * 4 + [0.9] * 4 + [0.95] * 20
+    right = [1, 0, 0, 0] + [1, 1, 1, 0] + [1] * 4 + [1] * 20
+    assert len(fit_isotonic(probs, right).raw) == 3  # 0.9 and 0.95 are one block of right answers
+    m = fit_isotonic(probs, right, min_block=8)  # 0.2 (4) joins 0.5 (4): 4 of 8 right
+    assert m.raw == pytest.approx((0.35, (4 * 0.9 + 20 * 0.95) / 24))
+    assert m.calibrated == pytest.approx((5 / 10, 25 / 26))
+    one = fit_isotonic(probs, right, min_block=len(probs))
+    assert one.calibrated == pytest.approx(((1 + 3 + 24 + 1) / (32 + 2),))
+    grid = [fit_isotonic(probs, right, min_block=k)(x) for k in (1, 5, 9, 13) for x in np.linspace(0, 1, 21)]
+    for k in range(4):
+        curve = grid[21 * k:21 * (k + 1)]
+        assert all(b >= a - 1e-12 for a, b in zip(curve, curve[1:]))
+    with pytest.raises(ValueError, match="min_block must be 1 or more"):
+        fit_isotonic(probs, right, min_block=0)
+
+
 @pytest.mark.parametrize("raw, cal, match", [
     ((), (), "at least one"),
     ((0.2, 0.1), (0.3, 0.4), "increase"),

@@ -23,7 +23,10 @@ found four blocks (raw 0.79 -> 0.83 up to 0.98 -> 0.996), but fitted on one
 fold's pairs and scored on the other's it did worse than one block (Brier
 score 0.0103 against 0.0090, and 0.0045 against 0.0044). The shipped map is
 the one block of the earlier fit: every reported value stated 99.23 % right,
-against 99.33 % observed on those 893 held-out values.
+against 99.33 % observed on those 893 held-out values. Refits now pool blocks
+of fewer than 100 values (``fit_isotonic(min_block=)``, ``fit_confidence
+--min-block``): cross-fitted so, the curve scores as one block does (0.0091
+and 0.0044).
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ class ConfidenceMap:
         return {"raw": [round(x, 4) for x in self.raw], "calibrated": [round(x, 4) for x in self.calibrated]}
 
 
-def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool]) -> ConfidenceMap:
+def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool], min_block: int = 1) -> ConfidenceMap:
     """Fit a :class:`ConfidenceMap` to observed outcomes (pool-adjacent-violators, Laplace-smoothed).
 
     Parameters
@@ -94,6 +97,12 @@ def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool]) -> Confi
         Raw probability of each reported value, in ``[0, 1]``.
     right : sequence of bool
         Whether each reported value was right.
+    min_block : int, optional
+        Fewest outcomes in a block: a smaller block is pooled with its smaller
+        neighbour until none is left (pooling neighbours keeps the curve
+        increasing). With few wrong values, plain isotonic regression draws steps
+        from a handful of them: refitted on DEV's held-out pairs it lost to one
+        block on the other fold (see the module text).
 
     Returns
     -------
@@ -103,8 +112,10 @@ def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool]) -> Confi
     Raises
     ------
     ValueError
-        If the sequences differ in length or are empty.
+        If the sequences differ in length or are empty, or `min_block` is under 1.
     """
+    if min_block < 1:
+        raise ValueError(f"min_block must be 1 or more, got {min_block}")
     p = np.asarray(probabilities, np.float64)
     y = np.asarray(right, np.float64)
     if len(p) != len(y) or len(p) == 0:
@@ -122,6 +133,13 @@ def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool]) -> Confi
             for k in range(3):
                 pooled[-1][k] += last[k]
     blocks = pooled
+    while len(blocks) > 1:  # pool blocks under min_block with their smaller neighbour
+        i = min(range(len(blocks)), key=lambda k: blocks[k][1])
+        if blocks[i][1] >= min_block:
+            break
+        j = i + 1 if i == 0 else i - 1 if i == len(blocks) - 1 else min(i - 1, i + 1, key=lambda k: blocks[k][1])
+        lo, hi = min(i, j), max(i, j)
+        blocks[lo:hi + 1] = [[blocks[lo][k] + blocks[hi][k] for k in range(3)]]
     raw = [b[2] / b[1] for b in blocks]
     cal = [(b[0] + 1) / (b[1] + 2) for b in blocks]
     # distinct, increasing raw knots
