@@ -590,12 +590,45 @@ def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(brow
         take_control(page, "4321")
         for k in range(20):  # strangers' wrong PINs: every address is locked out for 2 s
             guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+        guard = PinGuard(lockout_s=2.0)  # the table's server restarts (same PIN): it has forgotten the phone
+        for k in range(20):
+            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
         server.close()  # the phone's connection drops (Wi-Fi) and comes back
         server = DisplayServer(app, port=port, local_hosts=frozenset(), pin_guard=guard).start()
         page.wait_for_function("() => /several devices/.test(document.getElementById('message').textContent)",
                                timeout=15000)
         assert page.evaluate("document.body.classList.contains('readonly')")
         page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=15000)
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_reconnects(browser, tmp_path):
+    """About 20 wrong PINs from several addresses locked every phone out for up to an hour: a phone already
+    playing lost control whenever its Wi-Fi dropped. Its page now reconnects with the token its PIN earned."""
+    from table.display.server import PinGuard
+
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    guard = PinGuard()  # lock-outs of 30 s and more
+    server = DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()  # a phone
+    port = server.port
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        take_control(page, "4321")
+        for k in range(25):  # strangers' wrong PINs: every address is locked out
+            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+        assert guard.wait_s("192.0.2.99") > 60
+        server.close()  # the phone's connection drops (Wi-Fi) and comes back
+        server = DisplayServer(app, port=port, local_hosts=frozenset(), pin_guard=guard).start()
+        page.wait_for_function("() => document.getElementById('conn').hidden", timeout=15000)
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=5000)
+        page.keyboard.press("m")
+        wait_for(lambda: app.menu_open, what="the phone's MENU taken after the reconnect")
+        assert "several devices" not in page.locator("#message").inner_text()
     finally:
         page.close()
         server.close()

@@ -386,7 +386,8 @@ def test_display_remote_client_is_read_only_without_the_pin(app):
                 break
         assert app.menu_open
         ws.send_text(json.dumps({"type": "unlock", "pin": "2468"}))
-        assert json.loads(ws.receive_text()) == {"type": "unlock", "ok": True}
+        reply = json.loads(ws.receive_text())
+        assert reply == {"type": "unlock", "ok": True, "token": reply["token"]}  # the token: for reconnecting
         assert receive_state(ws)["can_command"]
 
 
@@ -588,7 +589,7 @@ def test_regression_wrong_pins_lock_the_address_out_for_longer_each_time(app):
         now[0] += 10
         assert unlock(ws, "0005")["message"] == "Too many wrong PINs; try again in 60 s."  # doubled
         now[0] += 60
-        assert unlock(ws, "2468") == {"type": "unlock", "ok": True}
+        assert unlock(ws, "2468")["ok"]
     assert not app.menu_open
     # The right PIN cleared the count: four wrong ones again do not lock out.
     with TestClient(web, client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
@@ -618,6 +619,36 @@ def test_regression_pins_carried_by_commands_count_as_tries(app):
             if receive_state(ws)["menu"]["open"]:
                 break
     assert app.menu_open
+
+
+def test_a_phone_that_gave_the_pin_reconnects_with_its_token_through_a_lock_out(app):
+    from table.display.server import PinGuard
+
+    guard = PinGuard(clock=lambda: 0.0, max_tokens=3)
+    web = web_app(app, pin_guard=guard)
+    with TestClient(web, client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        reply = unlock(ws, "2468")
+        assert reply["ok"] and len(reply["token"]) >= 20
+    token = reply["token"]
+    for k in range(25):  # strangers: every address is locked out
+        guard.check(f"198.51.100.{k}", "0000", "2468")
+    assert guard.refusal("192.168.1.20")
+    with TestClient(web, client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        assert unlock(ws, "2468") == {"type": "unlock", "ok": False, "wait_s": 960,  # the PIN: locked out
+                                      "message": guard.refusal("192.168.1.20")}
+        ws.send_text(json.dumps({"type": "unlock", "token": "a" * 22}))  # a guess: refused, not counted
+        assert json.loads(ws.receive_text()) == {"type": "unlock", "ok": False, "by": "token"}
+        ws.send_text(json.dumps({"type": "unlock", "token": token}))
+        assert json.loads(ws.receive_text()) == {"type": "unlock", "ok": True, "by": "token"}
+        ws.send_text(json.dumps({"type": "command", "command": "menu"}))
+        for _ in range(20):
+            if receive_state(ws)["menu"]["open"]:
+                break
+    assert app.menu_open and guard.wait_s("198.51.100.0") == 30 * 2 ** 5  # the guessed token counted nothing
+    later = [guard.remember() for _ in range(3)]  # the oldest is forgotten past max_tokens
+    assert not guard.recognises(token) and all(guard.recognises(t) for t in later)
 
 
 def test_regression_local_clients_are_never_locked_out(app):

@@ -20,6 +20,9 @@ table's PIN (shown on the table's screen). After 5 wrong PINs in a row an addres
 is locked out for 30 s, twice as long after each further wrong PIN; after 20 wrong PINs
 within an hour from all addresses together, every address is (:class:`PinGuard`). An
 ``unlock`` refused during a lock-out says when to offer the PIN again (``wait_s``).
+An ``unlock`` the PIN opens answers with a token; the page offers it on reconnecting
+(``{"type": "unlock", "token": ...}``), and a token is never locked out, so strangers'
+wrong PINs cannot take control from the phones already playing.
 A WebSocket whose ``Origin`` is not the page's own host is refused (a page of another
 site, open in the table's browser, cannot drive the table or read the PIN); a message
 that is not a JSON object with fields of the right types closes the socket (code 1003).
@@ -62,7 +65,8 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
-FIELDS: dict[str, type] = {"type": str, "pin": str, "command": str, "seq": int, "item": str, "asked": bool}
+FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
+                           "asked": bool}
 _KIND_WORDS = {int: "a whole number", str: "a string", bool: "true or false"}
 
 
@@ -197,6 +201,12 @@ class PinGuard:
     every reconnect, which would give an attacker fresh tries. The table's own
     buttons and screen are never locked out.
 
+    A device that gave the right PIN is given a token (:meth:`remember`, 128 random
+    bits) that its page offers when it reconnects (:meth:`recognises`). A token is
+    never locked out, so strangers' wrong PINs cannot take control away from the
+    phones already playing; it lasts as long as this guard (the table's run), and the
+    oldest is forgotten past `max_tokens`.
+
     Parameters
     ----------
     max_wrong : int, optional
@@ -211,6 +221,8 @@ class PinGuard:
         The longest lock-out, in seconds (3600).
     clock : callable, optional
         Monotonic time in seconds (``time.monotonic``; tests give their own).
+    max_tokens : int, optional
+        Devices remembered at once (64).
     """
 
     #: The key of the table-wide count (no address is written this way).
@@ -218,7 +230,7 @@ class PinGuard:
 
     def __init__(self, *, max_wrong: int = 5, max_table_wrong: int = 20, table_window_s: float = 3600.0,
                  lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, max_tokens: int = 64) -> None:
         self.max_wrong = max_wrong
         self.max_table_wrong = max_table_wrong
         self.table_window_s = table_window_s
@@ -228,6 +240,20 @@ class PinGuard:
         self.clock = clock
         self._wrong: dict[str | None, int] = {}
         self._until: dict[str | None, float] = {}
+        self.max_tokens = max_tokens
+        self._tokens: collections.OrderedDict[str, None] = collections.OrderedDict()
+
+    def remember(self) -> str:
+        """A new token for a device that has just given the right PIN (URL-safe text)."""
+        token = secrets.token_urlsafe(16)
+        self._tokens[token] = None
+        while len(self._tokens) > self.max_tokens:
+            self._tokens.popitem(last=False)
+        return token
+
+    def recognises(self, token: str) -> bool:
+        """Whether `token` is one :meth:`remember` gave (and has not forgotten); never counted or locked out."""
+        return any(secrets.compare_digest(token.encode(), known.encode()) for known in self._tokens)
 
     @staticmethod
     def _key(host: str | None) -> str | None:
@@ -431,6 +457,11 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                     if here:
                         table.rendered(msg.get("seq", -1))
                     continue
+                if kind == "unlock" and "token" in msg:  # a device that gave the PIN before, reconnecting
+                    unlocked = here or guard.recognises(msg["token"])
+                    await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked, "by": "token"}))
+                    dirty.set()
+                    continue
                 if kind == "unlock":
                     locked = None if here else guard.refusal(host)
                     checked = locked is None
@@ -438,6 +469,8 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                         unlocked = here or guard.check(host, msg.get("pin", ""), table.pin)
                         locked = None if unlocked else guard.refusal(host)
                     reply: dict[str, Any] = {"type": "unlock", "ok": unlocked}
+                    if unlocked and not here:
+                        reply["token"] = guard.remember()
                     if locked:
                         reply["message"] = locked
                     if not checked:  # locked out: the PIN was not looked at; the page may offer it then

@@ -3,8 +3,9 @@
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
-  // pin: the PIN the table took, sent with each command; offered: one sent to "unlock", not yet answered
-  let ws = null, snap = null, pin = "", offered = null, cameraSeq = -1;
+  // pin: the PIN the table took, sent with each command; offered: one sent to "unlock", not yet answered;
+  // token: what the table gave for the PIN, offered first on reconnecting (never locked out, unlike a PIN)
+  let ws = null, snap = null, pin = "", offered = null, token = "", cameraSeq = -1;
   const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
   function el(tag, cls, text) {
@@ -27,9 +28,12 @@
       $("conn").hidden = true;
       // a new connection (the table may have restarted with a new PIN): offer the PIN once, and send
       // commands without it until the table takes it, so that a stale PIN is not one wrong try per press
-      const p = pin || (offered && offered.again ? offered.pin : "");  // one offered as the last socket closed too
+      // (or the one offered, or kept beside a token, as the last socket closed)
+      const p = pin || (offered && (offered.again || offered.token) ? offered.pin : "");
       offered = null;
-      if (p) { pin = ""; offer(p, true); }
+      pin = "";
+      if (token) { offered = { token: token, pin: p }; send({ type: "unlock", token: token }); }
+      else if (p) offer(p, true);
     };
     ws.onclose = () => { $("conn").hidden = false; $("conn").textContent = "Lost the table; reconnecting..."; setTimeout(connect, 1000); };
     ws.onmessage = (m) => {
@@ -37,7 +41,13 @@
       if (data.type === "refused") { $("message").textContent = data.message; return; }
       if (data.type === "unlock") {
         const tried = offered; offered = null;
+        if (data.token) token = data.token;
         if (data.ok) { if (tried) pin = tried.pin; return; }
+        if (data.by === "token") {  // a table that restarted forgot it: offer the PIN, if there is one
+          token = "";
+          if (tried && tried.pin) offer(tried.pin, true);
+          return;
+        }
         pin = "";
         // refused unchecked during a lock-out (wait_s): a PIN the table took before is offered again then
         if (tried && tried.again && data.wait_s) setTimeout(() => { if (!pin && !offered) offer(tried.pin, true); },
