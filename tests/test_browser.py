@@ -574,35 +574,51 @@ def test_regression_a_lagging_tap_on_new_game_does_not_answer_a_question_it_neve
         wait_for(lambda: app.screen == "setup", what="the game ended by a tap on the question")
 
 
+@contextlib.contextmanager
+def phone_in_control(browser, tmp_path, guard):
+    """A yacht table (PIN 4321) served with `guard`, its page open on a phone (not local) that took control.
+
+    Yields ``(app, page, reconnect)``: ``reconnect(guard)`` restarts the server on the same port with
+    `guard`, so that the phone's connection drops and comes back (as over Wi-Fi).
+    """
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
+                   pin="4321").start()
+    servers = [DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()]
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+
+    def reconnect(new_guard):
+        servers[-1].close()
+        servers.append(DisplayServer(app, port=servers[0].port, local_hosts=frozenset(),
+                                     pin_guard=new_guard).start())
+    try:
+        page.goto(servers[0].url)
+        take_control(page, "4321")
+        yield app, page, reconnect
+    finally:
+        page.close()
+        servers[-1].close()
+        app.close()
+
+
+def lock_every_address(guard, wrong=20):
+    """Strangers' wrong PINs from `wrong` addresses: the table-wide lock-out."""
+    for k in range(wrong):
+        guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+
+
 def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(browser, tmp_path):
     """Reconnecting during a table-wide lock-out (others' wrong PINs), the page's right PIN was refused
     unchecked and dropped: the phone lost control. It is now offered again when the lock-out ends."""
     from table.display.server import PinGuard
 
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
-    guard = PinGuard(lockout_s=2.0)
-    server = DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()  # a phone
-    port = server.port
-    page = browser.new_page(viewport={"width": 800, "height": 480})
-    try:
-        page.goto(server.url)
-        take_control(page, "4321")
-        for k in range(20):  # strangers' wrong PINs: every address is locked out for 2 s
-            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+    with phone_in_control(browser, tmp_path, PinGuard(lockout_s=2.0)) as (app, page, reconnect):
         guard = PinGuard(lockout_s=2.0)  # the table's server restarts (same PIN): it has forgotten the phone
-        for k in range(20):
-            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
-        server.close()  # the phone's connection drops (Wi-Fi) and comes back
-        server = DisplayServer(app, port=port, local_hosts=frozenset(), pin_guard=guard).start()
+        lock_every_address(guard)  # every address is locked out for 2 s
+        reconnect(guard)
         page.wait_for_function("() => /several devices/.test(document.getElementById('message').textContent)",
                                timeout=15000)
         assert page.evaluate("document.body.classList.contains('readonly')")
         page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=15000)
-    finally:
-        page.close()
-        server.close()
-        app.close()
 
 
 def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_reconnects(browser, tmp_path):
@@ -610,29 +626,16 @@ def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_r
     playing lost control whenever its Wi-Fi dropped. Its page now reconnects with the token its PIN earned."""
     from table.display.server import PinGuard
 
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
     guard = PinGuard()  # lock-outs of 30 s and more
-    server = DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()  # a phone
-    port = server.port
-    page = browser.new_page(viewport={"width": 800, "height": 480})
-    try:
-        page.goto(server.url)
-        take_control(page, "4321")
-        for k in range(25):  # strangers' wrong PINs: every address is locked out
-            guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+    with phone_in_control(browser, tmp_path, guard) as (app, page, reconnect):
+        lock_every_address(guard, 25)
         assert guard.wait_s("192.0.2.99") > 60
-        server.close()  # the phone's connection drops (Wi-Fi) and comes back
-        server = DisplayServer(app, port=port, local_hosts=frozenset(), pin_guard=guard).start()
+        reconnect(guard)
         page.wait_for_function("() => document.getElementById('conn').hidden", timeout=15000)
         page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=5000)
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the phone's MENU taken after the reconnect")
         assert "several devices" not in page.locator("#message").inner_text()
-    finally:
-        page.close()
-        server.close()
-        app.close()
 
 
 def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(browser, tmp_path):
