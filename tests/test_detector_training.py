@@ -125,3 +125,48 @@ def test_a_fine_tune_records_which_network_it_started_from(tmp_path):
     assert bare == {"path": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
     (tmp_path / "die_detector.json").write_text(json.dumps({"command": "python -m vision.training.train_detector X"}))
     assert init_record(start)["trained_by"] == "python -m vision.training.train_detector X"
+
+
+def _white_square(size=(240, 320), box=(150, 60, 40, 40)):
+    image = np.zeros((*size, 3), np.uint8)
+    x, y, w, h = box
+    image[y:y + h, x:x + w] = 255
+    return image
+
+
+@pytest.mark.parametrize("degrees", [30.0, -45.0, 12.5, 90.0])
+def test_a_turned_photo_keeps_each_die_box_on_its_die(degrees):
+    pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
+    from vision.training.train_detector import turn_photo
+
+    box = np.float32([[150, 60, 40, 40]])
+    turned, boxes, _ = turn_photo(_white_square(), box, np.zeros((0, 4), np.float32), degrees, [0, 0, 0])
+    ys, xs = np.nonzero(turned[..., 0] > 127)
+    x, y, w, h = boxes[0]
+    # the box's centre is where the drawn square landed, and every corner of the photo is on the canvas
+    assert abs(x + w / 2 - (xs.mean() + 0.5)) < 0.6 and abs(y + h / 2 - (ys.mean() + 0.5)) < 0.6
+    assert turned.shape[0] >= 240 and turned.shape[1] >= 240
+    # a square die keeps its size: its own orientation is unknown, so the box does not grow with the turn
+    assert w == pytest.approx(40, abs=0.01) and h == pytest.approx(40, abs=0.01)
+
+
+def test_a_turned_ignore_region_still_covers_everything_it_covered():
+    pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
+    from vision.training.train_detector import turn_photo
+
+    region = np.float32([[100, 50, 80, 30]])
+    turned, _, ignores = turn_photo(_white_square(box=(100, 50, 80, 30)), np.zeros((0, 4), np.float32), region,
+                                    30.0, [0, 0, 0])
+    ys, xs = np.nonzero(turned[..., 0] > 127)
+    x, y, w, h = ignores[0]
+    assert xs.min() >= x - 1 and xs.max() <= x + w + 1 and ys.min() >= y - 1 and ys.max() <= y + h + 1
+    assert w > 80  # grown to the turned corners' box
+
+
+def test_a_turn_share_outside_0_to_1_is_refused(capsys):
+    pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
+    from vision.training.train_detector import main
+
+    with pytest.raises(SystemExit):
+        main(["--turn-prob", "1.5", "--cache", "nowhere.npz"])
+    assert "--turn-prob must be between 0 and 1" in capsys.readouterr().err

@@ -157,9 +157,10 @@ class DieNet(nn.Module):
 class DetectData(torch.utils.data.Dataset):
     """Random crops of the cached photos with augmentation, and their targets."""
 
-    def __init__(self, cache: Path, crop: int, length: int, seed: int) -> None:
+    def __init__(self, cache: Path, crop: int, length: int, seed: int, turn_prob: float = 0.0) -> None:
         self.jpegs, self.boxes, self.ignores, self.names = load_cache(cache)
         self.crop, self.length, self.seed = crop, length, seed
+        self.turn_prob = turn_prob
         self.epoch = 0
 
     def __len__(self) -> int:
@@ -171,7 +172,7 @@ class DetectData(torch.utils.data.Dataset):
         k = int(rng.integers(len(self.jpegs)))
         image = cv2.imdecode(self.jpegs[k], cv2.IMREAD_COLOR)
         boxes, ign = self.boxes[k].copy(), self.ignores[k].copy()
-        image, boxes, ign = _augment(image, boxes, ign, self.crop, rng)
+        image, boxes, ign = _augment(image, boxes, ign, self.crop, rng, turn_prob=self.turn_prob)
         x = (image.astype(np.float32) / 255.0 - MEAN) / STD
         # a render teaches where dice are, not how big to box them: the photos' labels (TRAIN, as
         # DEV) box a die with a margin the renderer's outlines lack, and a first fine-tune that
@@ -181,7 +182,7 @@ class DetectData(torch.utils.data.Dataset):
                 torch.from_numpy(reg), torch.from_numpy(regmask), torch.from_numpy(weight))
 
 
-def _augment(image, boxes, ign, crop, rng):
+def _augment(image, boxes, ign, crop, rng, turn_prob=0.0):
     h, w = image.shape[:2]
     # scale as at inference (long side -> INPUT_LONG_SIDE), times a random factor
     s = INPUT_LONG_SIDE / max(h, w) * math.exp(rng.uniform(math.log(0.55), math.log(1.7)))
@@ -190,15 +191,18 @@ def _augment(image, boxes, ign, crop, rng):
     image = cv2.resize(image, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     boxes = boxes * np.float32([sx, sy, sx, sy])
     ign = ign * np.float32([sx, sy, sx, sy])
+    if rng.random() < turn_prob:  # the camera turned by any angle: walls and rows of dice run diagonally
+        image, boxes, ign = turn_photo(image, boxes, ign, float(rng.uniform(-45.0, 45.0)),
+                                       _fill_colour(rng))
     h, w = image.shape[:2]
     # random crop (pad with a random flat colour or edge replicate when smaller)
     ph, pw = max(0, crop - h), max(0, crop - w)
     if ph or pw:
         top, left = int(rng.integers(ph + 1)), int(rng.integers(pw + 1))
-        if rng.random() < 0.5:
+        colour = _fill_colour(rng)
+        if colour is None:
             image = cv2.copyMakeBorder(image, top, ph - top, left, pw - left, cv2.BORDER_REPLICATE)
         else:
-            colour = [int(v) for v in rng.integers(0, 256, 3)]
             image = cv2.copyMakeBorder(image, top, ph - top, left, pw - left, cv2.BORDER_CONSTANT, value=colour)
         boxes[:, :2] += [left, top]
         ign[:, :2] += [left, top]
@@ -233,6 +237,68 @@ def _augment(image, boxes, ign, crop, rng):
         ign = ign[:, [1, 0, 3, 2]]
     image = _photometric(np.ascontiguousarray(image), rng)
     return image, boxes, ign
+
+
+def _fill_colour(rng) -> list[int] | None:
+    """What fills the canvas beyond a photo: None (its edge pixels repeated) or a random flat BGR colour."""
+    return None if rng.random() < 0.5 else [int(v) for v in rng.integers(0, 256, 3)]
+
+
+def turn_photo(image: np.ndarray, boxes: np.ndarray, ignores: np.ndarray, degrees: float,
+               fill: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The photo turned about its centre by `degrees` (counter-clockwise), on a canvas enlarged to hold it all.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+    boxes, ignores : ndarray of shape (N, 4), dtype float32
+        Die boxes and ignore regions, ``[x, y, w, h]`` in pixels of `image`.
+    degrees : float
+        The turn, in degrees.
+    fill : list of 3 ints or None
+        BGR colour of the uncovered corners; None repeats the photo's edge pixels.
+
+    Returns
+    -------
+    turned : ndarray of shape (H', W', 3), dtype uint8
+    boxes, ignores : ndarray of shape (N, 4), dtype float32
+        In pixels of `turned`. A die box keeps its centre exactly; its width and
+        height are those of the ellipse inscribed in the box, turned (a labelled box
+        holds a die of unknown orientation, and the turned corners' box would grow a
+        die up to 41 % at 45 degrees, more than any die's own box grows). An ignore
+        region becomes the box of its four turned corners, so nothing it covered is
+        learnt as background.
+    """
+    h, w = image.shape[:2]
+    a = math.radians(degrees)
+    c, s = abs(math.cos(a)), abs(math.sin(a))
+    out_w, out_h = int(math.ceil(w * c + h * s - 1e-6)), int(math.ceil(w * s + h * c - 1e-6))
+    # in pixel-centre coordinates, as warpAffine maps them: the photo's centre onto the canvas's
+    m = cv2.getRotationMatrix2D(((w - 1) / 2.0, (h - 1) / 2.0), degrees, 1.0)
+    m[0, 2] += (out_w - w) / 2.0
+    m[1, 2] += (out_h - h) / 2.0
+    if fill is None:
+        turned = cv2.warpAffine(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:
+        turned = cv2.warpAffine(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR,
+                                borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+
+    def centres(b: np.ndarray) -> np.ndarray:
+        # box coordinates count pixel edges; warpAffine's matrix maps pixel centres (half a pixel in)
+        pts = np.stack([b[:, 0] + b[:, 2] / 2 - 0.5, b[:, 1] + b[:, 3] / 2 - 0.5, np.ones(len(b))], axis=1)
+        return pts @ m.T + 0.5
+
+    boxes = np.asarray(boxes, np.float32).reshape(-1, 4)
+    ctr = centres(boxes)
+    bw = np.sqrt((boxes[:, 2] * c) ** 2 + (boxes[:, 3] * s) ** 2)
+    bh = np.sqrt((boxes[:, 2] * s) ** 2 + (boxes[:, 3] * c) ** 2)
+    new_boxes = np.stack([ctr[:, 0] - bw / 2, ctr[:, 1] - bh / 2, bw, bh], axis=1).astype(np.float32)
+    ignores = np.asarray(ignores, np.float32).reshape(-1, 4)
+    iw = ignores[:, 2] * c + ignores[:, 3] * s
+    ih = ignores[:, 2] * s + ignores[:, 3] * c
+    ictr = centres(ignores)
+    new_ign = np.stack([ictr[:, 0] - iw / 2, ictr[:, 1] - ih / 2, iw, ih], axis=1).astype(np.float32)
+    return turned, new_boxes, new_ign
 
 
 def _photometric(image, rng):
@@ -425,17 +491,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--init", type=Path, default=None, metavar="ONNX",
                         help="fine-tune from this exported detector (for instance vision/models/die_detector.onnx) "
                              "instead of starting from random weights; batch-norm statistics stay frozen")
+    parser.add_argument("--turn-prob", type=float, default=0.0,
+                        help="share of training crops cut from a photo turned by a random angle of up to 45 degrees "
+                             "(turn_photo; default 0: flips and quarter turns only)")
     parser.add_argument("--minutes", type=float, default=None,
                         help="train for this wall-clock time instead of --epochs (cosine schedule over the time; "
                              "for a fast machine: the step count then depends on its speed)")
     args = parser.parse_args(argv)
+    if not 0.0 <= args.turn_prob <= 1.0:
+        parser.error(f"--turn-prob must be between 0 and 1, not {args.turn_prob}")
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     if not args.cache.exists():
         from vision.training.detect_data import build_cache
         build_cache([Path("../shared/dice-images/train")], args.cache)
-    data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed)
+    data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed, args.turn_prob)
     n_renders = sum(is_render(name) for name in data.names)
     net = DieNet()
     # recorded before training: with --out beside it, the start's own file is overwritten at the end
@@ -502,6 +573,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps_per_epoch": args.steps_per_epoch,
         "batch": args.batch,
         "crop": args.crop,
+        "turn_prob": args.turn_prob,
         "seed": args.seed,
         "device": args.device,
         "train_seconds": round(time.time() - t0),
