@@ -78,8 +78,8 @@ CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any o
 #: bounce only; a finger's double press, or a double tap on the page, lands 0.1-0.3 s apart and
 #: used to end the game before its question was even on screen.
 CONFIRM_PAUSE_S = 0.6
-#: Said when a tap on "New game" reaches the table after it asked "End this game?" from a button,
-#: on a page that did not show the question yet (its answer is not taken from a page that never asked).
+#: Said when ROLL/CONFIRM or a tap on "New game" comes from a page that had not drawn "End this game?"
+#: yet (the table asked from its button meanwhile): a page's answer is taken only to a question it showed.
 CONFIRM_NOT_SEEN = "The table now asks: end this game? Tap the question (or press ROLL/CONFIRM) to end it"
 #: Said when a tap on a menu item reaches the table after its menu was closed.
 MENU_CLOSED = "That tap was on a menu that is closed now: open the MENU again"
@@ -161,6 +161,7 @@ class TableApp:
         self.menu_index = 0
         self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
         self._confirm_asked_at = -math.inf  # time.monotonic() of the last ROLL since menu_confirm was set
+        self._confirm_seq = 0  # the seq of the first snapshot that shows the question
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -275,28 +276,32 @@ class TableApp:
 
     # -- what inputs call -------------------------------------------------------
 
-    def press(self, command: Command | str, origin: str = "table", mono: float | None = None) -> Future[Any]:
+    def press(self, command: Command | str, origin: str = "table", mono: float | None = None,
+              seen: int | None = None) -> Future[Any]:
         """A button, key or tap: submit `command` (a :class:`Command` or its name).
 
-        `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now).
+        `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now). `seen`
+        is the ``seq`` of the snapshot the page showed when it was pressed (None: a button,
+        which the table's own screen shows at once): ROLL/CONFIRM from a page that had not
+        drawn "End this game?" does not answer it (:data:`CONFIRM_NOT_SEEN`).
         """
-        return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono)
+        return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono, seen)
 
-    def choose(self, item: str, asked: bool = False, origin: str = "table",
+    def choose(self, item: str, seen: int | None = None, origin: str = "table",
                mono: float | None = None) -> Future[Any]:
         """A tap on the menu's item `item` (an id of :data:`MENU_ITEMS`): choose it, as PREV/NEXT then ROLL would.
 
-        The tap names what the page showed, so that it cannot act on a menu the table no longer
-        shows (key steps worked out on the page could): `asked` is whether the page showed
-        "End this game?" on that item. While the table asks, a tap on the question answers yes
-        (at least :data:`CONFIRM_PAUSE_S` after the ROLL that asked, as ROLL/CONFIRM) only if
-        the page showed it; a tap on "New game" from a page that had not drawn the question yet
-        keeps it asking (:data:`CONFIRM_NOT_SEEN`); any other item keeps the game. A tap that
-        reaches a closed menu does nothing (:data:`MENU_CLOSED`), and an unknown item is said
-        in :attr:`message`. `mono` is when it was tapped (seconds of :func:`time.monotonic`).
+        The tap names the item, so that it cannot act on a menu the table no longer shows (key
+        steps worked out on the page could). `seen` is the ``seq`` of the snapshot the page
+        showed (None: trusted as current). While the table asks "End this game?", a tap on that
+        item answers yes (at least :data:`CONFIRM_PAUSE_S` after the ROLL that asked, as
+        ROLL/CONFIRM) only from a page that had drawn the question (else
+        :data:`CONFIRM_NOT_SEEN`); any other item keeps the game. A tap that reaches a closed
+        menu does nothing (:data:`MENU_CLOSED`; "resume" is how the page closes the menu), and
+        an unknown item is said in :attr:`message`. `mono` is when it was tapped (seconds of
+        :func:`time.monotonic`).
         """
-        return self.submit(self._choose, str(item), bool(asked), origin,
-                           time.monotonic() if mono is None else mono)
+        return self.submit(self._choose, str(item), seen, origin, time.monotonic() if mono is None else mono)
 
     def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
         """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
@@ -379,7 +384,7 @@ class TableApp:
         if self.selected not in options:
             self.selected = best_of(options, find_ruleset(st.ruleset).boxes)
 
-    def _press(self, c: Command, origin: str, mono: float) -> None:
+    def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
         self.message = ""
         if c is Command.MENU:
             self.menu_open = not self.menu_open
@@ -387,7 +392,7 @@ class TableApp:
             self.menu_confirm = False
             return
         if self.menu_open:
-            self._menu(c, mono)
+            self._menu(c, mono, seen)
         elif self.screen == "setup":
             self._setup_press(c)
         elif self.screen == "end":
@@ -399,26 +404,24 @@ class TableApp:
         else:
             self._game_press(c, origin)
 
-    def _choose(self, item: str, asked: bool, origin: str, mono: float) -> None:
+    def _choose(self, item: str, seen: int | None, origin: str, mono: float) -> None:
         self.message = ""
         ids = [i for i, _ in MENU_ITEMS]
-        if item not in ids:
-            self.message = f"No menu item {item!r}; the menu has: {', '.join(ids)}."
+        if item not in ids:  # not echoed: the message is on every screen
+            self.message = f"No such menu item; the menu has: {', '.join(ids)}."
         elif not self.menu_open:
             self.message = MENU_CLOSED
         elif self.menu_confirm:
-            if item != "new":
-                self._answer_end(False, mono)
-            elif asked:
-                self._answer_end(True, mono)
-            else:  # the question came from a button after this page drew the plain menu
-                self.message = CONFIRM_NOT_SEEN
+            self._answer_end(item == "new", mono, seen)
         else:
             self.menu_index = ids.index(item)
-            self._menu(Command.ROLL, mono)
+            self._menu(Command.ROLL, mono, seen)
 
-    def _answer_end(self, yes: bool, mono: float) -> None:
-        """The answer to "End this game?": yes (ROLL/CONFIRM, after the pause) ends it; no keeps it."""
+    def _answer_end(self, yes: bool, mono: float, seen: int | None) -> None:
+        """The answer to "End this game?": yes (ROLL/CONFIRM, after the pause, from whoever saw it) ends it."""
+        if yes and seen is not None and seen < self._confirm_seq:  # asked from a button since the page drew
+            self.message = CONFIRM_NOT_SEEN
+            return
         if yes and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
             self.message = CONFIRM_TOO_SOON  # a double press or a burst: still asking
             self._confirm_asked_at = mono  # the pause counts from the last press
@@ -429,9 +432,9 @@ class TableApp:
         else:
             self.message = "The game goes on: it was not ended."
 
-    def _menu(self, c: Command, mono: float) -> None:
+    def _menu(self, c: Command, mono: float, seen: int | None = None) -> None:
         if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
-            self._answer_end(c is Command.ROLL, mono)
+            self._answer_end(c is Command.ROLL, mono, seen)
         elif c is Command.PREV:
             self.menu_index = (self.menu_index - 1) % len(MENU_ITEMS)
         elif c is Command.NEXT:
@@ -442,6 +445,7 @@ class TableApp:
             if item == "new" and st is not None and not st.finished:
                 self.menu_confirm = True  # a running game is ended only once confirmed; the menu stays open
                 self._confirm_asked_at = mono
+                self._confirm_seq = self.seq + 1  # published after this press
                 return
             self.menu_open = False
             if item == "hints":

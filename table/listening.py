@@ -20,8 +20,17 @@ AVAHI_SOCKET = Path("/run/avahi-daemon/socket")
 
 
 def mdns_answers() -> bool:
-    """Whether an mDNS responder (Avahi) runs here, so that ``HOSTNAME.local`` reaches this machine."""
-    return AVAHI_SOCKET.exists()
+    """Whether an mDNS responder (Avahi) runs here, so that ``HOSTNAME.local`` reaches this machine.
+
+    Avahi answers on its socket (a socket file left by a crashed Avahi refuses the connection).
+    """
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(0.5)
+            s.connect(str(AVAHI_SOCKET))
+        return True
+    except OSError:  # none, refused, not allowed
+        return False
 
 
 def listen_error(exc: OSError, host: str, port: int) -> OSError:

@@ -546,10 +546,12 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         assert status() == ["abandoned"]
 
 
-def test_regression_a_lagging_tap_on_new_game_does_not_answer_a_question_it_never_showed(browser, tmp_path):
+@pytest.mark.parametrize("answer", ["tap", "key", "enter"])
+def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(browser, tmp_path, answer):
     """The table asked "End this game?" from its ROLL button while a page, lagging, still showed "New game"
-    selected; a tap on it sent ROLL (key steps worked out from what the page showed), and arriving after the
-    confirmation pause that ROLL ended the game. A tap now names the item and whether the page asked."""
+    selected; a tap on it sent ROLL (key steps worked out from what the page showed), as did its CONFIRM key
+    and Enter, and arriving after the confirmation pause that ROLL ended the game. The page's taps and keys
+    now say which snapshot it showed, and a tap names its item."""
     from table.app import CONFIRM_NOT_SEEN
 
     lag = Lag()
@@ -564,8 +566,13 @@ def test_regression_a_lagging_tap_on_new_game_does_not_answer_a_question_it_neve
         assert app.menu_confirm
         time.sleep(CONFIRM_PAUSE_S + 0.2)
         seq = app.seq
-        page.tap("#menu-items li >> nth=2")
-        wait_for(lambda: app.seq > seq, what="the tap taken by the table")
+        if answer == "tap":
+            page.tap("#menu-items li >> nth=2")
+        elif answer == "key":
+            page.tap(".keys button[data-cmd=roll]")
+        else:
+            page.keyboard.press("Enter")
+        wait_for(lambda: app.seq > seq, what="the answer taken by the table")
         assert app.screen == "game" and app.menu_confirm and app.message == CONFIRM_NOT_SEEN
         lag.catch_up()
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
@@ -606,6 +613,22 @@ def lock_every_address(guard, wrong=20):
         guard.check(f"198.51.100.{k + 1}", "0000", "4321")
 
 
+def test_regression_a_lagging_tap_beside_the_menu_does_not_open_it_again(browser, tmp_path):
+    """A tap beside the menu sent MENU, which opened again a menu the table had closed meanwhile."""
+    from table.app import MENU_CLOSED
+
+    lag = Lag()
+    with yacht_page(browser, tmp_path, lag) as (app, page):
+        app.press("menu").result(timeout=5)
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        lag.on = True
+        app.press("menu").result(timeout=5)  # closed at the table; the page still shows it
+        seq = app.seq
+        page.tap("#menu", position={"x": 10, "y": 10})
+        wait_for(lambda: app.seq > seq, what="the tap taken by the table")
+        assert not app.menu_open and app.message == MENU_CLOSED
+
+
 def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(browser, tmp_path):
     """Reconnecting during a table-wide lock-out (others' wrong PINs), the page's right PIN was refused
     unchecked and dropped: the phone lost control. It is now offered again when the lock-out ends."""
@@ -636,6 +659,11 @@ def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_r
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the phone's MENU taken after the reconnect")
         assert "several devices" not in page.locator("#message").inner_text()
+        page.reload()  # phones reload tabs they put to sleep: the token is kept in the tab
+        page.wait_for_function("() => Number(document.body.dataset.seq || -1) >= 0", timeout=10000)
+        page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=5000)
+        page.keyboard.press("m")
+        wait_for(lambda: not app.menu_open, what="the phone's MENU taken after a reload")
 
 
 def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(browser, tmp_path):

@@ -217,9 +217,9 @@ def test_regression_a_double_press_of_roll_does_not_end_the_game(app):
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
-def choose(app, item, asked=False):
+def choose(app, item, seen=None):
     """A tap on the menu's `item`, a second after the last press (as :func:`press` times them)."""
-    app.choose(item, asked, mono=next(_PRESSED_AT)).result(timeout=5)
+    app.choose(item, seen, mono=next(_PRESSED_AT)).result(timeout=5)
 
 
 def test_a_tap_on_a_menu_item_chooses_it_by_name(app):
@@ -236,24 +236,34 @@ def test_a_tap_on_a_menu_item_chooses_it_by_name(app):
     assert not app.menu_confirm and app.menu_open and _status(app) == ["playing"]
     assert app.snapshot["message"] == "The game goes on: it was not ended." and app.hints
     choose(app, "new")
-    choose(app, "new", asked=True)  # the question, tapped where the page showed it
+    choose(app, "new", seen=app.seq)  # the question, tapped on a page that shows it
     assert app.screen == "setup" and _status(app) == ["abandoned"]
     press(app, Command.MENU)
-    choose(app, "shutdown")
-    assert app.menu_open and app.snapshot["message"] == "No menu item 'shutdown'; the menu has: resume, hints, new."
+    choose(app, "shutdown <b>" * 1000)
+    assert app.menu_open and app.snapshot["message"] == "No such menu item; the menu has: resume, hints, new."
 
 
-def test_regression_a_tap_on_new_game_from_a_page_that_had_not_drawn_the_question_does_not_end_the_game(app):
+@pytest.mark.parametrize("answer", ["tap", "roll"])
+def test_regression_a_page_that_had_not_drawn_the_question_does_not_answer_it(app, answer):
     """The table asked "End this game?" from a GPIO ROLL; a phone still drawing the plain menu sent the ROLL of
-    its tap on "New game" (key steps worked out from what it showed), which ended the game as the answer."""
+    its tap on "New game" (key steps worked out from what it showed), or of its CONFIRM key, which ended the
+    game as the answer."""
     app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
     before = app.state
-    press(app, Command.MENU, Command.PREV, Command.ROLL)  # the table's buttons ask
+    press(app, Command.MENU, Command.PREV)
+    drawn = app.seq  # what the lagging phone shows: "New game" selected
+    press(app, Command.ROLL)  # the table's button asks
     assert app.menu_confirm
-    choose(app, "new", asked=False)  # the phone's tap, a second later: its page showed "New game"
+
+    def answer_from(seen):  # the phone's tap or key, a second later
+        if answer == "tap":
+            choose(app, "new", seen=seen)
+        else:
+            app.press(Command.ROLL, mono=next(_PRESSED_AT), seen=seen).result(timeout=5)
+    answer_from(drawn)
     assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
     assert app.menu_confirm and app.snapshot["message"] == CONFIRM_NOT_SEEN
-    choose(app, "new", asked=True)  # its next tap, on the question it now shows
+    answer_from(app.seq)  # its next one, on the question it now shows
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
@@ -263,8 +273,8 @@ def test_regression_a_tap_on_a_menu_that_closed_meanwhile_does_nothing(app):
     app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
     before, selected = app.state, app.selected
     press(app, Command.MENU, Command.MENU)
-    choose(app, "resume")
-    choose(app, "new", asked=True)
+    choose(app, "resume")  # how the page's tap beside the menu closes it
+    choose(app, "new", seen=app.seq)
     assert app.state == before and app.selected == selected and not app.menu_open
     assert app.snapshot["message"] == MENU_CLOSED and _status(app) == ["playing"]
 
@@ -274,9 +284,9 @@ def test_a_second_tap_on_the_question_sooner_than_the_pause_is_too_quick(app):
     t = 5000.0
     app.press(Command.MENU, mono=t).result(timeout=5)
     app.choose("new", mono=t + 0.1).result(timeout=5)
-    app.choose("new", asked=True, mono=t + 0.3).result(timeout=5)  # a double tap
+    app.choose("new", app.seq, mono=t + 0.3).result(timeout=5)  # a double tap
     assert app.menu_confirm and app.snapshot["message"] == CONFIRM_TOO_SOON and _status(app) == ["playing"]
-    app.choose("new", asked=True, mono=t + 0.3 + CONFIRM_PAUSE_S).result(timeout=5)
+    app.choose("new", app.seq, mono=t + 0.3 + CONFIRM_PAUSE_S).result(timeout=5)
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
@@ -286,17 +296,17 @@ def test_menu_taps_over_the_websocket_name_their_item_and_need_the_pin(app):
         app.press(Command.MENU).result(timeout=5)
         while not receive_state(ws)["menu"]["open"]:
             pass
-        ws.send_text(json.dumps({"type": "menu", "item": "hints", "asked": False}))  # no PIN: read-only
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": 3}))  # no PIN: read-only
         assert "Read-only" in json.loads(ws.receive_text())["message"]
         assert app.menu_open and not app.hints
-        ws.send_text(json.dumps({"type": "menu", "item": "hints", "asked": False, "pin": "2468"}))
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": 3, "pin": "2468"}))
         for _ in range(20):
             if not receive_state(ws)["menu"]["open"]:
                 break
     assert app.hints and not app.menu_open
     with TestClient(web_app(app), client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
         receive_state(ws)
-        ws.send_text(json.dumps({"type": "menu", "item": "new", "asked": "yes", "pin": "2468"}))
+        ws.send_text(json.dumps({"type": "menu", "item": "new", "seen": "latest", "pin": "2468"}))
         with pytest.raises(Exception):
             ws.receive_text()  # closed: a field of the wrong type
 
@@ -304,9 +314,11 @@ def test_menu_taps_over_the_websocket_name_their_item_and_need_the_pin(app):
 def test_message_fields_of_the_wrong_type_are_named():
     from table.display.server import parse_message
 
-    assert parse_message('{"type": "menu", "item": "new", "asked": true}')["asked"] is True
-    with pytest.raises(ValueError, match="field 'asked' must be true or false, got a string"):
-        parse_message('{"type": "menu", "item": "new", "asked": "yes"}')
+    assert parse_message('{"type": "menu", "item": "new", "seen": 7}')["seen"] == 7
+    with pytest.raises(ValueError, match="field 'seen' must be a whole number, got a string"):
+        parse_message('{"type": "menu", "item": "new", "seen": "7"}')
+    with pytest.raises(ValueError, match="field 'item' must be a string, got a number"):
+        parse_message('{"type": "menu", "item": 2}')
     with pytest.raises(ValueError, match="field 'seq' must be a whole number, got true"):
         parse_message('{"type": "rendered", "seq": true}')
 
@@ -559,6 +571,10 @@ def test_table_host_names_are_localhost_and_this_machines_name(monkeypatch):
 
 def unlock(ws, pin):
     ws.send_text(json.dumps({"type": "unlock", "pin": pin}))
+    return receive_unlock(ws)
+
+
+def receive_unlock(ws):
     while True:
         msg = json.loads(ws.receive_text())
         if msg.get("type") == "unlock":
@@ -646,9 +662,22 @@ def test_a_phone_that_gave_the_pin_reconnects_with_its_token_through_a_lock_out(
         for _ in range(20):
             if receive_state(ws)["menu"]["open"]:
                 break
-    assert app.menu_open and guard.wait_s("198.51.100.0") == 30 * 2 ** 5  # the guessed token counted nothing
-    later = [guard.remember() for _ in range(3)]  # the oldest is forgotten past max_tokens
-    assert not guard.recognises(token) and all(guard.recognises(t) for t in later)
+        ws.send_text(json.dumps({"type": "unlock", "token": "b" * 22}))  # a wrong token: still unlocked
+        assert json.loads(ws.receive_text())["ok"]
+    assert app.menu_open and guard.wait_s("198.51.100.0") == 30 * 2 ** 5  # the guessed tokens counted nothing
+    assert not guard.recognises(token + "x" * 100)  # too long to be one: not compared
+    first, second = guard.remember(), guard.remember()  # three kept: token, first, second
+    assert guard.recognises(token)  # used: the last to be forgotten
+    guard.remember()
+    assert guard.recognises(token) and not guard.recognises(first) and guard.recognises(second)
+
+
+def test_an_unknown_token_beside_the_right_pin_leaves_the_pin_to_decide(app):
+    with TestClient(web_app(app), client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
+        receive_state(ws)
+        ws.send_text(json.dumps({"type": "unlock", "token": "c" * 22, "pin": "2468"}))
+        reply = receive_unlock(ws)
+        assert reply["ok"] and reply["token"] != "c" * 22
 
 
 def test_regression_local_clients_are_never_locked_out(app):

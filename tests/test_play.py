@@ -375,5 +375,10 @@ def test_regression_no_mdns_name_is_printed_where_nothing_answers_to_it(monkeypa
     assert not listening.mdns_answers()
     assert not any(".local" in u for u in listening.phone_urls("0.0.0.0", 8000))
     (tmp_path / "avahi-daemon").mkdir()
-    (tmp_path / "avahi-daemon" / "socket").touch()  # Avahi runs
-    assert listening.mdns_answers() and "http://dicepi.local:8000/" in listening.phone_urls("0.0.0.0", 8000)
+    (tmp_path / "avahi-daemon" / "socket").touch()  # left behind by an Avahi that crashed: nothing answers
+    assert not listening.mdns_answers()
+    (tmp_path / "avahi-daemon" / "socket").unlink()
+    with socket.socket(socket.AF_UNIX) as avahi:  # Avahi runs
+        avahi.bind(str(tmp_path / "avahi-daemon" / "socket"))
+        avahi.listen()
+        assert listening.mdns_answers() and "http://dicepi.local:8000/" in listening.phone_urls("0.0.0.0", 8000)

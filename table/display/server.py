@@ -9,9 +9,9 @@ Routes
 ``GET /camera.jpg``           the small camera view with the reading drawn on it
 ``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
-``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "pin": ...}``,
-                              ``{"type": "menu", "item": "new", "asked": false}`` (a tap on a menu item,
-                              naming what the page showed: :meth:`TableApp.choose`),
+``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "seen": N, "pin": ...}``,
+                              ``{"type": "menu", "item": "new", "seen": N}`` (a tap on a menu item:
+                              :meth:`TableApp.choose`; ``seen``: the ``seq`` of the snapshot the page showed),
                               ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
@@ -66,8 +66,7 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
 FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
-                           "asked": bool}
-_KIND_WORDS = {int: "a whole number", str: "a string", bool: "true or false"}
+                           "seen": int}
 
 
 def _json_kind(value: Any) -> str:
@@ -96,8 +95,9 @@ def parse_message(text: str | None) -> dict[str, Any]:
         raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
     for key, kind in FIELDS.items():
         value = msg.get(key)
-        if key in msg and (not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool)):
-            raise ValueError(f"field {key!r} must be {_KIND_WORDS[kind]}, got {_json_kind(value)}")
+        if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
+                             f"got {_json_kind(value)}")
     return msg
 
 
@@ -205,7 +205,7 @@ class PinGuard:
     bits) that its page offers when it reconnects (:meth:`recognises`). A token is
     never locked out, so strangers' wrong PINs cannot take control away from the
     phones already playing; it lasts as long as this guard (the table's run), and the
-    oldest is forgotten past `max_tokens`.
+    least recently used is forgotten past `max_tokens`.
 
     Parameters
     ----------
@@ -252,8 +252,17 @@ class PinGuard:
         return token
 
     def recognises(self, token: str) -> bool:
-        """Whether `token` is one :meth:`remember` gave (and has not forgotten); never counted or locked out."""
-        return any(secrets.compare_digest(token.encode(), known.encode()) for known in self._tokens)
+        """Whether `token` is one :meth:`remember` gave (and has not forgotten); never counted or locked out.
+
+        A recognised token becomes the last to be forgotten (the phones in use keep theirs).
+        """
+        if len(token) > 64:  # ours are 22 characters: a long one is not compared, at any cost
+            return False
+        for known in self._tokens:
+            if secrets.compare_digest(token.encode(), known.encode()):
+                self._tokens.move_to_end(known)
+                return True
+        return False
 
     @staticmethod
     def _key(host: str | None) -> str | None:
@@ -458,10 +467,12 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                         table.rendered(msg.get("seq", -1))
                     continue
                 if kind == "unlock" and "token" in msg:  # a device that gave the PIN before, reconnecting
-                    unlocked = here or guard.recognises(msg["token"])
-                    await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked, "by": "token"}))
-                    dirty.set()
-                    continue
+                    known = guard.recognises(msg["token"])
+                    if known or "pin" not in msg:  # (an unknown token beside a PIN: the PIN decides, below)
+                        unlocked = here or unlocked or known
+                        await socket.send_text(json.dumps({"type": "unlock", "ok": unlocked, "by": "token"}))
+                        dirty.set()
+                        continue
                 if kind == "unlock":
                     locked = None if here else guard.refusal(host)
                     checked = locked is None
@@ -498,9 +509,9 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                         await socket.send_text(json.dumps({"type": "refused", "message":
                                                            f"unknown command {msg.get('command')!r}"}))
                         continue
-                    table.press(command, "table" if here else f"phone {host}")
+                    table.press(command, "table" if here else f"phone {host}", seen=msg.get("seen"))
                 elif kind == "menu" and "item" in msg:
-                    table.choose(msg["item"], msg.get("asked", False), "table" if here else f"phone {host}")
+                    table.choose(msg["item"], msg.get("seen"), "table" if here else f"phone {host}")
                 elif kind == "setup":
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):

@@ -4,8 +4,16 @@
 (function () {
   const $ = (id) => document.getElementById(id);
   // pin: the PIN the table took, sent with each command; offered: one sent to "unlock", not yet answered;
-  // token: what the table gave for the PIN, offered first on reconnecting (never locked out, unlike a PIN)
-  let ws = null, snap = null, pin = "", offered = null, token = "", cameraSeq = -1;
+  // token: what the table gave for the PIN, offered first on reconnecting (never locked out, unlike a PIN);
+  // kept in the tab's sessionStorage, as phones reload tabs they put to sleep
+  let ws = null, snap = null, pin = "", offered = null, token = stored(), cameraSeq = -1;
+  function stored(value) {
+    try {
+      if (value === undefined) return sessionStorage.getItem("dicetable-token") || "";
+      if (value) sessionStorage.setItem("dicetable-token", value); else sessionStorage.removeItem("dicetable-token");
+    } catch (e) { /* storage off (private mode): the token lasts as long as the page */ }
+    return value || "";
+  }
   const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
   function el(tag, cls, text) {
@@ -17,7 +25,9 @@
   function send(msg) {
     if (ws && ws.readyState === 1) { if (pin) msg.pin = pin; ws.send(JSON.stringify(msg)); }
   }
-  function command(name) { send({ type: "command", command: name }); }
+  // `seen`: the snapshot drawn when it was pressed, so the table never takes it as the answer to a question
+  // ("End this game?") this page had not shown yet
+  function command(name) { send({ type: "command", command: name, seen: snap ? snap.seq : -1 }); }
   // ask the table to take a PIN; `again`: one it took before (re-offered after a reconnect)
   function offer(p, again) { offered = { pin: p, again: again }; send({ type: "unlock", pin: p }); }
 
@@ -41,10 +51,10 @@
       if (data.type === "refused") { $("message").textContent = data.message; return; }
       if (data.type === "unlock") {
         const tried = offered; offered = null;
-        if (data.token) token = data.token;
+        if (data.token) token = stored(data.token);
         if (data.ok) { if (tried) pin = tried.pin; return; }
         if (data.by === "token") {  // a table that restarted forgot it: offer the PIN, if there is one
-          token = "";
+          token = stored("");
           if (tried && tried.pin) offer(tried.pin, true);
           return;
         }
@@ -321,14 +331,17 @@
   }
 
   function tapMenuItem(m, k) {
-    // A tap on an item names it and whether the page showed "End this game?" on it, so the table never
-    // takes it for key steps on a menu that changed meanwhile (a button may have asked the question).
+    // A tap on an item names it and the snapshot drawn, so the table never takes it for key steps on a menu
+    // that changed meanwhile (a button may have asked the question, or closed the menu).
     // While the menu asks, a tap on the question answers yes; any other item, no.
     if (!menuTapTaken()) return;
-    send({ type: "menu", item: m.items[k].id, asked: m.confirm && k === m.index });
+    send({ type: "menu", item: m.items[k].id, seen: snap.seq });
   }
-  // a tap on the dark page around the menu closes it, as MENU does
-  $("menu").onclick = (ev) => { if (ev.target === $("menu") && menuTapTaken()) command("menu"); };
+  // a tap on the dark page around the menu closes it, as "Back to the game" does (MENU would open again a
+  // menu the table had closed meanwhile)
+  $("menu").onclick = (ev) => {
+    if (ev.target === $("menu") && menuTapTaken()) send({ type: "menu", item: "resume", seen: snap.seq });
+  };
 
   // Buttons on the page: the same commands as the table's buttons.
   for (const b of document.querySelectorAll(".keys button")) {
