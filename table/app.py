@@ -78,9 +78,13 @@ CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any o
 #: bounce only; a finger's double press, or a double tap on the page, lands 0.1-0.3 s apart and
 #: used to end the game before its question was even on screen.
 CONFIRM_PAUSE_S = 0.6
-#: Said when ROLL/CONFIRM or a tap on "New game" comes from a page that had not drawn "End this game?"
-#: yet (the table asked from its button meanwhile): a page's answer is taken only to a question it showed.
-CONFIRM_NOT_SEEN = "The table now asks: end this game? Tap the question (or press ROLL/CONFIRM) to end it"
+#: Said when a page's press or tap that acts (ROLL/CONFIRM, SCORE, UNDO, HOLD, a menu item or a box)
+#: comes from a page that had not drawn what the table now shows (a button, another phone or the camera
+#: changed it meanwhile, e.g. the table asked "End this game?"): it is not taken for what the table shows.
+NOT_SEEN = "The table changed before your press reached it: look again, then press"
+#: Commands that act on what the screen shows; PREV, NEXT and MENU only move or open (their repeats are
+#: not refused). See :meth:`TableApp.press`.
+ACTING_COMMANDS = frozenset({Command.ROLL, Command.SCORE, Command.UNDO, *HOLD_COMMANDS})
 #: Said when a tap on a menu item reaches the table after its menu was closed.
 MENU_CLOSED = "That tap was on a menu that is closed now: open the MENU again"
 #: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the one before.
@@ -161,7 +165,8 @@ class TableApp:
         self.menu_index = 0
         self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
         self._confirm_asked_at = -math.inf  # time.monotonic() of the last ROLL since menu_confirm was set
-        self._confirm_seq = 0  # the seq of the first snapshot that shows the question
+        self._view = None  # what acting presses act on (_view_key), as last published
+        self._view_seq = 0  # the seq of the first snapshot that showed it
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -282,8 +287,11 @@ class TableApp:
 
         `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now). `seen`
         is the ``seq`` of the snapshot the page showed when it was pressed (None: a button,
-        which the table's own screen shows at once): ROLL/CONFIRM from a page that had not
-        drawn "End this game?" does not answer it (:data:`CONFIRM_NOT_SEEN`).
+        which the table's own screen shows at once): a command of :data:`ACTING_COMMANDS` from
+        a page that had not drawn what the table now shows (the screen, the menu and its
+        question, the selected box, the turn's throw) is not taken (:data:`NOT_SEEN`), so that a
+        lagging page never answers "End this game?" it did not show or scores a box it did not
+        select.
         """
         return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono, seen)
 
@@ -293,15 +301,23 @@ class TableApp:
 
         The tap names the item, so that it cannot act on a menu the table no longer shows (key
         steps worked out on the page could). `seen` is the ``seq`` of the snapshot the page
-        showed (None: trusted as current). While the table asks "End this game?", a tap on that
-        item answers yes (at least :data:`CONFIRM_PAUSE_S` after the ROLL that asked, as
-        ROLL/CONFIRM) only from a page that had drawn the question (else
-        :data:`CONFIRM_NOT_SEEN`); any other item keeps the game. A tap that reaches a closed
-        menu does nothing (:data:`MENU_CLOSED`; "resume" is how the page closes the menu), and
-        an unknown item is said in :attr:`message`. `mono` is when it was tapped (seconds of
-        :func:`time.monotonic`).
+        showed, as for :meth:`press` (None: trusted as current). While the table asks "End this
+        game?", a tap on that item answers yes (at least :data:`CONFIRM_PAUSE_S` after the ROLL
+        that asked, as ROLL/CONFIRM); "resume" (how the page's tap beside the menu closes it)
+        keeps the game and closes the menu; any other item keeps the game. A tap that reaches a
+        closed menu does nothing (:data:`MENU_CLOSED`), and an unknown item is said in
+        :attr:`message`. `mono` is when it was tapped (seconds of :func:`time.monotonic`).
         """
         return self.submit(self._choose, str(item), seen, origin, time.monotonic() if mono is None else mono)
+
+    def tap_box(self, box: str, seen: int | None = None, origin: str = "table") -> Future[Any]:
+        """A tap on the box `box` (a box id) among the options: select it, or score it if it is selected.
+
+        The tap names the box, so that a page whose selection is out of date never scores
+        another box (NEXT steps worked out on the page could). `seen` is as for :meth:`press`.
+        A box that is not open now, or a tap outside a turn, is said in :attr:`message`.
+        """
+        return self.submit(self._tap_box, str(box), seen, origin)
 
     def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
         """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
@@ -384,15 +400,31 @@ class TableApp:
         if self.selected not in options:
             self.selected = best_of(options, find_ruleset(st.ruleset).boxes)
 
+    def _seen_now(self, seen: int | None) -> bool:
+        """Whether a page that drew snapshot `seen` (None: a button) saw what the table shows now."""
+        if seen is None or seen >= self._view_seq:
+            return True
+        self.message = NOT_SEEN
+        return False
+
+    def _view_key(self) -> tuple[Any, ...]:
+        """What acting presses act on: the screen, the menu, the selected box, the turn's throw."""
+        st = self.state
+        turn = None if st is None or st.turn is None else (st.turn.player, st.turn.roll, st.turn.dice)
+        return (self.screen, self.menu_open, self.menu_index, self.menu_confirm, self.selected,
+                self.pending is not None, turn)
+
     def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
         self.message = ""
+        if c in ACTING_COMMANDS and not self._seen_now(seen):
+            return
         if c is Command.MENU:
             self.menu_open = not self.menu_open
             self.menu_index = 0
             self.menu_confirm = False
             return
         if self.menu_open:
-            self._menu(c, mono, seen)
+            self._menu(c, mono)
         elif self.screen == "setup":
             self._setup_press(c)
         elif self.screen == "end":
@@ -411,17 +443,33 @@ class TableApp:
             self.message = f"No such menu item; the menu has: {', '.join(ids)}."
         elif not self.menu_open:
             self.message = MENU_CLOSED
+        elif not self._seen_now(seen):
+            return
         elif self.menu_confirm:
-            self._answer_end(item == "new", mono, seen)
+            self._answer_end(item == "new", mono)
+            if item == "resume":
+                self.menu_open = False
         else:
             self.menu_index = ids.index(item)
-            self._menu(Command.ROLL, mono, seen)
+            self._menu(Command.ROLL, mono)
 
-    def _answer_end(self, yes: bool, mono: float, seen: int | None) -> None:
-        """The answer to "End this game?": yes (ROLL/CONFIRM, after the pause, from whoever saw it) ends it."""
-        if yes and seen is not None and seen < self._confirm_seq:  # asked from a button since the page drew
-            self.message = CONFIRM_NOT_SEEN
-            return
+    def _tap_box(self, box: str, seen: int | None, origin: str) -> None:
+        self.message = ""
+        st = self.state
+        if self.screen != "game" or self.menu_open or st is None or st.turn is None:
+            self.message = "Boxes are chosen during a turn."
+        elif self._seen_now(seen):
+            options = options_of(st)
+            if box not in options:
+                self.message = "That box is not open for these dice." if options else \
+                    "Roll the dice first; then choose a box."
+            elif box == self.selected:
+                self._game_press(Command.SCORE, origin)
+            elif not self._bots_turn_refuses(Command.NEXT):
+                self.selected = box
+
+    def _answer_end(self, yes: bool, mono: float) -> None:
+        """The answer to "End this game?": yes (ROLL/CONFIRM, after the pause) ends it; no keeps it."""
         if yes and mono - self._confirm_asked_at < CONFIRM_PAUSE_S:
             self.message = CONFIRM_TOO_SOON  # a double press or a burst: still asking
             self._confirm_asked_at = mono  # the pause counts from the last press
@@ -432,9 +480,9 @@ class TableApp:
         else:
             self.message = "The game goes on: it was not ended."
 
-    def _menu(self, c: Command, mono: float, seen: int | None = None) -> None:
+    def _menu(self, c: Command, mono: float) -> None:
         if self.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
-            self._answer_end(c is Command.ROLL, mono, seen)
+            self._answer_end(c is Command.ROLL, mono)
         elif c is Command.PREV:
             self.menu_index = (self.menu_index - 1) % len(MENU_ITEMS)
         elif c is Command.NEXT:
@@ -445,7 +493,6 @@ class TableApp:
             if item == "new" and st is not None and not st.finished:
                 self.menu_confirm = True  # a running game is ended only once confirmed; the menu stays open
                 self._confirm_asked_at = mono
-                self._confirm_seq = self.seq + 1  # published after this press
                 return
             self.menu_open = False
             if item == "hints":
@@ -505,17 +552,24 @@ class TableApp:
         if data.get("start"):
             self._start_game()
 
+    def _bots_turn_refuses(self, c: Command) -> bool:
+        """Whether `c` is refused because a bot plays this turn (said in :attr:`message`)."""
+        st = self.state
+        level = st.bot_level(st.turn.player)
+        if level and c is not Command.UNDO and not (c is Command.ROLL and self.bots.dice == "tray"):
+            who = f"{st.players[st.turn.player]} ({level} bot)"
+            self.message = (f"{who} rolls on screen; wait for your turn." if self.bots.dice == "virtual" else
+                            f"{who} chooses its holds and box; throw its dice in the tray.")
+            return True
+        return False
+
     def _game_press(self, c: Command, origin: str) -> None:
         st = self.state
         if st is None or st.turn is None:
             return
         turn = st.turn
         now = self.clock()
-        level = st.bot_level(turn.player)
-        if level and c is not Command.UNDO and not (c is Command.ROLL and self.bots.dice == "tray"):
-            who = f"{st.players[turn.player]} ({level} bot)"
-            self.message = (f"{who} rolls on screen; wait for your turn." if self.bots.dice == "virtual" else
-                            f"{who} chooses its holds and box; throw its dice in the tray.")
+        if self._bots_turn_refuses(c):
             return
         if c in HOLD_COMMANDS:
             die = HOLD_COMMANDS.index(c)
@@ -682,6 +736,9 @@ class TableApp:
 
     def _publish(self) -> None:
         self.seq += 1
+        view = self._view_key()
+        if view != self._view:
+            self._view, self._view_seq = view, self.seq
         snap = self.build_snapshot()
         self.snapshot = snap
         for listener in tuple(self._listeners):

@@ -375,7 +375,14 @@ class Store:
             raise StoreError(f"cannot make the lock file {str(where)!r} of the game store: "
                              f"{exc.strerror}; give a --db path in a folder you can write") from None
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            for wait_s in (0.02, 0.05, 0.1, None):  # a moment's hold (store_holder looking) is not a writer
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if wait_s is None:
+                        raise
+                    time.sleep(wait_s)
             if os.fstat(fd).st_ino != os.stat(where).st_ino:  # removed by a writer that failed to open
                 os.close(fd)
                 return self._lock()

@@ -552,7 +552,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
     selected; a tap on it sent ROLL (key steps worked out from what the page showed), as did its CONFIRM key
     and Enter, and arriving after the confirmation pause that ROLL ended the game. The page's taps and keys
     now say which snapshot it showed, and a tap names its item."""
-    from table.app import CONFIRM_NOT_SEEN
+    from table.app import NOT_SEEN
 
     lag = Lag()
     with yacht_page(browser, tmp_path, lag) as (app, page):
@@ -573,7 +573,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         else:
             page.keyboard.press("Enter")
         wait_for(lambda: app.seq > seq, what="the answer taken by the table")
-        assert app.screen == "game" and app.menu_confirm and app.message == CONFIRM_NOT_SEEN
+        assert app.screen == "game" and app.menu_confirm and app.message == NOT_SEEN
         lag.catch_up()
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
@@ -611,6 +611,34 @@ def lock_every_address(guard, wrong=20):
     """Strangers' wrong PINs from `wrong` addresses: the table-wide lock-out."""
     for k in range(wrong):
         guard.check(f"198.51.100.{k + 1}", "0000", "4321")
+
+
+def test_regression_a_lagging_tap_on_a_box_does_not_score_another(browser, tmp_path):
+    """A tap on the box the page showed selected sent SCORE: with the selection moved meanwhile (a button,
+    another phone), it scored a box the player never chose. A tap now names its box."""
+    from table.app import NOT_SEEN
+    from vision.watch import EventKind, RollEvent, TrayDie
+
+    lag = Lag()
+    with yacht_page(browser, tmp_path, lag) as (app, page):
+        dice = tuple(TrayDie(v, (30.0 * k + 30, 100.0), (0, 0, 10, 10), 0.99) for k, v in enumerate((3, 3, 3, 5, 5)))
+        app.roll_event(RollEvent(EventKind.SETTLED, 0, 0.0, dice=dice)).result(timeout=5)
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        shown = page.locator(".opt.selected").get_attribute("data-box")
+        lag.on = True
+        app.press("next").result(timeout=5)
+        app.press("next").result(timeout=5)  # a button moves the selection; the page still shows its own
+        seq = app.seq
+        page.tap(f".opt[data-box={shown}]")
+        wait_for(lambda: app.seq > seq, what="the tap taken by the table")
+        assert app.state.cards[0].boxes == {} and app.message == NOT_SEEN
+        lag.catch_up()
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        page.tap(f".opt[data-box={shown}]")  # now the page shows the table's selection: the tap selects it
+        wait_for(lambda: app.selected == shown, what="the box selected")
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        page.tap(f".opt[data-box={shown}]")  # and a second tap scores it
+        wait_for(lambda: shown in app.state.cards[0].boxes, what="the box scored")
 
 
 def test_regression_a_lagging_tap_beside_the_menu_does_not_open_it_again(browser, tmp_path):
@@ -664,6 +692,10 @@ def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_r
         page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=5000)
         page.keyboard.press("m")
         wait_for(lambda: not app.menu_open, what="the phone's MENU taken after a reload")
+        reconnect(PinGuard())  # the table restarts: its tokens are gone, and the reloaded page has no PIN
+        page.wait_for_function("() => /table restarted: enter the PIN/.test("
+                               "document.getElementById('message').textContent)", timeout=15000)
+        assert page.evaluate("document.body.classList.contains('readonly')")
 
 
 def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(browser, tmp_path):

@@ -18,7 +18,7 @@ pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test
 from starlette.testclient import TestClient  # noqa: E402
 
 from table.app import (  # noqa: E402
-    ADVICE, CONFIRM_END, CONFIRM_NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, TableApp,
+    ADVICE, CONFIRM_END, NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, TableApp,
     assign_slots,
 )
 from table.display.export import scorecards_png  # noqa: E402
@@ -262,7 +262,7 @@ def test_regression_a_page_that_had_not_drawn_the_question_does_not_answer_it(ap
             app.press(Command.ROLL, mono=next(_PRESSED_AT), seen=seen).result(timeout=5)
     answer_from(drawn)
     assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
-    assert app.menu_confirm and app.snapshot["message"] == CONFIRM_NOT_SEEN
+    assert app.menu_confirm and app.snapshot["message"] == NOT_SEEN
     answer_from(app.seq)  # its next one, on the question it now shows
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
@@ -290,19 +290,70 @@ def test_a_second_tap_on_the_question_sooner_than_the_pause_is_too_quick(app):
     assert app.screen == "setup" and _status(app) == ["abandoned"]
 
 
+def test_a_tap_on_a_box_selects_it_and_a_second_tap_scores_it(app):
+    choose_box = lambda box, seen=None: app.tap_box(box, seen).result(timeout=5)  # noqa: E731
+    choose_box("choice")
+    assert app.snapshot["message"] == "Roll the dice first; then choose a box."
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    assert app.selected != "threes"
+    choose_box("threes")
+    assert app.selected == "threes" and app.state.cards[0].boxes == {}
+    choose_box("threes")
+    assert app.state.cards[0].boxes == {"threes": 9} and app.state.turn.player == 1
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    choose_box("nonsense")
+    assert app.snapshot["message"] == "That box is not open for these dice." and app.state.cards[1].boxes == {}
+    press(app, Command.MENU)
+    choose_box(app.selected)
+    assert app.snapshot["message"] == "Boxes are chosen during a turn." and app.state.cards[1].boxes == {}
+
+
+def test_regression_a_lagging_page_never_scores_a_box_it_did_not_show_selected(app):
+    """A tap on a box worked out NEXT steps from the selection the page showed, then SCORE: with the selection
+    moved meanwhile (a button, another phone), the tap on the box the page showed selected scored another."""
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    shown, drawn = app.selected, app.seq  # the page draws the best box selected
+    press(app, Command.NEXT, Command.NEXT)  # a button moves the selection
+    app.tap_box(shown, drawn).result(timeout=5)  # the page's tap on the box it shows selected
+    assert app.state.cards[0].boxes == {} and app.snapshot["message"] == NOT_SEEN
+    app.tap_box(shown, app.seq).result(timeout=5)  # once it shows the table's selection: selects
+    assert app.selected == shown and app.state.cards[0].boxes == {}
+
+
+def test_regression_a_late_confirm_does_not_act_on_the_screen_that_followed(app):
+    """The page's CONFIRM for "End this game?", lagging behind a button's answer, changed the ruleset on the
+    setup screen that followed; one lagging behind a button's MENU (closing the menu) threw the dice."""
+    press(app, Command.MENU, Command.PREV, Command.ROLL)  # asks
+    drawn = app.seq  # the page draws the question
+    press(app, Command.ROLL)  # a button answers yes: the setup screen
+    assert app.screen == "setup"
+    ruleset = app.setup.ruleset
+    app.press(Command.ROLL, mono=next(_PRESSED_AT), seen=drawn).result(timeout=5)  # the page's CONFIRM, late
+    assert app.setup.ruleset == ruleset and app.snapshot["message"] == NOT_SEEN
+
+
+def test_a_tap_beside_the_menu_while_it_asks_keeps_the_game_and_closes_the_menu(app):
+    press(app, Command.MENU, Command.PREV, Command.ROLL)  # asks
+    choose(app, "resume", seen=app.seq)
+    assert not app.menu_open and not app.menu_confirm and _status(app) == ["playing"]
+
+
 def test_menu_taps_over_the_websocket_name_their_item_and_need_the_pin(app):
     with TestClient(web_app(app), client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)
         app.press(Command.MENU).result(timeout=5)
-        while not receive_state(ws)["menu"]["open"]:
+        while not (snap := receive_state(ws))["menu"]["open"]:
             pass
-        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": 3}))  # no PIN: read-only
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": snap["seq"]}))  # no PIN: read-only
         assert "Read-only" in json.loads(ws.receive_text())["message"]
         assert app.menu_open and not app.hints
-        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": 3, "pin": "2468"}))
-        for _ in range(20):
-            if not receive_state(ws)["menu"]["open"]:
-                break
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "pin": "2468"}))  # an old page: no 'seen'
+        while (snap := receive_state(ws))["message"] != NOT_SEEN:
+            pass
+        assert app.menu_open and not app.hints  # not taken for what the table shows
+        ws.send_text(json.dumps({"type": "menu", "item": "hints", "seen": snap["seq"], "pin": "2468"}))
+        while receive_state(ws)["menu"]["open"]:
+            pass
     assert app.hints and not app.menu_open
     with TestClient(web_app(app), client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
         receive_state(ws)
@@ -371,11 +422,13 @@ def test_display_local_client_commands_without_pin_and_sees_it(app):
         snap = receive_state(ws)
         assert snap["local"] and snap["can_command"] and snap["pin"] == "2468"
         app.roll_event(settled((1, 1, 1, 1, 1))).result(timeout=5)
-        ws.send_text(json.dumps({"type": "command", "command": "hold_2"}))
-        for _ in range(20):
-            snap = receive_state(ws)
-            if snap["game"]["holds"][1]:
-                break
+        ws.send_text(json.dumps({"type": "command", "command": "hold_2", "seen": snap["seq"]}))  # before the roll
+        while (snap := receive_state(ws))["message"] != NOT_SEEN:
+            pass
+        assert app.state.turn.holds == (False,) * 5
+        ws.send_text(json.dumps({"type": "command", "command": "hold_2", "seen": snap["seq"]}))
+        while not receive_state(ws)["game"]["holds"][1]:
+            pass
         assert app.state.turn.holds == (False, True, False, False, False)
 
 

@@ -363,3 +363,22 @@ def test_regression_a_second_writer_through_a_symlink_is_refused(tmp_path):
         with pytest.raises(StoreLockedError):
             open_store(link)
     assert not (tmp_path / "alias" / "link.sqlite3.lock").exists()
+
+
+def test_regression_a_moments_look_at_the_lock_does_not_refuse_a_writer(tmp_path):
+    """play --wait's look at the store's lock (store_holder) holds it for an instant; a play opening the store
+    at that instant was refused as 'in use by another dicetable', naming a pid that was not running it."""
+    import fcntl
+    import os
+    import threading
+
+    from table.store import lock_path, open_store
+
+    db = tmp_path / "g.sqlite3"
+    with open_store(db):
+        pass
+    fd = os.open(lock_path(db), os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # someone looking
+    threading.Timer(0.03, os.close, (fd,)).start()
+    with open_store(db) as store:
+        assert store.games() == ()

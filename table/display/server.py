@@ -11,7 +11,9 @@ Routes
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
 ``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "seen": N, "pin": ...}``,
                               ``{"type": "menu", "item": "new", "seen": N}`` (a tap on a menu item:
-                              :meth:`TableApp.choose`; ``seen``: the ``seq`` of the snapshot the page showed),
+                              :meth:`TableApp.choose`), ``{"type": "box", "box": "chance", "seen": N}``
+                              (a tap on a box: :meth:`TableApp.tap_box`); ``seen``: the ``seq`` of the
+                              snapshot the page showed (acting commands without it are not taken),
                               ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
@@ -66,7 +68,7 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
 FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
-                           "seen": int}
+                           "box": str, "seen": int}
 
 
 def _json_kind(value: Any) -> str:
@@ -509,9 +511,12 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                         await socket.send_text(json.dumps({"type": "refused", "message":
                                                            f"unknown command {msg.get('command')!r}"}))
                         continue
-                    table.press(command, "table" if here else f"phone {host}", seen=msg.get("seen"))
+                    # a page that does not say what it showed (an old page) is taken to have seen nothing
+                    table.press(command, "table" if here else f"phone {host}", seen=msg.get("seen", -1))
                 elif kind == "menu" and "item" in msg:
-                    table.choose(msg["item"], msg.get("seen"), "table" if here else f"phone {host}")
+                    table.choose(msg["item"], msg.get("seen", -1), "table" if here else f"phone {host}")
+                elif kind == "box" and "box" in msg:
+                    table.tap_box(msg["box"], msg.get("seen", -1), "table" if here else f"phone {host}")
                 elif kind == "setup":
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):

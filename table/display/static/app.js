@@ -56,6 +56,7 @@
         if (data.by === "token") {  // a table that restarted forgot it: offer the PIN, if there is one
           token = stored("");
           if (tried && tried.pin) offer(tried.pin, true);
+          else $("message").textContent = "The table restarted: enter the PIN shown on its screen.";
           return;
         }
         pin = "";
@@ -186,17 +187,9 @@
     if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
   }
 
-  // Step a list's selection from `from` to `to` of `n` with NEXT (wrapping round), as the buttons would.
-  function stepTo(from, to, n) {
-    for (let i = 0; i < ((to - from) % n + n) % n; i++) command("next");
-  }
-
-  function selectBox(g, k) {
-    // A tap on a box: step the selection there, as the buttons would.
-    const from = g.options.findIndex((o) => o.selected);
-    if (from === k) { command("score"); return; }
-    stepTo(from, k, g.options.length);
-  }
+  // A tap on a box selects it, or scores it when it is selected; it names the box, so that a page whose
+  // selection is out of date never scores another one.
+  function selectBox(g, k) { send({ type: "box", box: g.options[k].box, seen: snap.seq }); }
 
   function fillCard(t, g) {
     t.textContent = "";
