@@ -326,7 +326,7 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     order["next"] = by_fold[0] + by_fold[1]
     out = tmp_path / "map.json"
     assert fit_confidence.main(["--twin", "1", "f1.onnx", "p1.onnx", "--twin", "0", "f0.onnx", "p0.onnx",
-                                "--dev-dir", str(tiny), "--out", str(out)]) == 0
+                                "--dev-dir", str(tiny), "--out", str(out), "--min-block", "1"]) == 0
     # every photo once, read by the twins of its own fold, folds in order
     assert seen == [(n, f"f{k}.onnx", f"p{k}.onnx") for k in (0, 1) for n in by_fold[k]]
     doc = json.loads(out.read_text())
@@ -338,8 +338,15 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
 
     cmap = ConfidenceMap(tuple(doc["map"]["raw"]), tuple(doc["map"]["calibrated"]))
     assert cmap(0.9) < cmap(0.99)  # the two 0.9 values were wrong, the higher ones right
+    order["next"] = by_fold[0] + by_fold[1]
+    assert fit_confidence.main(["--twin", "0", "f0.onnx", "p0.onnx", "--twin", "1", "f1.onnx", "p1.onnx",
+                                "--dev-dir", str(tiny), "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())  # the default: blocks of at least 100 values, here one block of 5
+    assert doc["map"]["calibrated"] == [pytest.approx((3 + 1) / (5 + 2), abs=1e-4)]
+    assert "blocks of at least 100 values" in doc["method"]
     for bad, message in ((["--twin", "2", "f", "p"], "fold must be one of 0-1"),
-                         (["--twin", "0", "f", "p", "--twin", "0", "g", "q"], "each fold once")):
+                         (["--twin", "0", "f", "p", "--twin", "0", "g", "q"], "each fold once"),
+                         (["--twin", "0", "f", "p", "--min-block", "0"], "--min-block must be 1 or more")):
         with pytest.raises(SystemExit) as stop:
             fit_confidence.main(bad + ["--dev-dir", str(tiny), "--out", str(out)])
         assert stop.value.code == 2 and message in capsys.readouterr().err
