@@ -408,11 +408,13 @@ class TableApp:
         return False
 
     def _view_key(self) -> tuple[Any, ...]:
-        """What acting presses act on: the screen, the menu, the selected box, the turn's throw."""
+        """What acting presses act on: the screen, the menu, the selected box, the turn's throw and holds, the setup."""
         st = self.state
         turn = None if st is None or st.turn is None else (st.turn.player, st.turn.roll, st.turn.dice)
+        setup = (self.setup.field, self.setup.ruleset, self.setup.joker, tuple(self.setup.names))
         return (self.screen, self.menu_open, self.menu_index, self.menu_confirm, self.selected,
-                self.pending is not None, turn)
+                self.pending is not None, turn, st.turn.holds if turn else None,
+                setup if self.screen == "setup" else None)
 
     def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
         self.message = ""
@@ -431,6 +433,9 @@ class TableApp:
             if c is Command.ROLL:
                 self.screen = "setup"
                 self.session = None
+                self.setup.field = 0  # a double press of ROLL must not start the next game at once
+            elif c is Command.UNDO:
+                self._undo(origin)
             elif c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
                 self.end_view = END_VIEWS[(END_VIEWS.index(self.end_view) + 1) % len(END_VIEWS)]
         else:
@@ -600,17 +605,27 @@ class TableApp:
             if turn.roll == 0 or self.selected is None:
                 self.message = "Roll the dice first; then choose a box and press SCORE."
                 return
+            if turn.roll < 3 and self._dice_rolling():  # scored now, the throw would be read as the next turn's
+                self.message = "The dice are still rolling: SCORE once they stop."
+                return
             box = self.selected
             if self._handle(ScoreBox(at=now, box=box)):
                 self._after_score()
         elif c is Command.UNDO:
-            if self._handle(Undo(at=now, by=origin)):
-                self.warnings.clear()
-                self.pending = None
-                if self.screen == "end" and not self.state.finished:
-                    self.screen = "game"
-                    self.analysis, self.analysis_status, self._analysis_key = None, "", None
-                self._reselect()
+            self._undo(origin)
+
+    def _undo(self, origin: str) -> None:
+        """Take back the last action (an ``Undo`` event); a finished game's refusal is said in :attr:`message`."""
+        if self._handle(Undo(at=self.clock(), by=origin)):
+            self.warnings.clear()
+            self.pending = None
+            self._reselect()
+
+    def _dice_rolling(self) -> bool:
+        """Whether thrown dice are still rolling: the camera sees motion, or the synthetic tray's throw is unread."""
+        if self.tray is not None:
+            return self.tray.busy and self.verdicts == self._verdicts_at_throw
+        return self.camera_status == "moving"
 
     def _after_score(self) -> None:
         self.selected = None

@@ -641,6 +641,30 @@ def test_regression_a_lagging_tap_on_a_box_does_not_score_another(browser, tmp_p
         wait_for(lambda: shown in app.state.cards[0].boxes, what="the box scored")
 
 
+def test_regression_a_lagging_start_starts_the_game_the_page_showed(browser, tmp_path):
+    """Start sent only 'start': a page that had not drawn a player added at the table (by its buttons)
+    started a game with a player it never showed."""
+    lag = Lag()
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), pin="4321").start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480}, has_touch=True)
+    page.route_web_socket(lambda url: url.endswith("/ws"), lag.route)
+    try:
+        page.goto(server.url)
+        page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
+        lag.on = True
+        for c in ("next", "next", "roll"):  # the table's buttons: players 2 -> 3
+            app.press(c).result(timeout=5)
+        assert app.setup.names == ["Ann", "Bo", "Player 3"]
+        page.tap("#start")
+        wait_for(lambda: app.screen == "game", what="the game started")
+        assert app.state.players == ("Ann", "Bo")
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
 def test_regression_a_lagging_tap_beside_the_menu_does_not_open_it_again(browser, tmp_path):
     """A tap beside the menu sent MENU, which opened again a menu the table had closed meanwhile."""
     from table.app import MENU_CLOSED

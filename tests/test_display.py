@@ -338,6 +338,72 @@ def test_a_tap_beside_the_menu_while_it_asks_keeps_the_game_and_closes_the_menu(
     assert not app.menu_open and not app.menu_confirm and _status(app) == ["playing"]
 
 
+def finished_game(tmp_path):
+    """A one-player yacht game played to its end screen (every throw 1 2 3 4 6, the selected box scored)."""
+    a = TableApp(tmp_path / "one.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), autostart=True).start()
+    for _ in range(12):
+        a.roll_event(settled((1, 2, 3, 4, 6))).result(timeout=5)
+        press(a, Command.SCORE)
+    assert a.screen == "end"
+    return a
+
+
+def test_regression_undo_on_the_end_screen_says_a_finished_game_stays_finished(tmp_path):
+    """UNDO on the end screen did nothing and said nothing (end-screen presses never reached the undo)."""
+    with finished_game(tmp_path) as a:
+        press(a, Command.UNDO)
+        assert a.screen == "end" and a.state.finished and len(a.state.cards[0].boxes) == 12
+        assert "the game has ended (finished)" in a.snapshot["message"]
+
+
+def test_regression_a_double_press_on_the_end_screen_does_not_start_a_game_at_once(tmp_path):
+    """ROLL on the end screen left the setup's focus on Start (where the last game was started from), so a
+    double press went through the setup screen and started a new game."""
+    with finished_game(tmp_path) as a:
+        a.setup.field = len(a.setup.FIELDS) - 1  # as when the last game was started from Start
+        press(a, Command.ROLL, Command.ROLL)
+        assert a.screen == "setup" and a.setup.field == 0 and a.session is None
+
+
+def test_regression_score_waits_for_thrown_dice_to_stop(app):
+    """SCORE while the thrown dice still rolled scored the old dice, and the throw was then read as the next
+    player's first roll."""
+    from vision.watch import EventKind
+
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    app.roll_event(RollEvent(EventKind.MOVING, 0, 0.0)).result(timeout=5)  # thrown again
+    press(app, Command.SCORE)
+    assert app.state.cards[0].boxes == {} and app.snapshot["message"].startswith("The dice are still rolling")
+    app.roll_event(settled((3, 3, 3, 3, 5))).result(timeout=5)
+    press(app, Command.SCORE)
+    assert len(app.state.cards[0].boxes) == 1 and app.state.turn.player == 1
+
+
+@pytest.mark.parametrize("change, act", [
+    ((Command.HOLD_1,), Command.HOLD_1),  # a button holds the die the page shows free; the page taps it
+    ((Command.HOLD_2,), Command.ROLL),  # a button holds a die; the page throws
+])
+def test_regression_holds_changed_meanwhile_are_part_of_what_a_page_must_have_seen(app, change, act):
+    app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
+    drawn = app.seq
+    press(app, *change)
+    holds = app.state.turn.holds
+    app.press(act, mono=next(_PRESSED_AT), seen=drawn).result(timeout=5)
+    assert app.state.turn.holds == holds and app.snapshot["message"] == NOT_SEEN
+
+
+def test_regression_a_lagging_page_does_not_act_on_a_setup_it_did_not_show(tmp_path):
+    """The setup screen was not part of what a page must have drawn: Enter on a page showing the rules field
+    started the game once a button had moved the focus to Start."""
+    with TableApp(tmp_path / "s.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"])).start() as a:
+        drawn = a.seq
+        press(a, Command.PREV)  # a button: focus on Start
+        a.press(Command.ROLL, mono=next(_PRESSED_AT), seen=drawn).result(timeout=5)  # the page's Enter
+        assert a.screen == "setup" and a.snapshot["message"] == NOT_SEEN
+        a.apply_setup({"start": True, "ruleset": "yacht", "joker": "forced", "names": ["Ann", "Bo"]}).result(5)
+        assert a.screen == "game" and a.state.players == ("Ann", "Bo")  # the page's Start names what it shows
+
+
 def test_menu_taps_over_the_websocket_name_their_item_and_need_the_pin(app):
     with TestClient(web_app(app), client=("192.168.1.20", 50000)).websocket_connect("/ws") as ws:
         receive_state(ws)

@@ -301,7 +301,8 @@
     $("add-player").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Player " + (st.names.length + 1)]) }); };
     $("add-bot").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Bot " + (st.names.length + 1) + ":optimal"]) }); };
     $("remove-player").onclick = () => { if (st.names.length > 1) send({ type: "setup", names: st.names.slice(0, -1) }); };
-    $("start").onclick = () => send({ type: "setup", start: true });
+    // Start names the rules and players shown, so that a lagging page never starts a game it did not show
+    $("start").onclick = () => send({ type: "setup", start: true, ruleset: st.ruleset, joker: st.joker, names: st.names });
   }
 
   function renderMenu(m) {
@@ -344,7 +345,11 @@
   // UNDO needs a long press on the page too.
   let undoTimer = null;
   const undo = $("undo-btn");
-  const undoDown = () => { undoTimer = setTimeout(() => { undoTimer = null; command("undo"); }, 800); };
+  // the UNDO is of what the page showed when the finger went down, not of what arrived during the hold
+  const undoDown = () => {
+    const seen = snap ? snap.seq : -1;
+    undoTimer = setTimeout(() => { undoTimer = null; send({ type: "command", command: "undo", seen: seen }); }, 800);
+  };
   const undoUp = () => { if (undoTimer) { clearTimeout(undoTimer); undoTimer = null; $("message").textContent = "Hold UNDO to undo."; } };
   undo.addEventListener("pointerdown", undoDown);
   undo.addEventListener("pointerup", undoUp);
