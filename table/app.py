@@ -22,6 +22,12 @@ How a turn goes at the table:
   button keeps playing. A ROLL/CONFIRM sooner than :data:`CONFIRM_PAUSE_S` after
   the one before it (the one that asked, or one ignored so) is taken as part of a
   double press or a held key and does not end the game.
+* A page (the table's own screen or a phone) says which snapshot it had drawn
+  with each press; a press that acts (ROLL/CONFIRM, SCORE, UNDO, HOLD, a tap on a
+  box or a menu item) from a page that had not drawn what the table now shows is
+  not taken (:data:`NOT_SEEN`): over a slow network it would act on something else.
+* SCORE waits until thrown dice stop (scored earlier, the throw would be read as
+  the next player's).
 * With the synthetic camera (``dicetable demo``), ROLL/CONFIRM throws the dice
   that are not held.
 * A seat given as ``NAME:LEVEL`` is a bot (:mod:`table._botdriver`): it sets its
@@ -288,10 +294,10 @@ class TableApp:
         `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now). `seen`
         is the ``seq`` of the snapshot the page showed when it was pressed (None: a button,
         which the table's own screen shows at once): a command of :data:`ACTING_COMMANDS` from
-        a page that had not drawn what the table now shows (the screen, the menu and its
-        question, the selected box, the turn's throw) is not taken (:data:`NOT_SEEN`), so that a
-        lagging page never answers "End this game?" it did not show or scores a box it did not
-        select.
+        a page that had not drawn what the table now shows (:meth:`_view_key`: the screen, the
+        menu and its question, the selected box, the turn's throw and holds, the setup) is not
+        taken (:data:`NOT_SEEN`), so that a lagging page never answers "End this game?" it did
+        not show or scores a box it did not select.
         """
         return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono, seen)
 
