@@ -91,6 +91,8 @@ NOT_SEEN = "The table changed before your press reached it: look again, then pre
 #: Commands that act on what the screen shows; PREV, NEXT and MENU only move or open (their repeats are
 #: not refused). See :meth:`TableApp.press`.
 ACTING_COMMANDS = frozenset({Command.ROLL, Command.SCORE, Command.UNDO, *HOLD_COMMANDS})
+#: Seconds after the camera first sees thrown dice move during which SCORE waits for them to stop.
+ROLLING_S = 3.0
 #: Said when a tap on a menu item reaches the table after its menu was closed.
 MENU_CLOSED = "That tap was on a menu that is closed now: open the MENU again"
 #: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the one before.
@@ -173,6 +175,7 @@ class TableApp:
         self._confirm_asked_at = -math.inf  # time.monotonic() of the last ROLL since menu_confirm was set
         self._view = None  # what acting presses act on (_view_key), as last published
         self._view_seq = 0  # the seq of the first snapshot that showed it
+        self._moving_since = -math.inf  # time.monotonic() when the camera last began to see motion
         self.warnings: dict[str, str] = {}
         self.message = ""
         self.note = ""
@@ -295,7 +298,7 @@ class TableApp:
         is the ``seq`` of the snapshot the page showed when it was pressed (None: a button,
         which the table's own screen shows at once): a command of :data:`ACTING_COMMANDS` from
         a page that had not drawn what the table now shows (:meth:`_view_key`: the screen, the
-        menu and its question, the selected box, the turn's throw and holds, the setup) is not
+        menu and its question, the selected box, the turn's throw, the setup) is not
         taken (:data:`NOT_SEEN`), so that a lagging page never answers "End this game?" it did
         not show or scores a box it did not select.
         """
@@ -315,6 +318,15 @@ class TableApp:
         :attr:`message`. `mono` is when it was tapped (seconds of :func:`time.monotonic`).
         """
         return self.submit(self._choose, str(item), seen, origin, time.monotonic() if mono is None else mono)
+
+    def set_hold(self, die: int, held: bool, seen: int | None = None, origin: str = "table") -> Future[Any]:
+        """A tap on die `die` (0-4) asking for it held (`held` True) or free, as the page showed it the other way.
+
+        Naming the state, not a toggle, makes a tap that crosses a button's HOLD harmless (both
+        meant the same) and quick taps on several dice independent of the page's redraws.
+        `seen` is as for :meth:`press`: a tap from a page that had not drawn this throw is not taken.
+        """
+        return self.submit(self._set_hold, int(die), bool(held), seen)
 
     def tap_box(self, box: str, seen: int | None = None, origin: str = "table") -> Future[Any]:
         """A tap on the box `box` (a box id) among the options: select it, or score it if it is selected.
@@ -414,13 +426,16 @@ class TableApp:
         return False
 
     def _view_key(self) -> tuple[Any, ...]:
-        """What acting presses act on: the screen, the menu, the selected box, the turn's throw and holds, the setup."""
+        """What acting presses act on: the screen, the menu, the selected box, the turn's throw, the setup.
+
+        Not the holds: a page's hold taps name the state they ask for (:meth:`set_hold`), so quick
+        taps on several dice are never refused on a slow phone.
+        """
         st = self.state
         turn = None if st is None or st.turn is None else (st.turn.player, st.turn.roll, st.turn.dice)
         setup = (self.setup.field, self.setup.ruleset, self.setup.joker, tuple(self.setup.names))
         return (self.screen, self.menu_open, self.menu_index, self.menu_confirm, self.selected,
-                self.pending is not None, turn, st.turn.holds if turn else None,
-                setup if self.screen == "setup" else None)
+                self.pending is not None, turn, setup if self.screen == "setup" else None)
 
     def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
         self.message = ""
@@ -445,7 +460,7 @@ class TableApp:
             elif c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
                 self.end_view = END_VIEWS[(END_VIEWS.index(self.end_view) + 1) % len(END_VIEWS)]
         else:
-            self._game_press(c, origin)
+            self._game_press(c, origin, mono)
 
     def _choose(self, item: str, seen: int | None, origin: str, mono: float) -> None:
         self.message = ""
@@ -464,6 +479,16 @@ class TableApp:
             self.menu_index = ids.index(item)
             self._menu(Command.ROLL, mono)
 
+    def _set_hold(self, die: int, held: bool, seen: int | None) -> None:
+        self.message = ""
+        st = self.state
+        if not 0 <= die < 5:
+            self.message = "Dice are numbered 1 to 5."
+        elif self.screen != "game" or self.menu_open or st is None or st.turn is None:
+            self.message = "Dice are held during a turn."
+        elif self._seen_now(seen) and st.turn.holds[die] != held:
+            self._game_press(HOLD_COMMANDS[die], "table")
+
     def _tap_box(self, box: str, seen: int | None, origin: str) -> None:
         self.message = ""
         st = self.state
@@ -475,7 +500,7 @@ class TableApp:
                 self.message = "That box is not open for these dice." if options else \
                     "Roll the dice first; then choose a box."
             elif box == self.selected:
-                self._game_press(Command.SCORE, origin)
+                self._game_press(Command.SCORE, origin, time.monotonic())
             elif not self._bots_turn_refuses(Command.NEXT):
                 self.selected = box
 
@@ -574,7 +599,7 @@ class TableApp:
             return True
         return False
 
-    def _game_press(self, c: Command, origin: str) -> None:
+    def _game_press(self, c: Command, origin: str, mono: float | None = None) -> None:
         st = self.state
         if st is None or st.turn is None:
             return
@@ -611,7 +636,7 @@ class TableApp:
             if turn.roll == 0 or self.selected is None:
                 self.message = "Roll the dice first; then choose a box and press SCORE."
                 return
-            if turn.roll < 3 and self._dice_rolling():  # scored now, the throw would be read as the next turn's
+            if turn.roll < 3 and self._dice_rolling(time.monotonic() if mono is None else mono):  # scored now, the throw would be read as the next's
                 self.message = "The dice are still rolling: SCORE once they stop."
                 return
             box = self.selected
@@ -627,11 +652,13 @@ class TableApp:
             self.pending = None
             self._reselect()
 
-    def _dice_rolling(self) -> bool:
-        """Whether thrown dice are still rolling: the camera sees motion, or the synthetic tray's throw is unread."""
+    def _dice_rolling(self, mono: float) -> bool:
+        """Whether thrown dice are still rolling at `mono` (time.monotonic): the synthetic tray's throw is
+        unread, or the camera has seen motion for less than :data:`ROLLING_S` (dice taken out of the tray
+        leave it seeing motion with no reading to follow, which must not block SCORE)."""
         if self.tray is not None:
             return self.tray.busy and self.verdicts == self._verdicts_at_throw
-        return self.camera_status == "moving"
+        return self.camera_status == "moving" and mono - self._moving_since < ROLLING_S
 
     def _after_score(self) -> None:
         self.selected = None
@@ -673,6 +700,8 @@ class TableApp:
                 self.verdicts += 1
             return  # a bot rolls on screen: the tray is not read
         if kind == "moving":
+            if self.camera_status != "moving":
+                self._moving_since = mono
             self.camera_status = "moving"
             for k in ("leaning", "unreadable", "count", "unmoved", "moved"):
                 self.warnings.pop(k, None)

@@ -12,7 +12,9 @@ Routes
 ``WS  /ws``                   snapshots out; ``{"type": "command", "command": "hold_1", "seen": N, "pin": ...}``,
                               ``{"type": "menu", "item": "new", "seen": N}`` (a tap on a menu item:
                               :meth:`TableApp.choose`), ``{"type": "box", "box": "chance", "seen": N}``
-                              (a tap on a box: :meth:`TableApp.tap_box`); ``seen``: the ``seq`` of the
+                              (a tap on a box: :meth:`TableApp.tap_box`), ``{"type": "hold", "die": 0,
+                              "held": true, "seen": N}`` (a tap on a die: :meth:`TableApp.set_hold`);
+                              ``seen``: the ``seq`` of the
                               snapshot the page showed (acting commands without it are not taken),
                               ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}`` in
 
@@ -68,7 +70,7 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
 FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
-                           "box": str, "seen": int}
+                           "box": str, "seen": int, "die": int}
 
 
 def _json_kind(value: Any) -> str:
@@ -515,6 +517,8 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                     table.press(command, "table" if here else f"phone {host}", seen=msg.get("seen", -1))
                 elif kind == "menu" and "item" in msg:
                     table.choose(msg["item"], msg.get("seen", -1), "table" if here else f"phone {host}")
+                elif kind == "hold" and "die" in msg and isinstance(msg.get("held"), bool):
+                    table.set_hold(msg["die"], msg["held"], msg.get("seen", -1), "table" if here else f"phone {host}")
                 elif kind == "box" and "box" in msg:
                     table.tap_box(msg["box"], msg.get("seen", -1), "table" if here else f"phone {host}")
                 elif kind == "setup":

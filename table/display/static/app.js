@@ -127,7 +127,7 @@
       if (hints && hints.holds && !hints.stop && hints.holds[i]) cls += " hint";
       w.appendChild(die(d.value, cls));
       w.appendChild(el("div", "die-label" + (d.held ? " held" : ""), d.held ? "HELD " + (i + 1) : "HOLD " + (i + 1)));
-      w.onclick = () => command("hold_" + (i + 1));
+      w.onclick = () => holdTap(i);
       w.setAttribute("data-die", i);
       dice.appendChild(w);
     });
@@ -185,6 +185,14 @@
     $("card").classList.toggle("many", g.players.length > 4);  // too many columns: the strip shows them
     const cam = $("camera");
     if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
+  }
+
+  // A tap (or key 1-5) on a die asks for the state the page does not show (held or free), so a tap crossing a
+  // button's HOLD is harmless and quick taps on several dice never wait for the page to redraw.
+  function holdTap(i) {
+    const d = snap && snap.game && snap.game.dice[i];
+    if (!d) { command("hold_" + (i + 1)); return; }  // no dice shown: the table says why
+    send({ type: "hold", die: i, held: !d.held, seen: snap.seq });
   }
 
   // A tap on a box selects it, or scores it when it is selected; it names the box, so that a page whose
@@ -302,7 +310,9 @@
     $("add-bot").onclick = () => { if (st.names.length < 8) send({ type: "setup", names: st.names.concat(["Bot " + (st.names.length + 1) + ":optimal"]) }); };
     $("remove-player").onclick = () => { if (st.names.length > 1) send({ type: "setup", names: st.names.slice(0, -1) }); };
     // Start names the rules and players shown, so that a lagging page never starts a game it did not show
-    $("start").onclick = () => send({ type: "setup", start: true, ruleset: st.ruleset, joker: st.joker, names: st.names });
+    // (the names as typed in the boxes: a name typed just before the tap is not yet in the snapshot)
+    $("start").onclick = () => send({ type: "setup", start: true, ruleset: st.ruleset, joker: st.joker,
+                                      names: [...names.querySelectorAll("input")].map((x) => x.value.trim()) });
   }
 
   function renderMenu(m) {
@@ -363,7 +373,7 @@
     // a held key repeats: one press is one command (holding Enter used to confirm "End this game?"),
     // except PREV/NEXT, which step through the boxes while held
     if (ev.repeat && cmd !== "prev" && cmd !== "next") return;
-    command(cmd);
+    if (cmd.startsWith("hold_")) holdTap(Number(cmd.slice(5)) - 1); else command(cmd);
   });
   connect();
 })();
