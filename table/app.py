@@ -304,8 +304,7 @@ class TableApp:
         """
         return self.submit(self._press, Command(command), origin, time.monotonic() if mono is None else mono, seen)
 
-    def choose(self, item: str, seen: int | None = None, origin: str = "table",
-               mono: float | None = None) -> Future[Any]:
+    def choose(self, item: str, seen: int | None = None, mono: float | None = None) -> Future[Any]:
         """A tap on the menu's item `item` (an id of :data:`MENU_ITEMS`): choose it, as PREV/NEXT then ROLL would.
 
         The tap names the item, so that it cannot act on a menu the table no longer shows (key
@@ -317,7 +316,7 @@ class TableApp:
         closed menu does nothing (:data:`MENU_CLOSED`), and an unknown item is said in
         :attr:`message`. `mono` is when it was tapped (seconds of :func:`time.monotonic`).
         """
-        return self.submit(self._choose, str(item), seen, origin, time.monotonic() if mono is None else mono)
+        return self.submit(self._choose, str(item), seen, time.monotonic() if mono is None else mono)
 
     def set_hold(self, die: int, held: bool, seen: int | None = None, origin: str = "table") -> Future[Any]:
         """A tap on die `die` (0-4) asking for it held (`held` True) or free, as the page showed it the other way.
@@ -326,7 +325,7 @@ class TableApp:
         meant the same) and quick taps on several dice independent of the page's redraws.
         `seen` is as for :meth:`press`: a tap from a page that had not drawn this throw is not taken.
         """
-        return self.submit(self._set_hold, int(die), bool(held), seen)
+        return self.submit(self._set_hold, int(die), bool(held), seen, origin)
 
     def tap_box(self, box: str, seen: int | None = None, origin: str = "table") -> Future[Any]:
         """A tap on the box `box` (a box id) among the options: select it, or score it if it is selected.
@@ -433,9 +432,10 @@ class TableApp:
         """
         st = self.state
         turn = None if st is None or st.turn is None else (st.turn.player, st.turn.roll, st.turn.dice)
-        setup = (self.setup.field, self.setup.ruleset, self.setup.joker, tuple(self.setup.names))
+        s = self.setup
+        setup = (s.field, s.ruleset, s.joker, tuple(s.names)) if self.screen == "setup" else None
         return (self.screen, self.menu_open, self.menu_index, self.menu_confirm, self.selected,
-                self.pending is not None, turn, setup if self.screen == "setup" else None)
+                self.pending is not None, turn, setup)
 
     def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
         self.message = ""
@@ -462,7 +462,7 @@ class TableApp:
         else:
             self._game_press(c, origin, mono)
 
-    def _choose(self, item: str, seen: int | None, origin: str, mono: float) -> None:
+    def _choose(self, item: str, seen: int | None, mono: float) -> None:
         self.message = ""
         ids = [i for i, _ in MENU_ITEMS]
         if item not in ids:  # not echoed: the message is on every screen
@@ -479,28 +479,31 @@ class TableApp:
             self.menu_index = ids.index(item)
             self._menu(Command.ROLL, mono)
 
-    def _set_hold(self, die: int, held: bool, seen: int | None) -> None:
-        self.message = ""
+    def _in_turn(self) -> bool:
+        """Whether the game screen shows a turn (no menu over it): where dice and boxes are tapped."""
         st = self.state
+        return self.screen == "game" and not self.menu_open and st is not None and st.turn is not None
+
+    def _set_hold(self, die: int, held: bool, seen: int | None, origin: str) -> None:
+        self.message = ""
         if not 0 <= die < 5:
             self.message = "Dice are numbered 1 to 5."
-        elif self.screen != "game" or self.menu_open or st is None or st.turn is None:
+        elif not self._in_turn():
             self.message = "Dice are held during a turn."
-        elif self._seen_now(seen) and st.turn.holds[die] != held:
-            self._game_press(HOLD_COMMANDS[die], "table")
+        elif self._seen_now(seen) and self.state.turn.holds[die] != held:
+            self._game_press(HOLD_COMMANDS[die], origin)
 
     def _tap_box(self, box: str, seen: int | None, origin: str) -> None:
         self.message = ""
-        st = self.state
-        if self.screen != "game" or self.menu_open or st is None or st.turn is None:
+        if not self._in_turn():
             self.message = "Boxes are chosen during a turn."
         elif self._seen_now(seen):
-            options = options_of(st)
+            options = options_of(self.state)
             if box not in options:
                 self.message = "That box is not open for these dice." if options else \
                     "Roll the dice first; then choose a box."
             elif box == self.selected:
-                self._game_press(Command.SCORE, origin, time.monotonic())
+                self._game_press(Command.SCORE, origin)
             elif not self._bots_turn_refuses(Command.NEXT):
                 self.selected = box
 
@@ -684,7 +687,7 @@ class TableApp:
         if turn.roll and all(turn.holds):
             self.message = "All five dice are held: release one, or choose a box and SCORE."
             return
-        if self.tray.busy and self.verdicts == self._verdicts_at_throw:
+        if self._dice_rolling(time.monotonic()):
             self.message = "The dice are still rolling."
             return  # the last throw has not been read yet
         keep = [self.slot_script[i] for i in range(5) if turn.roll and turn.holds[i]]

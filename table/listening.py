@@ -15,7 +15,7 @@ from pathlib import Path
 __all__ = ["listen_error", "mdns_answers", "phone_urls", "table_host_names"]
 
 #: The socket of Avahi, the mDNS responder Raspberry Pi OS runs (package ``avahi-daemon``): while it
-#: exists, phones on the LAN can find this machine as ``HOSTNAME.local``.
+#: answers, phones on the LAN can find this machine as ``HOSTNAME.local`` (:func:`mdns_answers`).
 AVAHI_SOCKET = Path("/run/avahi-daemon/socket")
 
 
@@ -130,6 +130,7 @@ def phone_urls(host: str, port: int) -> list[str]:
     for ip in found:
         if _reachable(ip) and (host == "::" or ip.version == 4) and str(ip) not in addresses:
             addresses.append(str(ip))
-    mdns = [n for n in sorted(table_host_names()) if n.endswith(".local") and n != "localhost.local"
-            and mdns_answers()]
+    mdns = [n for n in sorted(table_host_names()) if n.endswith(".local") and n != "localhost.local"]
+    if not mdns_answers():
+        mdns = []
     return [url(a) for a in addresses] + [f"http://{n}:{port}/" for n in mdns]

@@ -437,6 +437,7 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
         await socket.accept()
         host = plain_address(socket.client.host) if socket.client else None
         here = is_local(host)
+        origin = "table" if here else f"phone {host}"  # who pressed, as the game's events record it
         unlocked = False
         dirty = asyncio.Event()
         hub.clients.add(dirty)
@@ -514,13 +515,13 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
                                                            f"unknown command {msg.get('command')!r}"}))
                         continue
                     # a page that does not say what it showed (an old page) is taken to have seen nothing
-                    table.press(command, "table" if here else f"phone {host}", seen=msg.get("seen", -1))
+                    table.press(command, origin, seen=msg.get("seen", -1))
                 elif kind == "menu" and "item" in msg:
-                    table.choose(msg["item"], msg.get("seen", -1), "table" if here else f"phone {host}")
+                    table.choose(msg["item"], msg.get("seen", -1))
                 elif kind == "hold" and "die" in msg and isinstance(msg.get("held"), bool):
-                    table.set_hold(msg["die"], msg["held"], msg.get("seen", -1), "table" if here else f"phone {host}")
+                    table.set_hold(msg["die"], msg["held"], msg.get("seen", -1), origin)
                 elif kind == "box" and "box" in msg:
-                    table.tap_box(msg["box"], msg.get("seen", -1), "table" if here else f"phone {host}")
+                    table.tap_box(msg["box"], msg.get("seen", -1), origin)
                 elif kind == "setup":
                     table.apply_setup(msg)
         except (WebSocketDisconnect, RuntimeError):

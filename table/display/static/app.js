@@ -25,9 +25,10 @@
   function send(msg) {
     if (ws && ws.readyState === 1) { if (pin) msg.pin = pin; ws.send(JSON.stringify(msg)); }
   }
-  // `seen`: the snapshot drawn when it was pressed, so the table never takes it as the answer to a question
-  // ("End this game?") this page had not shown yet
-  function command(name) { send({ type: "command", command: name, seen: snap ? snap.seq : -1 }); }
+  // `seen`: the snapshot drawn when it was pressed (default: now), so that the table never takes a press for
+  // something this page had not shown yet (TableApp.press: "End this game?" asked meanwhile, another box)
+  function seenNow() { return snap ? snap.seq : -1; }
+  function command(name, seen = seenNow()) { send({ type: "command", command: name, seen: seen }); }
   // ask the table to take a PIN; `again`: one it took before (re-offered after a reconnect)
   function offer(p, again) { offered = { pin: p, again: again }; send({ type: "unlock", pin: p }); }
 
@@ -192,12 +193,12 @@
   function holdTap(i) {
     const d = snap && snap.game && snap.game.dice[i];
     if (!d) { command("hold_" + (i + 1)); return; }  // no dice shown: the table says why
-    send({ type: "hold", die: i, held: !d.held, seen: snap.seq });
+    send({ type: "hold", die: i, held: !d.held, seen: seenNow() });
   }
 
   // A tap on a box selects it, or scores it when it is selected; it names the box, so that a page whose
   // selection is out of date never scores another one.
-  function selectBox(g, k) { send({ type: "box", box: g.options[k].box, seen: snap.seq }); }
+  function selectBox(g, k) { send({ type: "box", box: g.options[k].box, seen: seenNow() }); }
 
   function fillCard(t, g) {
     t.textContent = "";
@@ -325,8 +326,8 @@
     });
   }
 
-  // One tap on the menu per menu drawn: its commands are worked out from what the page shows, so a second
-  // tap before the table's answer is drawn (a double tap) would act on a menu that is gone.
+  // One tap on the menu per menu drawn: a second tap before the table's answer is drawn (a double tap) is not
+  // sent (the table would refuse it as made on a menu that is gone, and say so).
   let menuTappedAt = { seq: -1, ms: 0 };
   function menuTapTaken() {
     if (snap.seq === menuTappedAt.seq && Date.now() - menuTappedAt.ms < 2000) return false;
@@ -339,12 +340,12 @@
     // that changed meanwhile (a button may have asked the question, or closed the menu).
     // While the menu asks, a tap on the question answers yes; any other item, no.
     if (!menuTapTaken()) return;
-    send({ type: "menu", item: m.items[k].id, seen: snap.seq });
+    send({ type: "menu", item: m.items[k].id, seen: seenNow() });
   }
   // a tap on the dark page around the menu closes it, as "Back to the game" does (MENU would open again a
   // menu the table had closed meanwhile)
   $("menu").onclick = (ev) => {
-    if (ev.target === $("menu") && menuTapTaken()) send({ type: "menu", item: "resume", seen: snap.seq });
+    if (ev.target === $("menu") && menuTapTaken()) send({ type: "menu", item: "resume", seen: seenNow() });
   };
 
   // Buttons on the page: the same commands as the table's buttons.
@@ -357,8 +358,8 @@
   const undo = $("undo-btn");
   // the UNDO is of what the page showed when the finger went down, not of what arrived during the hold
   const undoDown = () => {
-    const seen = snap ? snap.seq : -1;
-    undoTimer = setTimeout(() => { undoTimer = null; send({ type: "command", command: "undo", seen: seen }); }, 800);
+    const seen = seenNow();
+    undoTimer = setTimeout(() => { undoTimer = null; command("undo", seen); }, 800);
   };
   const undoUp = () => { if (undoTimer) { clearTimeout(undoTimer); undoTimer = null; $("message").textContent = "Hold UNDO to undo."; } };
   undo.addEventListener("pointerdown", undoDown);
