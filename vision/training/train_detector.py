@@ -210,7 +210,9 @@ def _augment(image, boxes, ign, crop, rng, turn_prob=0.0):
     image = cv2.resize(image, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
     boxes = boxes * np.float32([sx, sy, sx, sy])
     ign = ign * np.float32([sx, sy, sx, sy])
-    if rng.random() < turn_prob:  # the camera turned by any angle: walls and rows of dice run diagonally
+    # the camera turned by any angle: walls and rows of dice run diagonally (no draw at 0, so that the
+    # recorded commands without --turn-prob still get the crops they were trained on)
+    if turn_prob and rng.random() < turn_prob:
         image, boxes, ign = turn_photo(image, boxes, ign, float(rng.uniform(-45.0, 45.0)),
                                        _fill_colour(rng))
     h, w = image.shape[:2]
