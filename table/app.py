@@ -21,7 +21,10 @@ How a turn goes at the table:
   the game is kept as abandoned, and cannot be resumed or undone), any other
   button keeps playing. A ROLL/CONFIRM sooner than :data:`CONFIRM_PAUSE_S` after
   the one before it (the one that asked, or one ignored so) is taken as part of a
-  double press or a held key and does not end the game.
+  double press or a held key and does not end the game. Likewise the setup
+  shown after the end screen's ROLL, or after a game ended from the menu, takes
+  ROLL/CONFIRM only that long after the press that brought it
+  (:data:`SETUP_TOO_SOON`): a double press does not change the new game's rules.
 * A page (the table's own screen or a phone) says which snapshot it had drawn
   with each press; a press that acts (ROLL/CONFIRM, SCORE, UNDO, HOLD, a tap on a
   box or a menu item) from a page that had not drawn what the table now shows is
@@ -98,6 +101,11 @@ MENU_CLOSED = "That tap was on a menu that is closed now: open the MENU again"
 #: Said when a ROLL/CONFIRM comes sooner than :data:`CONFIRM_PAUSE_S` after the one before.
 CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end the game"
 
+#: Said when a ROLL/CONFIRM (or SCORE) on the setup comes sooner than :data:`CONFIRM_PAUSE_S` after the one
+#: that brought the setup (from the end screen, or by ending a game from the menu): the second press of a
+#: double press used to change the new game's rules at once.
+SETUP_TOO_SOON = "Too quick (a double press?): the setup for a new game is shown; press again to change it"
+
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")
 
@@ -173,6 +181,7 @@ class TableApp:
         self.menu_index = 0
         self.menu_confirm = False  # the "new" item was chosen during a game: ROLL/CONFIRM ends it
         self._confirm_asked_at = -math.inf  # time.monotonic() of the last ROLL since menu_confirm was set
+        self._setup_shown_at = -math.inf  # time.monotonic() of the ROLL that brought the setup (or of one too soon)
         self._view = None  # what acting presses act on (_view_key), as last published
         self._view_seq = 0  # the seq of the first snapshot that showed it
         self._moving_since = -math.inf  # time.monotonic() when the camera last began to see motion
@@ -449,12 +458,13 @@ class TableApp:
         if self.menu_open:
             self._menu(c, mono)
         elif self.screen == "setup":
-            self._setup_press(c)
+            self._setup_press(c, mono)
         elif self.screen == "end":
             if c is Command.ROLL:
                 self.screen = "setup"
                 self.session = None
                 self.setup.field = 0  # a double press of ROLL must not start the next game at once
+                self._setup_shown_at = mono  # ... nor change its rules (:data:`SETUP_TOO_SOON`)
             elif c is Command.UNDO:
                 self._undo(origin)
             elif c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
@@ -515,7 +525,7 @@ class TableApp:
             return
         self.menu_confirm = False
         if yes:
-            self._end_and_set_up()
+            self._end_and_set_up(mono)
         else:
             self.message = "The game goes on: it was not ended."
 
@@ -537,10 +547,14 @@ class TableApp:
             if item == "hints":
                 self.hints = not self.hints
             elif item == "new":
-                self._end_and_set_up()
+                self._end_and_set_up(mono)
 
-    def _end_and_set_up(self) -> None:
-        """Close the menu, end the running game (an ``EndGame`` event; kept as abandoned), show the setup."""
+    def _end_and_set_up(self, mono: float) -> None:
+        """Close the menu, end the running game (an ``EndGame`` event; kept as abandoned), show the setup.
+
+        `mono` (time.monotonic(), seconds) is when the ROLL/CONFIRM that did it came: the setup takes
+        ROLL/CONFIRM only :data:`CONFIRM_PAUSE_S` after it.
+        """
         self.menu_open = False
         st = self.state
         if st is not None and not st.finished:
@@ -549,9 +563,14 @@ class TableApp:
         self.session = None
         self.screen = "setup"
         self.setup.field = 0
+        self._setup_shown_at = mono
 
-    def _setup_press(self, c: Command) -> None:
+    def _setup_press(self, c: Command, mono: float) -> None:
         s = self.setup
+        if c in (Command.ROLL, Command.SCORE) and mono - self._setup_shown_at < CONFIRM_PAUSE_S:
+            self.message = SETUP_TOO_SOON  # the second press of a double press that brought the setup
+            self._setup_shown_at = mono  # the pause counts from the last press (a burst, a held key)
+            return
         if c is Command.PREV:
             s.field = (s.field - 1) % len(Setup.FIELDS)
         elif c is Command.NEXT:

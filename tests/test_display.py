@@ -18,7 +18,7 @@ pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test
 from starlette.testclient import TestClient  # noqa: E402
 
 from table.app import (  # noqa: E402
-    ADVICE, CONFIRM_END, NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, TableApp,
+    ADVICE, CONFIRM_END, NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, SETUP_TOO_SOON, TableApp,
     assign_slots,
 )
 from table.display.export import scorecards_png  # noqa: E402
@@ -363,6 +363,26 @@ def test_regression_a_double_press_on_the_end_screen_does_not_start_a_game_at_on
         a.setup.field = len(a.setup.FIELDS) - 1  # as when the last game was started from Start
         press(a, Command.ROLL, Command.ROLL)
         assert a.screen == "setup" and a.setup.field == 0 and a.session is None
+
+
+def test_regression_a_double_press_that_brings_the_setup_does_not_change_the_rules(tmp_path):
+    """The second ROLL of a double press on the end screen (or of the ROLL that ends a game from the menu)
+    landed on the setup's rules field and changed the new game's rules."""
+    with finished_game(tmp_path) as a:
+        t = next(_PRESSED_AT)
+        a.press(Command.ROLL, mono=t).result(timeout=5)  # end screen -> setup
+        for k in range(1, 4):  # the double press, then a held key 0.3 s apart: the pause counts from the last
+            a.press(Command.ROLL, mono=t + 0.3 * k).result(timeout=5)
+            assert a.screen == "setup" and a.setup.ruleset == "yacht" and a.snapshot["message"] == SETUP_TOO_SOON
+        a.press(Command.ROLL, mono=t + 1.0 + CONFIRM_PAUSE_S).result(timeout=5)  # a deliberate press, after a pause
+        assert a.setup.ruleset != "yacht" and a.snapshot["message"] == "", a.snapshot["message"]
+    with TableApp(tmp_path / "two.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), autostart=True).start() as a:
+        t = next(_PRESSED_AT)
+        for c in (Command.MENU, Command.PREV, Command.ROLL):  # "New game": asks
+            a.press(c, mono=t).result(timeout=5)
+        a.press(Command.ROLL, mono=t + 1.0).result(timeout=5)  # ends the game: the setup
+        a.press(Command.ROLL, mono=t + 1.2).result(timeout=5)
+        assert a.screen == "setup" and a.setup.ruleset == "yacht" and a.snapshot["message"] == SETUP_TOO_SOON
 
 
 def test_regression_score_waits_for_thrown_dice_to_stop(app):
