@@ -354,3 +354,104 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     assert fit_confidence.main(["--twin", "0", str(tmp_path / "none.onnx"), "p.onnx", "--dev-dir", str(tiny),
                                 "--out", str(out)]) == 2
     assert "fold 0: face-reader model" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------- reviewed labels (vision.label_review)
+
+from pathlib import Path  # noqa: E402
+
+from vision.evaluate import DEFAULT_DEV_DIR, rescore  # noqa: E402
+from vision.label_review import load_label_review  # noqa: E402
+
+#: A review of the tiny set that agrees with the scripted reader: the "2" of a_1 shows a 3, and the
+#: extra die of a_2 is a real die showing 2 that was not labelled.
+_TINY_REVIEW = {"changes": [
+    {"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 2, "value": 3, "why": "three pips"},
+    {"file": "a_2.png", "box": [250, 150, 30, 30], "labelled": None, "value": 2, "why": "a die not labelled"},
+]}
+
+
+def _review_file(tmp_path, doc):
+    path = tmp_path / "review.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return path
+
+
+def test_rescore_counts_the_same_readings_against_reviewed_labels(tiny, tmp_path):
+    result = evaluate(tiny, _scripted_reader())
+    review = load_label_review(_review_file(tmp_path, _TINY_REVIEW))
+    reviewed = rescore(result, review.apply(load_dataset(tiny)))
+    m = reviewed.metrics()
+    assert (m["labelled"], m["correct"], m["wrong"], m["unknown"], m["missed"]) == (7, 5, 0, 1, 1)
+    assert (m["extra"], m["extra_valued"]) == (1, 0)  # b_2's unknown extra is still extra
+    assert [im.ms for im in reviewed.images] == [im.ms for im in result.images]
+    assert result.metrics()["correct"] == 3  # the result of the labels as given is left as it was
+
+
+def test_cli_eval_prints_the_reviewed_measure_after_the_official_one(tiny, tmp_path, capsys, monkeypatch):
+    import vision.reader
+
+    review = _review_file(tmp_path, _TINY_REVIEW)
+    script = _scripted_reader()
+    monkeypatch.setattr(vision.reader, "read_image", lambda image, **kw: script(image))
+    assert main(["eval", str(tiny), "--label-review", str(review)]) == 0
+    official, _, reviewed = capsys.readouterr().out.partition("reviewed labels")
+    assert "per-die accuracy: 50.0%" in official and "silent-error rate: 33.33%" in official
+    assert "2 changes" in reviewed and "per-die accuracy: 71.4%" in reviewed
+    assert "silent-error rate: 0.00%" in reviewed and "/ 7 labelled dice" in reviewed
+    script = _scripted_reader()
+    assert main(["eval", str(tiny), "--json", "--label-review", str(review)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["overall"]["correct"] == 3 and doc["reviewed_labels"]["correct"] == 5
+    assert doc["reviewed_labels"]["changes"] == 2 and doc["reviewed_labels"]["silent_error_rate"] == 0.0
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 5, "value": 3}, "labels.json now says 2"),
+    ({"file": "a_1.png", "box": [150, 10, 40, 40], "labelled": 2, "value": 3}, "no die with that box"),
+    ({"file": "a_1.png", "box": [12, 10, 40, 40], "labelled": None, "value": 3}, "adds a die where"),
+])
+def test_a_stale_review_is_refused_before_any_photo_is_read(tiny, tmp_path, capsys, monkeypatch, change, match):
+    import vision.reader
+
+    def never(image, **kw):
+        raise AssertionError("a photo was read")
+
+    monkeypatch.setattr(vision.reader, "read_image", never)
+    review = _review_file(tmp_path, {"changes": [{**change, "why": "seen"}]})
+    assert main(["eval", str(tiny), "--label-review", str(review)]) == 2
+    err = capsys.readouterr().err
+    assert match in err and "review it again" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("doc, match", [
+    ("{not json", "cannot be read as JSON"),
+    ({"fixes": []}, 'a "changes" list'),
+    ({"changes": [{"box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+    ({"changes": [{"file": "a", "box": [1, 1, 0, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "box"'),
+    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "value": 3, "why": "x"}]}, 'needs "labelled"'),
+    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 3, "value": 3, "why": "x"}]}, 'needs "value"'),
+    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": True, "why": "x"}]}, 'needs "value"'),
+    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": " "}]}, 'needs "why"'),
+])
+def test_a_malformed_review_is_named(tmp_path, doc, match):
+    with pytest.raises(DatasetError, match=match):
+        load_label_review(_review_file(tmp_path, doc))
+
+
+def test_cli_eval_missing_review_exits_2(tiny, tmp_path, capsys):
+    assert main(["eval", str(tiny), "--label-review", str(tmp_path / "none.json")]) == 2
+    assert "no label review" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not (DEFAULT_DEV_DIR / "labels.json").is_file(),
+                    reason="the DEV photos (../shared/dice-images/dev) are not beside this checkout")
+def test_the_dev_review_applies_to_the_dev_labels():
+    """benchmarks/dev_label_review.json still fits DEV's labels.json (a stale review is refused)."""
+    review = load_label_review(Path(__file__).resolve().parents[1] / "benchmarks" / "dev_label_review.json")
+    items = load_dataset(DEFAULT_DEV_DIR)
+    reviewed = review.apply(items)
+    assert sum(len(i.dice) for i in reviewed) == sum(len(i.dice) for i in items) + sum(
+        c.labelled is None for c in review.changes)
+    changed = sum(a.dice != b.dice for a, b in zip(items, reviewed))
+    assert changed == len({c.file for c in review.changes})

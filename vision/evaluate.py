@@ -40,7 +40,9 @@ __all__ = [
     "load_dataset",
     "match_dice",
     "score_image",
+    "rescore",
     "evaluate",
+    "format_summary",
     "format_report",
     "write_report",
     "DEFAULT_DEV_DIR",
@@ -110,6 +112,8 @@ class ImageResult:
     problems: tuple[str, ...]
     ms: float
     cpu_ms: float = 0.0
+    #: The reading scored (kept so that :func:`rescore` can score it against other labels).
+    reading: ImageReading | None = field(default=None, compare=False, repr=False)
 
     @property
     def exact(self) -> bool:
@@ -425,7 +429,37 @@ def score_image(reading: ImageReading, truth: LabelledImage, ms: float = 0.0, cp
     for i, d in enumerate(dice):
         if i not in matched:
             outcomes.append(DieOutcome("extra", None, d.value, d.box, d.confidence, d.reason))
-    return ImageResult(truth.path, truth.source, tuple(outcomes), tuple(reading.problems), ms, cpu_ms)
+    return ImageResult(truth.path, truth.source, tuple(outcomes), tuple(reading.problems), ms, cpu_ms, reading)
+
+
+def rescore(result: EvalResult, items: list[LabelledImage]) -> EvalResult:
+    """The readings of `result` scored again against other labels of the same photos (reviewed ones).
+
+    Parameters
+    ----------
+    result : EvalResult
+        From :func:`evaluate` (its images keep their readings).
+    items : list of LabelledImage
+        Labels for (at least) every photo of `result`, e.g.
+        :meth:`vision.label_review.LabelReview.apply` of the dataset.
+
+    Returns
+    -------
+    EvalResult
+        Same photos, order, readings and times; outcomes by the new labels.
+
+    Raises
+    ------
+    ValueError
+        If a photo of `result` has no reading kept or is not among `items`.
+    """
+    by_path = {item.path: item for item in items}
+    out = EvalResult(result.dataset)
+    for im in result.images:
+        if im.reading is None or im.path not in by_path:
+            raise ValueError(f"cannot score {str(im.path)!r} again: its reading was not kept or it has no labels")
+        out.images.append(score_image(im.reading, by_path[im.path], im.ms, im.cpu_ms))
+    return out
 
 
 def evaluate(
@@ -499,10 +533,10 @@ def _pct(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None else f"{100.0 * x:.{digits}f}%"
 
 
-def format_report(result: EvalResult) -> str:
-    """The text report of ``dicetable eval``."""
+def format_summary(result: EvalResult) -> list[str]:
+    """The summary lines of the report: counts, accuracy, silent-error and exact-image rates."""
     m = result.metrics()
-    lines = [
+    return [
         f"dataset: {result.dataset}  ({m['images']} images, {m['labelled']} labelled dice)",
         f"dice correct {m['correct']}, wrong value {m['wrong']}, unknown {m['unknown']}, "
         f"missed {m['missed']}, extra {m['extra']} ({m['extra_valued']} given a value)",
@@ -512,6 +546,14 @@ def format_report(result: EvalResult) -> str:
         f"((wrong value + extras given a value) / {m['labelled']} labelled dice)",
         f"exact-image rate: {_pct(m['exact_image_rate'])} ({m['exact_images']} of {m['images']} images "
         "with every die right and nothing extra)",
+    ]
+
+
+def format_report(result: EvalResult) -> str:
+    """The text report of ``dicetable eval``."""
+    m = result.metrics()
+    lines = [
+        *format_summary(result),
         f"time per image (read_image, one OpenCV thread): median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms "
         f"wall clock; CPU time median {m['median_cpu_ms']:.1f} ms, p95 {m['p95_cpu_ms']:.1f} ms",
         _calibration_line(result.reliability()),

@@ -40,6 +40,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="only the photos of DEV fold K (a stable hash of the file name, as the trainers' "
                              "--dev-train fold:K holds them out): read by networks trained with --dev-train fold:K, "
                              "this is the held-out measure")
+    parser.add_argument("--label-review", metavar="JSON", type=Path,
+                        help="also report the readings scored against reviewed labels: corrections to labels.json "
+                             "in a JSON file, each with what a person sees (benchmarks/dev_label_review.json for "
+                             "DEV; see vision.label_review); the labels as given stay the official measure")
     parser.set_defaults(func=run)
 
 
@@ -47,11 +51,17 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate; print the report; exit 0 (2 on a missing or malformed dataset, model or --report folder)."""
     import cv2
 
-    from vision.evaluate import evaluate, format_report, load_dataset, write_report
+    from vision.evaluate import evaluate, format_report, format_summary, load_dataset, rescore, write_report
     from vision.images import output_folder
     from vision.reader import networks_from_files, read_image
 
-    load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
+    items = load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
+    reviewed_items = None
+    if args.label_review is not None:
+        from vision.label_review import load_label_review
+
+        review = load_label_review(args.label_review)
+        reviewed_items = review.apply(items)  # a stale review is said now, before any photo is read
     if args.report is not None:
         output_folder(args.report, "--report")  # a file or an unwritable folder is said now, not after every photo
     cv2.setNumThreads(1)  # time as on one core
@@ -74,14 +84,22 @@ def run(args: argparse.Namespace) -> int:
         return read_image(image, **networks)
 
     result = evaluate(args.dataset, read, progress=progress, keep=keep)
+    reviewed = rescore(result, reviewed_items) if reviewed_items is not None else None
     if args.json:
         doc = result.to_json()
         doc.pop("images")
+        if reviewed is not None:
+            doc["reviewed_labels"] = {"file": str(args.label_review), "changes": len(review.changes),
+                                      **reviewed.metrics()}
         print(json.dumps(doc, indent=1))
     else:
         if args.fold is not None:
             print(f"DEV fold {args.fold} only: {len(result.images)} photos (vision.training.data.dev_fold)")
         print(format_report(result))
+        if reviewed is not None:
+            print(f"\nthe same readings against the reviewed labels of {args.label_review} ({len(review.changes)} "
+                  "changes, each with what a person sees; the labels as given, above, stay the official measure):")
+            print("\n".join(format_summary(reviewed)[1:]))
     if args.report is not None:
         written = write_report(result, args.report)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
