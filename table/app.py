@@ -104,7 +104,8 @@ CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end
 #: Said when a ROLL/CONFIRM (or SCORE) on the setup comes sooner than :data:`CONFIRM_PAUSE_S` after the one
 #: that brought the setup (from the end screen, or by ending a game from the menu): the second press of a
 #: double press used to change the new game's rules at once.
-SETUP_TOO_SOON = "Too quick (a double press?): the setup for a new game is shown; press again to change it"
+SETUP_TOO_SOON = ("Too quick (a double press?): the setup for a new game is shown; "
+                  "wait a moment, then press to change it")
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")
@@ -569,8 +570,10 @@ class TableApp:
         s = self.setup
         if c in (Command.ROLL, Command.SCORE) and mono - self._setup_shown_at < CONFIRM_PAUSE_S:
             self.message = SETUP_TOO_SOON  # the second press of a double press that brought the setup
-            self._setup_shown_at = mono  # the pause counts from the last press (a burst, a held key)
+            self._setup_shown_at = max(self._setup_shown_at, mono)  # the pause counts from the last press
             return
+        if c in (Command.PREV, Command.NEXT):
+            self._setup_shown_at = -math.inf  # moving between the fields: the setup is being looked at
         if c is Command.PREV:
             s.field = (s.field - 1) % len(Setup.FIELDS)
         elif c is Command.NEXT:
@@ -589,6 +592,7 @@ class TableApp:
                 self._start_game()
 
     def _apply_setup(self, data: dict[str, Any]) -> None:
+        self.message = ""
         s = self.setup
         if data.get("start") and self.screen != "setup":
             self.message = "A game is running: open the MENU to start a new one."

@@ -383,6 +383,15 @@ def test_regression_a_double_press_that_brings_the_setup_does_not_change_the_rul
         a.press(Command.ROLL, mono=t + 1.0).result(timeout=5)  # ends the game: the setup
         a.press(Command.ROLL, mono=t + 1.2).result(timeout=5)
         assert a.screen == "setup" and a.setup.ruleset == "yacht" and a.snapshot["message"] == SETUP_TOO_SOON
+        a.apply_setup({"ruleset": "yahtzee"}).result(timeout=5)  # the page's tap: the message goes
+        assert a.setup.ruleset == "yahtzee" and a.snapshot["message"] == ""
+    (tmp_path / "three").mkdir()
+    with finished_game(tmp_path / "three") as a:
+        t = next(_PRESSED_AT)
+        a.press(Command.ROLL, mono=t).result(timeout=5)
+        a.press(Command.NEXT, mono=t + 0.2).result(timeout=5)  # moving between the fields: looking at the setup
+        a.press(Command.ROLL, mono=t + 0.4).result(timeout=5)
+        assert a.setup.field == 1 and a.setup.joker != "forced" and a.snapshot["message"] == ""
 
 
 def test_regression_score_waits_for_thrown_dice_to_stop(app):

@@ -380,7 +380,7 @@ def _review_file(tmp_path, doc):
 def test_rescore_counts_the_same_readings_against_reviewed_labels(tiny, tmp_path):
     result = evaluate(tiny, _scripted_reader())
     review = load_label_review(_review_file(tmp_path, _TINY_REVIEW))
-    reviewed = rescore(result, review.apply(load_dataset(tiny)))
+    reviewed = rescore(result, review.apply(load_dataset(tiny), tiny))
     m = reviewed.metrics()
     assert (m["labelled"], m["correct"], m["wrong"], m["unknown"], m["missed"]) == (7, 5, 0, 1, 1)
     assert (m["extra"], m["extra_valued"]) == (1, 0)  # b_2's unknown extra is still extra
@@ -406,22 +406,60 @@ def test_cli_eval_prints_the_reviewed_measure_after_the_official_one(tiny, tmp_p
     assert doc["reviewed_labels"]["changes"] == 2 and doc["reviewed_labels"]["silent_error_rate"] == 0.0
 
 
-@pytest.mark.parametrize("change, match", [
-    ({"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 5, "value": 3}, "labels.json now says 2"),
-    ({"file": "a_1.png", "box": [150, 10, 40, 40], "labelled": 2, "value": 3}, "no die with that box"),
-    ({"file": "a_1.png", "box": [12, 10, 40, 40], "labelled": None, "value": 3}, "adds a die where"),
+_TWO = {"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 2, "value": 3}
+_NEW = {"file": "a_2.png", "box": [250, 150, 30, 30], "labelled": None, "value": 2}
+
+
+@pytest.mark.parametrize("changes, match", [
+    ([{**_TWO, "labelled": 5}], "labels.json now says 2; review it again"),
+    ([{**_TWO, "box": [150, 10, 40, 40]}], "no die with that box"),
+    ([{**_NEW, "box": [12, 100, 40, 40]}], "adds a die where labels.json has one"),
+    ([{**_TWO, "file": "nope.png"}], "not in the dataset"),  # the review of another set, a renamed photo
+    ([_TWO, {**_TWO, "value": 4}], "corrects the die that changes[0] corrects"),
+    ([_NEW, {**_NEW, "box": [252, 151, 30, 30]}], "adds the die that changes[0] adds"),
+    ([{**_NEW, "box": [-500, -500, 40, 40]}], "outside the 300x200 px photo"),
 ])
-def test_a_stale_review_is_refused_before_any_photo_is_read(tiny, tmp_path, capsys, monkeypatch, change, match):
+def test_a_review_that_does_not_fit_is_refused_before_any_photo_is_read(tiny, tmp_path, capsys, monkeypatch,
+                                                                       changes, match):
     import vision.reader
 
     def never(image, **kw):
         raise AssertionError("a photo was read")
 
     monkeypatch.setattr(vision.reader, "read_image", never)
-    review = _review_file(tmp_path, {"changes": [{**change, "why": "seen"}]})
+    review = _review_file(tmp_path, {"changes": [{**c, "why": "seen"} for c in changes]})
     assert main(["eval", str(tiny), "--label-review", str(review)]) == 2
     err = capsys.readouterr().err
-    assert match in err and "review it again" in err and err.count("\n") == 1
+    assert match in err and err.count("\n") == 1
+
+
+def test_a_review_names_photos_in_sub_folders_by_their_path(tmp_path):
+    root = _write_dataset(tmp_path / "sub", [])
+    (root / "x").mkdir()
+    (root / "y").mkdir()
+    for folder in ("x", "y"):
+        cv2.imwrite(str(root / folder / "a.png"), np.full((200, 300, 3), 60, np.uint8))
+    (root / "labels.json").write_text(json.dumps({"images": [
+        {"file": "x/a.png", "dice": [{"value": 2, "box": [100, 10, 40, 40]}]},
+        {"file": "y/a.png", "dice": [{"value": 5, "box": [10, 10, 40, 40]}]}]}))
+    items = load_dataset(root)
+    review = load_label_review(_review_file(tmp_path, {"changes": [{**_TWO, "file": "x/a.png", "why": "3"}]}))
+    assert [[d.value for d in i.dice] for i in review.apply(items, root)] == [[3], [5]]
+    review = load_label_review(_review_file(tmp_path, {"changes": [{**_TWO, "file": "a.png", "why": "3"}]}))
+    with pytest.raises(DatasetError, match="'a.png', which is not in the dataset"):
+        review.apply(items, root)
+
+
+def test_cli_eval_report_keeps_the_reviewed_measure_in_metrics_json(tiny, tmp_path, monkeypatch):
+    import vision.reader
+
+    script = _scripted_reader()
+    monkeypatch.setattr(vision.reader, "read_image", lambda image, **kw: script(image))
+    review = _review_file(tmp_path, _TINY_REVIEW)
+    assert main(["eval", str(tiny), "--label-review", str(review), "--report", str(tmp_path / "rep")]) == 0
+    metrics = json.loads((tmp_path / "rep" / "metrics.json").read_text())
+    assert metrics["overall"]["correct"] == 3 and metrics["reviewed_labels"]["correct"] == 5
+    assert metrics["reviewed_labels"]["photos_changed"] == 2
 
 
 @pytest.mark.parametrize("doc, match", [
@@ -433,6 +471,11 @@ def test_a_stale_review_is_refused_before_any_photo_is_read(tiny, tmp_path, caps
     ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 3, "value": 3, "why": "x"}]}, 'needs "value"'),
     ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": True, "why": "x"}]}, 'needs "value"'),
     ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": " "}]}, 'needs "why"'),
+    ({"changes": [{"file": "../a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+    ({"changes": [{"file": "/a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+    ({"changes": [{"file": "a", "box": [10 ** 400, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]},
+     'needs a "box"'),
+    ("[" * 100_000 + "]" * 100_000, "cannot be read as JSON"),
 ])
 def test_a_malformed_review_is_named(tmp_path, doc, match):
     with pytest.raises(DatasetError, match=match):
@@ -450,7 +493,7 @@ def test_the_dev_review_applies_to_the_dev_labels():
     """benchmarks/dev_label_review.json still fits DEV's labels.json (a stale review is refused)."""
     review = load_label_review(Path(__file__).resolve().parents[1] / "benchmarks" / "dev_label_review.json")
     items = load_dataset(DEFAULT_DEV_DIR)
-    reviewed = review.apply(items)
+    reviewed = review.apply(items, DEFAULT_DEV_DIR)
     assert sum(len(i.dice) for i in reviewed) == sum(len(i.dice) for i in items) + sum(
         c.labelled is None for c in review.changes)
     changed = sum(a.dice != b.dice for a, b in zip(items, reviewed))

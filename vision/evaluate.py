@@ -589,7 +589,8 @@ def _calibration_line(rel: dict) -> str:
     return f"calibration: ECE {_pct(rel['ece'])} over {rel['dice']} dice given a value{tail}"
 
 
-def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12) -> list[Path]:
+def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12,
+                 extra: dict | None = None) -> list[Path]:
     """Write ``metrics.json``, ``reliability.png``, ``failures.png`` (contact sheet) and annotated failure images.
 
     Parameters
@@ -603,6 +604,8 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
         Side of each contact-sheet crop, px.
     columns : int, optional
         Crops per contact-sheet row.
+    extra : dict, optional
+        More keys for ``metrics.json`` (``dicetable eval --label-review`` adds ``reviewed_labels``).
 
     Returns
     -------
@@ -618,7 +621,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 
     out = output_folder(out_dir, "report")
     written = [out / "metrics.json"]
-    write_output(written[0], (json.dumps(result.to_json(), indent=1) + "\n").encode())
+    write_output(written[0], (json.dumps({**result.to_json(), **(extra or {})}, indent=1) + "\n").encode())
     from vision.reliability import ReliabilityBin, draw_reliability
 
     rel = result.reliability()

@@ -29,8 +29,9 @@ never applied silently.
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
@@ -41,8 +42,10 @@ __all__ = ["LabelChange", "LabelReview", "load_label_review", "SAME_BOX_IOU"]
 
 #: Least IoU between a change's box and the labelled box it corrects.
 SAME_BOX_IOU: float = 0.9
-#: Largest IoU between an added die's box and any labelled die's box.
+#: Largest IoU between an added die's box and any labelled die's box (or another added one).
 NEW_BOX_IOU: float = 0.1
+#: Box coordinates (px) must be under this: no photo is that big, and Python's big integers are refused.
+MAX_PX: int = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,14 +66,16 @@ class LabelReview:
     path: Path
     changes: tuple[LabelChange, ...]
 
-    def apply(self, items: list) -> list:
+    def apply(self, items: list, root: str | Path) -> list:
         """The labelled images with the changes made.
 
         Parameters
         ----------
         items : list of vision.evaluate.LabelledImage
-            The dataset as :func:`vision.evaluate.load_dataset` read it (all of it or a selection; changes
-            to photos not in it are skipped).
+            The whole dataset as :func:`vision.evaluate.load_dataset` read it.
+        root : str or Path
+            Its folder (the one given to ``load_dataset``): a change's ``file`` is the photo's
+            name relative to it, as in labels.json.
 
         Returns
         -------
@@ -80,23 +85,33 @@ class LabelReview:
         Raises
         ------
         DatasetError
-            If a change names a die the labels no longer have (no labelled box at IoU
-            >= :data:`SAME_BOX_IOU`, or one labelled another value than ``labelled``), or adds a die
-            where one is labelled; the message names the change and says to review it again.
+            If a change names a photo that is not in the dataset (the review of another set, or a
+            photo renamed since), a die the labels no longer have (no labelled box at IoU
+            >= :data:`SAME_BOX_IOU`, or one labelled another value than ``labelled``), adds a die
+            where one is labelled or outside the photo, or touches a die another change touches
+            (the same labelled die, or added boxes that overlap); the message names the change.
         """
         from vision.evaluate import LabelledDie
 
         by_file: dict[str, list[tuple[int, LabelChange]]] = {}
         for k, change in enumerate(self.changes):
             by_file.setdefault(change.file, []).append((k, change))
+        names = {PurePosixPath(*item.path.relative_to(Path(root)).parts).as_posix() for item in items}
+        for file, changes in by_file.items():
+            if file not in names:
+                raise DatasetError(f"{str(self.path)!r}: changes[{changes[0][0]}] names the photo {file!r}, which "
+                                   f"is not in the dataset {str(root)!r}; is it the review of another set, or was "
+                                   "the photo renamed? Review it again")
         out = []
         for item in items:
-            changes = by_file.get(item.path.name)
+            changes = by_file.get(PurePosixPath(*item.path.relative_to(Path(root)).parts).as_posix())
             if not changes:
                 out.append(item)
                 continue
             dice = list(item.dice)
             boxes = np.asarray([d.box for d in item.dice], np.float64).reshape(-1, 4)
+            touched: dict[int, int] = {}  # labelled die -> the change that corrects it
+            added: list[tuple[int, LabelChange]] = []
             for k, change in changes:
                 where = f"{str(self.path)!r}: changes[{k}] ({change.file}, box {list(change.box)})"
                 iou = box_iou(np.asarray([change.box], np.float64), boxes)[0] if len(boxes) else np.zeros(0)
@@ -104,15 +119,28 @@ class LabelReview:
                     if len(iou) and float(iou.max()) > NEW_BOX_IOU:
                         raise DatasetError(f"{where} adds a die where labels.json has one (IoU "
                                            f"{float(iou.max()):.2f}); the labels changed since the review: review it again")
+                    x, y, w, h = change.box
+                    if item.size is not None and (x < 0 or y < 0 or x + w > item.size[0] or y + h > item.size[1]):
+                        raise DatasetError(f"{where} adds a die outside the {item.size[0]}x{item.size[1]} px photo; "
+                                           "give its box in the photo's pixels")
+                    for k2, other in added:
+                        if float(box_iou(np.asarray([change.box], np.float64),
+                                         np.asarray([other.box], np.float64))[0, 0]) > NEW_BOX_IOU:
+                            raise DatasetError(f"{where} adds the die that changes[{k2}] adds; list each die once")
+                    added.append((k, change))
                     dice.append(LabelledDie(change.value, change.box))
                     continue
                 j = int(np.argmax(iou)) if len(iou) else -1
                 if j < 0 or float(iou[j]) < SAME_BOX_IOU:
                     raise DatasetError(f"{where}: labels.json has no die with that box; the labels changed since "
                                        "the review: review it again")
+                if j in touched:
+                    raise DatasetError(f"{where} corrects the die that changes[{touched[j]}] corrects; "
+                                       "list each die once")
                 if item.dice[j].value != change.labelled:
                     raise DatasetError(f"{where} corrects a die labelled {change.labelled}, but labels.json now "
                                        f"says {item.dice[j].value}; review it again")
+                touched[j] = k
                 dice[j] = LabelledDie(change.value, item.dice[j].box)
             out.append(replace(item, dice=tuple(dice)))
         return out
@@ -134,8 +162,8 @@ def load_label_review(path: str | Path) -> LabelReview:
     except FileNotFoundError:
         raise DatasetError(f"no label review {str(path)!r}; give the JSON file of reviewed labels "
                            "(e.g. benchmarks/dev_label_review.json)") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"label review {str(path)!r} cannot be read as JSON: {exc}") from exc
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, UTF-8 or a huge number
+        raise DatasetError(f"label review {str(path)!r} cannot be read as JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
         raise DatasetError(f'label review {str(path)!r} must be an object with a "changes" list')
     changes = []
@@ -144,10 +172,12 @@ def load_label_review(path: str | Path) -> LabelReview:
         if not isinstance(c, dict):
             raise DatasetError(f"{where} must be an object")
         box = c.get("box")
-        if not isinstance(c.get("file"), str) or not c["file"]:
-            raise DatasetError(f'{where} needs a "file": the photo\'s name in the dataset folder')
-        if not (isinstance(box, list) and len(box) == 4 and all(_is_int(v) for v in box) and box[2] > 0
-                and box[3] > 0):
+        file = c.get("file")
+        if not isinstance(file, str) or not _is_relative_name(file):
+            raise DatasetError(f'{where} needs a "file": the photo\'s name in the dataset folder, as labels.json '
+                               'gives it (e.g. "photo.jpg" or "sub/photo.jpg")')
+        if not (isinstance(box, list) and len(box) == 4 and all(_is_int(v) and abs(v) < MAX_PX for v in box)
+                and box[2] > 0 and box[3] > 0):
             raise DatasetError(f'{where} needs a "box": [x, y, w, h], whole pixels, w and h above 0')
         labelled, value = c.get("labelled", "missing"), c.get("value")
         if not (labelled is None or _is_face(labelled)):
@@ -157,8 +187,15 @@ def load_label_review(path: str | Path) -> LabelReview:
             raise DatasetError(f'{where} needs "value": the face value seen (1-6), other than "labelled"')
         if not isinstance(c.get("why"), str) or not c["why"].strip():
             raise DatasetError(f'{where} needs "why": what a person sees on the photo')
-        changes.append(LabelChange(c["file"], tuple(box), labelled, value, c["why"]))
+        changes.append(LabelChange(posixpath.normpath(file), tuple(box), labelled, value, c["why"]))
     return LabelReview(path, tuple(changes))
+
+
+def _is_relative_name(file: str) -> bool:
+    """Whether `file` names a file inside a folder: relative, no ``..``, not empty (``/`` separates folders)."""
+    norm = posixpath.normpath(file) if file else ""
+    return bool(file) and "\\" not in file and not posixpath.isabs(norm) and norm != "." and \
+        ".." not in PurePosixPath(norm).parts
 
 
 def _is_int(v: object) -> bool:

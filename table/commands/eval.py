@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.label_review import load_label_review
 
         review = load_label_review(args.label_review)
-        reviewed_items = review.apply(items)  # a stale review is said now, before any photo is read
+        reviewed_items = review.apply(items, args.dataset)  # a stale review is said now, before a photo is read
     if args.report is not None:
         output_folder(args.report, "--report")  # a file or an unwritable folder is said now, not after every photo
     cv2.setNumThreads(1)  # time as on one core
@@ -85,23 +85,31 @@ def run(args: argparse.Namespace) -> int:
 
     result = evaluate(args.dataset, read, progress=progress, keep=keep)
     reviewed = rescore(result, reviewed_items) if reviewed_items is not None else None
+    extra = {}
+    if reviewed is not None:
+        read_names = {im.path for im in result.images}
+        applied = sum(item.path in read_names and new is not item for item, new in zip(items, reviewed_items))
+        on_read = sum(1 for c in review.changes if Path(args.dataset) / c.file in read_names)
+        extra["reviewed_labels"] = {"file": str(args.label_review), "changes": len(review.changes),
+                                    "changes_on_photos_read": on_read, "photos_changed": applied,
+                                    **reviewed.metrics()}
     if args.json:
         doc = result.to_json()
         doc.pop("images")
-        if reviewed is not None:
-            doc["reviewed_labels"] = {"file": str(args.label_review), "changes": len(review.changes),
-                                      **reviewed.metrics()}
-        print(json.dumps(doc, indent=1))
+        print(json.dumps({**doc, **extra}, indent=1))
     else:
         if args.fold is not None:
             print(f"DEV fold {args.fold} only: {len(result.images)} photos (vision.training.data.dev_fold)")
         print(format_report(result))
         if reviewed is not None:
+            counted = extra["reviewed_labels"]["changes_on_photos_read"]
+            of_them = f", {counted} of them on the photos read" if counted != len(review.changes) else ""
             print(f"\nthe same readings against the reviewed labels of {args.label_review} ({len(review.changes)} "
-                  "changes, each with what a person sees; the labels as given, above, stay the official measure):")
+                  f"changes{of_them}, each with what a person sees; the labels as given, above, stay the official "
+                  "measure):")
             print("\n".join(format_summary(reviewed)[1:]))
     if args.report is not None:
-        written = write_report(result, args.report)
+        written = write_report(result, args.report, extra=extra)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.face_model is None and _is_the_dev_set(Path(args.dataset)) and _shipped_reader_trained_on_dev():
         print("note: the shipped face reader was trained on these DEV photos too (\"dev_set\" in "
