@@ -18,7 +18,7 @@ from pathlib import Path
 
 from table.game import StartGame, execute
 from table.game.autoplay import random_command
-from table.game.session import GameSession
+from table.app.session import GameSession
 from table.rules import RULESET_IDS
 from table.store import open_store
 

@@ -28,14 +28,14 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
-from table._camera import CameraLoop  # noqa: E402
-from table._livetray import LiveTray, make_live_reader  # noqa: E402
+from table.app.camera import CameraLoop  # noqa: E402
+from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
 from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
-from table.demo_served import rss_mb  # noqa: E402
+from table.demo.served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
 from table.inputs import ButtonPanel, load_pin_map  # noqa: E402
-from table.player import choose_box, choose_holds  # noqa: E402
+from table.strategy.builtin_player import choose_box, choose_holds  # noqa: E402
 from table.rules import find_ruleset, score_options, winners  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -530,7 +530,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         wait_for(lambda: app.menu_confirm, what="the question")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
-        app.press("roll", mono=app._confirm_asked_at + 0.1).result(timeout=5)  # a double press
+        app.press("roll", mono=app.screens.confirm_asked_at + 0.1).result(timeout=5)  # a double press
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-note").inner_text() == CONFIRM_TOO_SOON  # in full: the footer's line is short
         repeat = """() => { for (let k = 0; k < 40; k++)

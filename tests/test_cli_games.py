@@ -12,7 +12,7 @@ import pytest
 from table.cli import main
 from table.game import GameMode, ReadDice, StartGame
 from table.game.autoplay import random_command
-from table.game.session import GameSession
+from table.app.session import GameSession
 from table.store import SQLITE_HEADER, open_store
 
 

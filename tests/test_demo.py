@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-import table.demo as demo
+import table.demo.headless as demo
 from table.cli import main
 from table.errors import UsageError
-from table.player import choose_box, choose_holds
+from table.strategy.builtin_player import choose_box, choose_holds
 from table.rules import RULESET_IDS, Card, card_total, find_ruleset, score_options
 from vision.reading import DieReading, ImageReading
 

@@ -161,7 +161,7 @@ def test_regression_second_play_on_a_store_in_use_is_refused(tmp_path, capsys):
     import os
 
     from table.game import StartGame
-    from table.game.session import GameSession
+    from table.app.session import GameSession
     from table.store import open_store
 
     db = tmp_path / "g.sqlite3"
@@ -291,7 +291,7 @@ def test_regression_play_refuses_a_pin_map_that_would_unwire_buttons(tmp_path, c
 
 @pytest.mark.slow
 def test_play_served_demo_finishes_by_itself():
-    from table.demo_served import serve_demo
+    from table.demo.served import serve_demo
 
     lines = []
     state = serve_demo(rules="yacht", players=2, seed=4, bots=["easy"], reader="truth", speed=20, port=0, linger_s=0,
@@ -312,10 +312,10 @@ def test_play_readme_demo_command_runs_with_the_pip_reader(capsys):
 def test_regression_served_demo_watches_with_the_shipped_profile_not_the_users(tmp_path, monkeypatch):
     """The demo's camera is synthetic: a user's own 'default' calibration changed its game (seed 0 ended
     196-341 instead of 261-186), which looked like --speed changing the game."""
-    import table._livetray
+    import table.demo.livetray
     from calibration.errors import ProfileError
     from calibration.profile import PACKAGED_PROFILES_DIR, load_profile
-    from table.demo_served import serve_demo
+    from table.demo.served import serve_demo
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     mine = tmp_path / "dicetable" / "profiles"
@@ -329,7 +329,7 @@ def test_regression_served_demo_watches_with_the_shipped_profile_not_the_users(t
 
     def tray(**kw):
         raise Started  # the profile was loaded without complaint: stop before the game
-    monkeypatch.setattr(table._livetray, "LiveTray", tray)
+    monkeypatch.setattr(table.demo.livetray, "LiveTray", tray)
     with pytest.raises(Started):
         serve_demo(rules="yacht", players=1, reader="truth", port=0, linger_s=0, out=lambda line: None)
     assert load_profile("default", PACKAGED_PROFILES_DIR).camera.source == "picamera2"
@@ -339,7 +339,7 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
     """With --listen 0.0.0.0, play printed only http://127.0.0.1:PORT/, which a phone cannot open."""
     import socket
 
-    from table.listening import phone_urls
+    from table.display.listening import phone_urls
 
     names = {"DicePi": ("127.0.1.1", "192.168.1.40", "fe80::1%eth0", "fd00::40"), "localhost": ("127.0.0.1", "::1"),
              "dicepi.lan": ("192.168.1.40",), "0": ("0.0.0.0",)}
@@ -351,7 +351,7 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
 
     monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
     monkeypatch.setattr(socket, "getaddrinfo", addresses)
-    monkeypatch.setattr("table.listening.mdns_answers", lambda: True)
+    monkeypatch.setattr("table.display.listening.mdns_answers", lambda: True)
     every4 = phone_urls("0.0.0.0", 8000)
     assert every4[0] == "http://192.168.1.40:8000/" and every4[-1] == "http://dicepi.local:8000/"
     assert not any("127." in u or "fe80" in u or "[" in u for u in every4)  # IPv4 only: not listening on IPv6
@@ -368,7 +368,7 @@ def test_regression_no_mdns_name_is_printed_where_nothing_answers_to_it(monkeypa
     """play printed http://HOSTNAME.local:PORT/ even where no mDNS responder runs: a URL no phone could open."""
     import socket
 
-    from table import listening
+    from table.display import listening
 
     monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
     monkeypatch.setattr(listening, "AVAHI_SOCKET", tmp_path / "avahi-daemon" / "socket")

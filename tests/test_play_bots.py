@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from table._botdriver import BotStep, bot_text, next_step, split_seat
+from table.app.bots import BotStep, bot_text, next_step, split_seat
 from table.game import (
     DiceSource,
     IllegalCommandError,
@@ -137,7 +137,7 @@ def test_app_virtual_bots_play_a_whole_game_and_the_end_screen_has_the_analysis(
                   autostart=True, bot_dice="virtual", bot_delay_s=0, bot_seed=1) as app:
         assert app.finished.wait(60)
         _wait(lambda: (app.snapshot.get("analysis") or {}).get("status") == "ready")
-        events = app.submit(lambda: app._store.events(app.session.game_id)).result(timeout=5)
+        events = app.game_events().result(timeout=5)
         reads = [e for e in events if isinstance(e, DiceRead)]
         assert reads and all(e.source is DiceSource.VIRTUAL for e in reads)
         a = app.snapshot["analysis"]
@@ -288,7 +288,7 @@ def test_play_tray_bot_on_the_synthetic_camera(tmp_path, monkeypatch):
                 app.press(Command.ROLL).result(timeout=5)
                 _wait(lambda: app.verdicts > before or app.state is not st)
             time.sleep(0.05)
-        events = app.submit(lambda: app._store.events(app.session.game_id)).result(timeout=5)
+        events = app.game_events().result(timeout=5)
         reads = [e for e in events if isinstance(e, DiceRead)]
         assert reads and all(e.source is DiceSource.CAMERA for e in reads)
         assert [h.player for h in app.state.history[:2]] == [0, 0]

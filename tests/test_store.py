@@ -13,7 +13,7 @@ import pytest
 
 from table.game import IllegalCommandError, InvalidCommandError, ReadDice, ScoreBox, StartGame, event_to_json
 from table.game.autoplay import random_command
-from table.game.session import GameSession
+from table.app.session import GameSession
 from table.store import (
     DB_ENV,
     SCHEMA_VERSION,

@@ -151,7 +151,7 @@ class _TruthReader:
 
 
 def test_demo_seats_bots_and_they_play_legally():
-    import table.demo as demo
+    import table.demo.headless as demo
 
     checker = CheckingBot(make_bot("optimal", "generala"), "generala")
     reader = _TruthReader()
@@ -165,7 +165,7 @@ def test_demo_seats_bots_and_they_play_legally():
 
 
 def test_demo_refuses_bad_bots():
-    import table.demo as demo
+    import table.demo.headless as demo
     from table.errors import UsageError
 
     with pytest.raises(UsageError, match="unknown bot level 'genius'"):

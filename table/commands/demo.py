@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from table.demo import MAX_PLAYERS, play_demo
+from table.demo.headless import MAX_PLAYERS, play_demo
 from table.rules import RULESET_IDS
 
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     bots = [b.strip().lower() for b in args.bots.split(",") if b.strip()]  # levels as in --players NAME:LEVEL
     if not args.headless:
         from table.commands._live import check_port
-        from table.demo_served import serve_demo
+        from table.demo.served import serve_demo
         from table.errors import UsageError
 
         check_port(args.port)

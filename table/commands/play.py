@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from table._botdriver import BOT_DICE
+from table.app.bots import BOT_DICE
 from table.commands._live import add_profile_options, add_reader_option, check_port
 from table.display.snapshot import Setup
 from table.errors import UsageError
-from table.listening import phone_urls
+from table.display.listening import phone_urls
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 from table.store import default_db_path, store_holder
 
@@ -116,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bot_delay <= 60:
         raise UsageError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay}")
     from table.app import TableApp
-    from table.app_support import check_setup
-    from table._camera import CameraLoop
+    from table.app.seats import check_setup
+    from table.app.camera import CameraLoop
     from table.display.server import DisplayServer
     from table.inputs import load_pin_map
     from table.store import DB_ENV
@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     tray = None
     camera_spec = args.camera
     if parse_spec(args.camera)[0] == "synthetic":
-        from table._livetray import LiveTray
+        from table.demo.livetray import LiveTray
 
         seed = int(parse_spec(args.camera)[1] or 0)
         tray = LiveTray(seed=seed)
@@ -239,7 +239,7 @@ def _open_camera(spec: str, profile: Any) -> Any:
     as ``dicetable watch``).  A live camera (Pi camera, webcam index, stream URL)
     may come back: one line on stderr says so, and the table keeps trying.
     """
-    from table._camera import RETRY_S, camera_retries
+    from table.app.camera import RETRY_S, camera_retries
     from vision.sources import SourceError, open_source
 
     try:

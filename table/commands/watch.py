@@ -15,7 +15,7 @@ from calibration.procedure import make_watcher
 from calibration.profile import load_profile
 from table.commands._live import (add_profile_options, add_reader_option, check_port, event_line,
                                   make_reader)
-from table.listening import listen_error
+from table.display.listening import listen_error
 from vision.liveview import MjpegServer, annotate, has_display
 from vision.sources import open_source
 

@@ -56,7 +56,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.listening import listen_error, table_host_names
+from table.display.listening import listen_error, table_host_names
 from table.display.export import scorecards_csv, scorecards_png
 from table.inputs.commands import Command
 

@@ -4,7 +4,7 @@ Everything that happens at the table is an event (:mod:`table.game.events`);
 the state is the fold of the events (:func:`apply`, :func:`fold`).  Inputs
 build commands (:mod:`table.game.commands`); :func:`decide` turns a command
 into checked events, or raises and changes nothing.  :class:`GameSession`
-(in :mod:`table.game.session`) adds the store and subscribers.
+(in :mod:`table.app.session`) adds the store and subscribers.
 
 Example
 -------

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from table.demo import MAX_PLAYERS, final_table
+from table.demo.headless import MAX_PLAYERS, final_table
 from table.display.snapshot import Setup
 from table.errors import UsageError
 from table.rules import find_ruleset
@@ -59,9 +59,9 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
     UsageError
         If an argument is out of range.
     """
-    from table._camera import CameraLoop
-    from table._demoplayer import DemoPlayer
-    from table._livetray import LiveTray
+    from table.app.camera import CameraLoop
+    from table.demo.presser import DemoPlayer
+    from table.demo.livetray import LiveTray
     from table.app import TableApp
     from table.commands._live import make_reader
     from table.display.server import DisplayServer

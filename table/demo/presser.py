@@ -3,8 +3,8 @@
 It only sends :class:`table.inputs.Command` values to the app (the same path as
 the GPIO buttons), at a watchable pace: ROLL to throw, HOLD 1-5 to keep dice,
 NEXT to walk to the box it wants, SCORE to write it.  Holds and boxes come from
-:mod:`table.player` or a strategy bot (:mod:`table.strategy.bots`); what to do
-next is :func:`table._botdriver.next_step`, the same decision path as the bot
+:mod:`table.strategy.builtin_player` or a strategy bot (:mod:`table.strategy.bots`); what to do
+next is :func:`table.app.bots.next_step`, the same decision path as the bot
 seats of ``dicetable play``.
 """
 
@@ -15,7 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from table._botdriver import BuiltinBot, next_step
+from table.app.bots import BuiltinBot, next_step
 from table.inputs.commands import HOLD_COMMANDS, Command
 
 

@@ -1,7 +1,7 @@
 """Bots at the table: the next step of a bot's turn, and the app's bot seats.
 
 One decision path for every computer player, shared by the demo's built-in
-player (:mod:`table._demoplayer`, which presses the table's buttons) and the
+player (:mod:`table.demo.presser`, which presses the table's buttons) and the
 bot seats of ``dicetable play`` (:class:`BotSeats`, which sends the game its
 commands on the app's worker thread):
 
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from table.game import DiceSource, ReadDice, Reroll, ScoreBox, SetHolds
-from table.player import choose_box, choose_holds
+from table.strategy.builtin_player import choose_box, choose_holds
 from table.rules import find_ruleset
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ class BotStep:
 
 
 class BuiltinBot:
-    """The simple built-in player (:mod:`table.player`) with the bot interface (see :class:`table.strategy.Bot`)."""
+    """The simple built-in player (:mod:`table.strategy.builtin_player`) with the bot interface (see :class:`table.strategy.Bot`)."""
 
     level = "builtin"
 
@@ -63,11 +63,11 @@ class BuiltinBot:
         self.joker = joker
 
     def choose_hold(self, card: Any, dice: tuple[int, ...], roll: int) -> tuple[bool, ...]:
-        """Holds of :func:`table.player.choose_holds` (all True: stop)."""
+        """Holds of :func:`table.strategy.builtin_player.choose_holds` (all True: stop)."""
         return tuple(choose_holds(self.ruleset, dice, card, roll=roll, joker=self.joker))
 
     def choose_box(self, card: Any, dice: tuple[int, ...], roll: int) -> str:
-        """Box of :func:`table.player.choose_box`."""
+        """Box of :func:`table.strategy.builtin_player.choose_box`."""
         return str(choose_box(self.ruleset, dice, card, roll=roll, joker=self.joker))
 
 

@@ -6,7 +6,7 @@ pip reader (``vision.read_image``), and plays the values read.  When a die is
 unknown or the reader does not find exactly five dice, the tray is nudged and
 read again, up to ``max_reads`` pictures; after that the renderer's true values
 are used, as a player would type them in.  The built-in player
-(:mod:`table.player`) chooses holds and boxes; all scoring is :mod:`table.rules`.
+(:mod:`table.strategy.builtin_player`) chooses holds and boxes; all scoring is :mod:`table.rules`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from table.errors import UsageError
-from table.player import choose_box, choose_holds
+from table.strategy.builtin_player import choose_box, choose_holds
 from table.strategy.bots import BOT_LEVELS, Bot, make_bot
 from table.rules import (
     Card,

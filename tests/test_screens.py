@@ -1,0 +1,79 @@
+"""table.app.screens: the screens and menus as a pure state machine (no app, no store, no thread)."""
+
+from dataclasses import replace
+
+from table.app.screens import Action, Screens, choose, ended, press
+from table.app.texts import CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, SETUP_TOO_SOON
+from table.display.snapshot import Setup
+from table.inputs.commands import Command
+
+GAME = Screens(screen="game")
+
+
+def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
+    step = press(GAME, Command.MENU, 0.0, game_running=True)
+    assert step.screens.menu_open and step.action is None and step.say == ""
+    assert press(step.screens, Command.MENU, 0.1, game_running=True).screens == GAME
+    assert press(GAME, Command.SCORE, 0.0, game_running=True).action is Action.GAME
+
+
+def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
+    s = replace(GAME, menu_open=True, menu_index=2)
+    asked = press(s, Command.ROLL, 10.0, game_running=True)
+    assert asked.screens.menu_confirm and asked.action is None and asked.screens.confirm_asked_at == 10.0
+    too_soon = press(asked.screens, Command.ROLL, 10.0 + CONFIRM_PAUSE_S / 2, game_running=True)
+    assert too_soon.say == CONFIRM_TOO_SOON and too_soon.action is None and too_soon.screens.menu_confirm
+    yes = press(too_soon.screens, Command.ROLL, 11.0 + CONFIRM_PAUSE_S, game_running=True)
+    assert yes.action is Action.END_GAME and not yes.screens.menu_open and not yes.screens.menu_confirm
+    no = press(asked.screens, Command.NEXT, 20.0, game_running=True)
+    assert no.action is None and no.say == "The game goes on: it was not ended." and no.screens.menu_open
+
+
+def test_new_game_without_a_running_game_ends_at_once():
+    s = replace(GAME, screen="end", menu_open=True, menu_index=2)
+    step = press(s, Command.ROLL, 5.0, game_running=False)
+    assert step.action is Action.END_GAME and not step.screens.menu_open
+
+
+def test_hints_item_toggles_hints_and_closes_the_menu():
+    s = replace(GAME, menu_open=True, menu_index=1)
+    step = press(s, Command.SCORE, 0.0, game_running=True)
+    assert step.screens.hints and not step.screens.menu_open
+
+
+def test_setup_after_a_game_refuses_a_double_press_then_cycles_the_ruleset():
+    s = ended(replace(GAME, setup=Setup(field=3)), 100.0)
+    assert s.screen == "setup" and s.setup.field == 0 and s.setup_shown_at == 100.0
+    step = press(s, Command.ROLL, 100.2, game_running=False)
+    assert step.say == SETUP_TOO_SOON and step.screens.setup.ruleset == "yahtzee"
+    step = press(step.screens, Command.ROLL, 100.2 + CONFIRM_PAUSE_S + 0.1, game_running=False)
+    assert step.say == "" and step.screens.setup.ruleset != "yahtzee"
+    assert s.setup.ruleset == "yahtzee"  # never changed in place
+
+
+def test_setup_players_field_adds_numbered_seats_and_start_starts():
+    s = Screens(setup=Setup(names=["Ann", "Player 2"], field=2))
+    step = press(s, Command.ROLL, 0.0, game_running=False)
+    assert step.screens.setup.names == ["Ann", "Player 2", "Player 3"]
+    last = press(replace(s, setup=Setup(field=3)), Command.SCORE, 0.0, game_running=False)
+    assert last.action is Action.START_GAME
+
+
+def test_end_screen_roll_leaves_the_game_and_prev_switches_the_view():
+    s = replace(GAME, screen="end")
+    assert press(s, Command.ROLL, 1.0, game_running=False).action is Action.LEAVE_GAME
+    assert press(s, Command.PREV, 1.0, game_running=False).screens.end_view == "analysis"
+    assert press(s, Command.UNDO, 1.0, game_running=False).action is Action.UNDO
+
+
+def test_choose_names_the_item_and_is_refused_on_a_closed_menu_or_unseen_page():
+    ids = [i for i, _ in MENU_ITEMS]
+    assert choose(GAME, "hints", 0.0, game_running=True, seen=True, not_seen="x").say == MENU_CLOSED
+    s = replace(GAME, menu_open=True)
+    assert choose(s, "hints", 0.0, game_running=True, seen=False, not_seen="unseen").say == "unseen"
+    assert choose(s, "nope", 0.0, game_running=True, seen=True, not_seen="x").say.endswith(", ".join(ids) + ".")
+    assert choose(s, "hints", 0.0, game_running=True, seen=True, not_seen="x").screens.hints
+    asked = choose(s, "new", 0.0, game_running=True, seen=True, not_seen="x").screens
+    assert asked.menu_confirm
+    kept = choose(asked, "resume", 5.0, game_running=True, seen=True, not_seen="x")
+    assert not kept.screens.menu_open and kept.action is None
