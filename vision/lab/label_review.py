@@ -71,15 +71,15 @@ class LabelReview:
 
         Parameters
         ----------
-        items : list of vision.evaluate.LabelledImage
-            The whole dataset as :func:`vision.evaluate.load_dataset` read it.
+        items : list of vision.lab.evaluate.LabelledImage
+            The whole dataset as :func:`vision.lab.evaluate.load_dataset` read it.
         root : str or Path
             Its folder (the one given to ``load_dataset``): a change's ``file`` is the photo's
             name relative to it, as in labels.json.
 
         Returns
         -------
-        list of vision.evaluate.LabelledImage
+        list of vision.lab.evaluate.LabelledImage
             Same order; an image without changes is the same object.
 
         Raises
@@ -91,7 +91,7 @@ class LabelReview:
             where one is labelled or outside the photo, or touches a die another change touches
             (the same labelled die, or added boxes that overlap); the message names the change.
         """
-        from vision.evaluate import LabelledDie
+        from vision.lab.evaluate import LabelledDie
 
         by_file: dict[str, list[tuple[int, LabelChange]]] = {}
         for k, change in enumerate(self.changes):

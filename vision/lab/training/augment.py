@@ -18,10 +18,10 @@ import argparse
 import cv2
 import numpy as np
 
-from vision.camera_changes import in_linear_light
+from vision.lab.camera_changes import in_linear_light
 from vision.face import CROP_SIZE
 from vision.images import jpeg_roundtrip
-from vision.training.data import CONTEXT_FACTOR
+from vision.lab.training.data import CONTEXT_FACTOR
 
 #: Default probability of a grey crop in :func:`augment` (grey photos, such as
 #: most of the TRAIN set's Rune55 ones, exist; note that red pips on dark
@@ -237,7 +237,7 @@ def add_camera_degradation(crop: np.ndarray, rng: np.random.Generator) -> np.nda
     with probability one half (at least one, always), in the order a camera
     makes them: dim light (linear light times 0.15-0.5), defocus (Gaussian blur,
     sigma 0.6-1.8 px), sensor noise (Gaussian, sigma 5-18 grey levels) and JPEG
-    (quality 15-50). These are :mod:`vision.camera_changes`' ``low_light``,
+    (quality 15-50). These are :mod:`vision.lab.camera_changes`' ``low_light``,
     ``defocus``, ``noise`` and ``jpeg`` at random strengths up to and past
     theirs. A die still readable after them teaches the reader to read it; one
     that is not teaches it to be unsure rather than guess.

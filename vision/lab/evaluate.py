@@ -50,7 +50,7 @@ __all__ = [
 
 #: The DEV set (``../shared/dice-images/dev`` beside a source checkout): the
 #: labelled photos the reader is tuned and the networks trained on.
-DEFAULT_DEV_DIR: Path = Path(__file__).resolve().parents[1] / ".." / "shared" / "dice-images" / "dev"
+DEFAULT_DEV_DIR: Path = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "dev"
 
 #: Column names of the confusion matrix after the six face values.
 UNKNOWN, MISSED = "unknown", "missed"
@@ -197,16 +197,16 @@ class EvalResult:
         """Calibration of the stated confidence over the dice given a value and matched to a label.
 
         `span` narrows the bins to part of ``[0, 1]`` (see
-        :func:`vision.reliability.reliability_bins`); ``dice`` then counts only those in it.
+        :func:`vision.lab.reliability.reliability_bins`); ``dice`` then counts only those in it.
 
         Returns
         -------
         dict
             ``dice`` (how many), ``bins`` (``n_bins`` of ``lo``, ``hi``, ``count``,
             ``mean_confidence``, ``accuracy``), ``ece`` (expected calibration error,
-            0-1; None when ``dice`` is 0); see :mod:`vision.reliability`.
+            0-1; None when ``dice`` is 0); see :mod:`vision.lab.reliability`.
         """
-        from vision.reliability import expected_calibration_error, reliability_bins
+        from vision.lab.reliability import expected_calibration_error, reliability_bins
 
         scored = [o for im in self.images for o in im.outcomes if o.kind in ("correct", "wrong")]
         bins = reliability_bins([min(max(o.confidence, 0.0), 1.0) for o in scored],
@@ -441,7 +441,7 @@ def rescore(result: EvalResult, items: list[LabelledImage]) -> EvalResult:
         From :func:`evaluate` (its images keep their readings).
     items : list of LabelledImage
         Labels for (at least) every photo of `result`, e.g.
-        :meth:`vision.label_review.LabelReview.apply` of the dataset.
+        :meth:`vision.lab.label_review.LabelReview.apply` of the dataset.
 
     Returns
     -------
@@ -483,7 +483,7 @@ def evaluate(
         Called as ``progress(done, total, path)`` after each photo.
     keep : callable, optional
         ``keep(file_name) -> bool``: read only the photos it keeps (e.g. one
-        DEV fold, :func:`vision.training.data.dev_fold`); default all.
+        DEV fold, :func:`vision.lab.training.data.dev_fold`); default all.
 
     Returns
     -------
@@ -622,7 +622,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     out = output_folder(out_dir, "report")
     written = [out / "metrics.json"]
     write_output(written[0], (json.dumps({**result.to_json(), **(extra or {})}, indent=1) + "\n").encode())
-    from vision.reliability import ReliabilityBin, draw_reliability
+    from vision.lab.reliability import ReliabilityBin, draw_reliability
 
     rel = result.reliability()
     bins = [ReliabilityBin(**b) for b in rel["bins"]]

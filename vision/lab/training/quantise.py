@@ -3,8 +3,8 @@
 Usage::
 
     pip install -e .[train]          # onnx, needed by onnxruntime.quantization
-    python -m vision.training.quantise FOLDER/face_reader.onnx --out vision/models
-    python -m vision.training.quantise FOLDER/pip_finder.onnx --out vision/models
+    python -m vision.lab.training.quantise FOLDER/face_reader.onnx --out vision/models
+    python -m vision.lab.training.quantise FOLDER/pip_finder.onnx --out vision/models
 
 Static post-training quantisation (Jacob et al., "Quantization and Training of
 Neural Networks for Efficient Integer-Arithmetic-Only Inference", CVPR 2018),
@@ -136,7 +136,7 @@ def training_record(model: Path) -> dict:
     meta_path = model.with_suffix(".json")
     if not model.is_file() or not meta_path.is_file():
         raise FileNotFoundError(f"{model} or its training record {meta_path.name} is missing: "
-                                "quantise the output folder of vision.training.train_face or train_pips")
+                                "quantise the output folder of vision.lab.training.train_face or train_pips")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     kind = meta.get("model")
     if kind not in KINDS:
@@ -157,7 +157,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
     ----------
     model : Path
         A float ``face_reader.onnx`` or ``pip_finder.onnx`` with its JSON beside
-        it (as :mod:`vision.training.train_face` and :mod:`vision.training.train_pips` write them).
+        it (as :mod:`vision.lab.training.train_face` and :mod:`vision.lab.training.train_pips` write them).
     out_dir : Path
         Folder for the quantised model, under the same file name, and its JSON
         (may be the model's own folder: the float model is then replaced).
@@ -183,7 +183,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
                                           quantize_static)
 
     from vision.face import preprocess
-    from vision.training.evaluate import face_probe_answers, pip_probe_answers
+    from vision.lab.training.evaluate import face_probe_answers, pip_probe_answers
 
     model = Path(model)
     meta = training_record(model)
@@ -260,15 +260,15 @@ def train_crops(n: int, seed: int, cache_dir: Path | None = None,
     Returns
     -------
     ndarray of shape (n, 64, 64, 3), dtype uint8
-        Nominal crops (:func:`vision.training.augment.centre_crop` of the context crops).
+        Nominal crops (:func:`vision.lab.training.augment.centre_crop` of the context crops).
 
     Raises
     ------
     FileNotFoundError
         If the TRAIN set is absent (the cache is built from it on first use).
     """
-    from vision.training.augment import centre_crop
-    from vision.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, load_cache
+    from vision.lab.training.augment import centre_crop
+    from vision.lab.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, load_cache
 
     train_dir = Path(train_dir or DEFAULT_TRAIN_DIR)
     if not (train_dir / "labels.json").is_file():
@@ -280,9 +280,9 @@ def train_crops(n: int, seed: int, cache_dir: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, recorded_command
+    from vision.lab.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, recorded_command
 
-    p = argparse.ArgumentParser(prog="python -m vision.training.quantise",
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.quantise",
                                 description="Quantise a trained face reader or pip finder to int8 (see module docs).")
     p.add_argument("model", type=Path, help="a float face_reader.onnx or pip_finder.onnx, with its JSON beside it")
     p.add_argument("--out", type=Path, required=True, help="folder for the quantised model and its JSON")
@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.check} others check the result", flush=True)
         crops = train_crops(args.calibration + args.check, args.seed, args.cache_dir, args.train_dir)
         meta = quantise(args.model, args.out, crops[:args.calibration], crops[args.calibration:],
-                        command=recorded_command("vision.training.quantise", argv))
+                        command=recorded_command("vision.lab.training.quantise", argv))
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -7,18 +7,18 @@ stride) and the sub-cell offset of each centre (Zhou et al. [1]_).
 
 Training data: the photos of ``../shared/dice-images/train`` whose boxes cover
 whole dice; photos with face- or pip-only boxes are used as background with the
-boxed regions ignored (see :mod:`vision.training.detect_data`). The dev set is
+boxed regions ignored (see :mod:`vision.lab.training.detect_data`). The dev set is
 never trained on; it is only used by ``dicetable eval``.
 
 Run (CPU: the defaults take about 20 minutes on 2 idle cores; seeded)::
 
     pip install -e .[train]
-    python -m vision.training.detect_data --out /tmp/dicetable_detect_cache.npz [--renders N]
+    python -m vision.lab.training.detect_data --out /tmp/dicetable_detect_cache.npz [--renders N]
         [--clutter-share S] [--close-up-share S]
-    python -m vision.training.train_detector --cache /tmp/dicetable_detect_cache.npz --out vision/models
+    python -m vision.lab.training.train_detector --cache /tmp/dicetable_detect_cache.npz --out vision/models
 
 ``--renders N`` adds N domain-randomised renders to the photos (see
-:mod:`vision.training.detect_data`; a share of them can show objects that are
+:mod:`vision.lab.training.detect_data`; a share of them can show objects that are
 not dice, ``--clutter-share``, or be close-ups of one die, ``--close-up-share``). ``--init vision/models/die_detector.onnx``
 fine-tunes an exported detector instead of starting from random weights
 (:func:`load_onnx_weights`; batch-norm statistics frozen), so that a CPU run
@@ -129,8 +129,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from vision.images import jpeg_roundtrip
-from vision.training.data import recorded_command
-from vision.training.detect_data import is_render, load_cache
+from vision.lab.training.data import recorded_command
+from vision.lab.training.detect_data import is_render, load_cache
 
 STRIDE = 4
 INPUT_LONG_SIDE = 384  # keep equal to vision.detect.INPUT_LONG_SIDE
@@ -498,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: train the die detector and write ``die_detector.onnx`` and ``.json``."""
     parser = argparse.ArgumentParser(description="Train the die detector (CenterNet-style) and export ONNX.")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/dicetable_detect_cache.npz"),
-                        help="cache from `python -m vision.training.detect_data` (built there if missing)")
+                        help="cache from `python -m vision.lab.training.detect_data` (built there if missing)")
     parser.add_argument("--out", type=Path, default=Path("vision/models"))
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--steps-per-epoch", type=int, default=60)
@@ -525,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     if not args.cache.exists():
-        from vision.training.detect_data import build_cache
+        from vision.lab.training.detect_data import build_cache
         build_cache([Path("../shared/dice-images/train")], args.cache)
     data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed, args.turn_prob)
     n_renders = sum(is_render(name) for name in data.names)
@@ -599,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         "device": args.device,
         "train_seconds": round(time.time() - t0),
         "parameters": int(sum(p.numel() for p in net.parameters())),
-        "command": recorded_command("vision.training.train_detector", argv),
+        "command": recorded_command("vision.lab.training.train_detector", argv),
         "torch": torch.__version__,
     }
     (args.out / "die_detector.json").write_text(json.dumps(meta, indent=2) + "\n")

@@ -3,19 +3,19 @@
 Usage::
 
     pip install -e .[train]          # torch==2.13.0, onnx
-    python -m vision.training.train_pips --out vision/models [--dev-train none|all|fold:K] [--epochs N] [--seed S]
+    python -m vision.lab.training.train_pips --out vision/models [--dev-train none|all|fold:K] [--epochs N] [--seed S]
 
 The pip finder is a small encoder-decoder (U-Net after Ronneberger et al.,
 "U-Net: Convolutional Networks for Biomedical Image Segmentation", MICCAI 2015,
 shrunk to three levels of 16-48 channels at half resolution) that maps a 64 px die crop to a 32 px map
-of "pip of the top face here". Targets (:mod:`vision.training.pip_data`): drawn
+of "pip of the top face here". Targets (:mod:`vision.lab.training.pip_data`): drawn
 dice with exact pips; domain-randomised renders (``--render-randomised N``,
 :func:`vision.render.render_randomised`: coloured pips, marbled and dark
 dice, surfaces, glare, tilt) with the renderer's own pip positions; and real
 photos (TRAIN set; DEV with ``--dev-train``) whose pips the classical layout
 check found for the labelled value (with ``--teacher``, also dice whose
 labelled layout an earlier pip finder's marks hold, by threshold or by pose
-search, :func:`vision.training.pip_data.fit_layout_on_map`). Loss:
+search, :func:`vision.lab.training.pip_data.fit_layout_on_map`). Loss:
 binary cross-entropy (pips weighted 3x) plus a soft Dice term. CPU only,
 ``torch.set_num_threads(2)``, seeded.
 
@@ -25,10 +25,10 @@ the held-out DEV dice: how often the map holds the true value's layout and
 how often it holds a wrong one).
 
 The packaged network is this float one quantised to 8-bit integers:
-``python -m vision.training.quantise OUT/pip_finder.onnx --out vision/models``
-(:mod:`vision.training.quantise`).
+``python -m vision.lab.training.quantise OUT/pip_finder.onnx --out vision/models``
+(:mod:`vision.lab.training.quantise`).
 
-It was trained before :func:`vision.training.pip_data.fit_layout_on_map`
+It was trained before :func:`vision.lab.training.pip_data.fit_layout_on_map`
 tried turns up to 180 degrees for 2, 3 and 6 (commit 3d4c7b3: 4 more DEV and
 17 more TRAIN dice get targets) and is not retrained for it. Held-out twins
 with the fix (the twins' command, teacher the float packaged network, both
@@ -99,9 +99,9 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import add_augment_options, augment, augment_options, augment_record
-from vision.training.half_weights import store_half_weights
-from vision.training.data import (
+from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record
+from vision.lab.training.half_weights import store_half_weights
+from vision.lab.training.data import (
     CONTEXT_SIZE,
     DEFAULT_CACHE_DIR,
     DEFAULT_DEV_DIR,
@@ -111,7 +111,7 @@ from vision.training.data import (
     load_cache,
     recorded_command,
 )
-from vision.training.pip_data import label_real, pip_target, synth_with_pips
+from vision.lab.training.pip_data import label_real, pip_target, synth_with_pips
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -179,7 +179,7 @@ def train(args: argparse.Namespace) -> dict:
     dev, dev_y, dev_train = _dev_samples(args)
     dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train], finder)
     syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
-    from vision.training.render_data import cached_render_samples
+    from vision.lab.training.render_data import cached_render_samples
 
     ren, _, ren_pips = cached_render_samples(args.render_randomised, args.seed + 1, args.cache_dir,
                                              randomised=True, with_pips=True)
@@ -233,11 +233,11 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
     """Write ONNX to `out`; return the max abs difference of cv2.dnn against torch on a few crops.
 
     With `half_weights` the weights are stored as float16
-    (:func:`vision.training.half_weights.store_half_weights`) before the difference is measured.
+    (:func:`vision.lab.training.half_weights.store_half_weights`) before the difference is measured.
     """
     import cv2
 
-    from vision.training.augment import centre_crop
+    from vision.lab.training.augment import centre_crop
 
     wrapped = _WithSigmoid(model).eval()
     torch.onnx.export(wrapped, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
@@ -256,7 +256,7 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
     """Layout agreement of the exported pip finder on DEV dice it was not trained on (all dice when none held out)."""
     from vision.pips import PipFinder
-    from vision.training.evaluate import dev_crops
+    from vision.lab.training.evaluate import dev_crops
 
     finder = PipFinder(onnx_path)
     data = dev_crops(args.dev_dir)
@@ -282,7 +282,7 @@ def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.training.train_pips", description="Train the pip finder and export ONNX.")
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.train_pips", description="Train the pip finder and export ONNX.")
     p.add_argument("--out", type=Path, required=True, help="folder for pip_finder.onnx and pip_finder.json")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
@@ -319,24 +319,24 @@ def main(argv: list[str] | None = None) -> int:
         "training_data": {
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
                          "(pips = those blobs); negatives with no pips",
-            "drawn": f"vision.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
+            "drawn": f"vision.lab.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
             "rendered": f"vision.render.render_randomised images with the renderer's pip positions: {args.render_randomised}",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
             "teacher": (f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
                         if args.teacher else "none"),
             "counts": res["counts"],
         },
-        "command": recorded_command("vision.training.train_pips", argv),
+        "command": recorded_command("vision.lab.training.train_pips", argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                      **augment_record(args),
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
         "export_max_abs_diff_cv2_vs_torch": diff,
-        "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
+        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)" if args.half_weights
                            else "float32",
     }
     from vision.pips import PipFinder
-    from vision.training.evaluate import pip_probe_answers
+    from vision.lab.training.evaluate import pip_probe_answers
 
     meta["fixed_probes"] = pip_probe_answers(PipFinder(onnx_path))
     print("fixed probes: " + ", ".join(f"{n} {v['layouts']}" for n, v in meta["fixed_probes"].items()), flush=True)
