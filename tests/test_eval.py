@@ -231,7 +231,7 @@ def test_reliability_plot_prints_the_ece_it_is_given():
 
 
 def test_contact_sheet_names_keep_their_distinguishing_end():
-    from vision.lab.evaluate import _fit_left
+    from vision.lab.report import _fit_left
 
     name = "nell_IMG_20191208_112342.jpg"
     short = _fit_left(name, 92, 0.28)

@@ -1,8 +1,7 @@
-"""Measuring the pip reader on a labelled photo set (``dicetable eval``).
+"""Measuring the pip reader on a labelled photo set (``dicetable eval``): reading and scoring.
 
-A dataset is a folder with ``labels.json`` in the format of
-``../shared/dice-images`` (``{"images": [{"file", "dice": [{"value", "box"}]}]}``,
-boxes ``(x, y, w, h)`` in image pixels). Each photo is read, the dice read are
+A dataset is a folder with ``labels.json`` (read by :mod:`vision.lab.dataset`,
+whose names are importable from here too). Each photo is read, the dice read are
 matched to the labelled dice, and every labelled die is counted as *correct*,
 *wrong value* (a value given and wrong: a silent error), *unknown* (found, no
 value: the reader abstained) or *missed*; every die read that matches no label
@@ -11,25 +10,27 @@ is an *extra* (a silent error too when it was given a value).
 Matching: a read die and a labelled die may pair when their boxes overlap with
 IoU >= 0.5 or the read box's centre lies inside the labelled box; pairs are
 taken greedily by IoU, highest first, each die at most once.
+
+The text report, ``metrics.json`` and contact sheet are written by
+:mod:`vision.lab.report` (its public names are importable from here too).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.detect import box_iou
 from vision.errors import DatasetError, ImageLoadError
-from vision.images import load_image, output_folder, save_image, write_output
-from vision.reading import DieReading, ImageReading, UnknownReason, short_reason
+from vision.images import load_image
+from vision.lab.dataset import DEFAULT_DEV_DIR, LabelledDie, LabelledImage, load_dataset
+from vision.lab.report import format_report, format_summary, write_report
+from vision.reading import DieReading, ImageReading
 
 __all__ = [
     "LabelledDie",
@@ -48,41 +49,9 @@ __all__ = [
     "DEFAULT_DEV_DIR",
 ]
 
-#: The DEV set (``../shared/dice-images/dev`` beside a source checkout): the
-#: labelled photos the reader is tuned and the networks trained on.
-DEFAULT_DEV_DIR: Path = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "dev"
 
 #: Column names of the confusion matrix after the six face values.
 UNKNOWN, MISSED = "unknown", "missed"
-
-
-@dataclass(frozen=True, slots=True)
-class LabelledDie:
-    """One labelled die: face value 1-6 and ``(x, y, w, h)`` box in image pixels."""
-
-    value: int
-    box: tuple[int, int, int, int]
-
-
-@dataclass(frozen=True, slots=True)
-class LabelledImage:
-    """One labelled photo: its path and its dice.
-
-    ``size`` is the ``(width, height)`` in pixels that labels.json gives for
-    it (None when it gives none); ``entry`` its index in the ``images`` list
-    of labels.json (None when it did not come from one).
-    """
-
-    path: Path
-    dice: tuple[LabelledDie, ...]
-    size: tuple[int, int] | None = None
-    entry: int | None = None
-
-    @property
-    def source(self) -> str:
-        """The file-name prefix before the first ``_`` (the photo's source)."""
-        name = self.path.name
-        return name.split("_", 1)[0] if "_" in name else "(none)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,133 +217,6 @@ class EvalResult:
         }
 
 
-def load_dataset(folder: str | Path) -> list[LabelledImage]:
-    """Read ``labels.json`` of a dataset folder.
-
-    Parameters
-    ----------
-    folder : str or Path
-        Folder holding ``labels.json`` and the photos it names.
-
-    Returns
-    -------
-    list of LabelledImage
-        In the order of ``labels.json``.
-
-    Raises
-    ------
-    DatasetError
-        If the folder or ``labels.json`` is missing, is not valid JSON, or
-        lists no images; or an entry lacks ``file``, names a photo outside the
-        folder, one that is not there or one named before, lacks a ``dice``
-        list, gives ``width``/``height`` that are not whole numbers, or has a
-        die without a value 1-6 (a whole number: not ``true``, ``"5"`` or
-        ``5.0``) and a box of 4 numbers with width and height above 0.
-    """
-    root = Path(folder)
-    if not root.is_dir():
-        raise DatasetError(f"dataset {str(folder)!r} is not a folder; give a folder holding labels.json and its photos")
-    labels_path = root / "labels.json"
-    if not labels_path.is_file():
-        raise DatasetError(
-            f"no labels.json in {str(folder)!r}; a dataset folder needs labels.json "
-            '({"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]})'
-        )
-    try:
-        data = json.loads(labels_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DatasetError(f"{str(labels_path)!r} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("images"), list):
-        raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
-    out = []
-    first_entry: dict[str, int] = {}  # each photo's normalised "file" -> the entry that named it first
-    for i, entry in enumerate(data["images"]):
-        where = f"{str(labels_path)!r}: images[{i}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            raise DatasetError(f'{where} must be an object with a "file" name')
-        name = _photo_name(entry["file"], root, where)
-        if name in first_entry:
-            raise DatasetError(f"{where} names the photo {entry['file']!r} again (images[{first_entry[name]}] "
-                               "names it first); list each photo once, with all its dice")
-        first_entry[name] = i
-        dice_list = entry.get("dice")
-        if not isinstance(dice_list, list):
-            given = 'has no "dice"' if "dice" not in entry else f'has "dice": {_short(dice_list)}'
-            raise DatasetError(f'{where} ({entry["file"]!r}) {given}; every image entry needs a "dice" list '
-                               '([] for a photo with no dice)')
-        dice = tuple(_labelled_die(d, f"{where}.dice[{j}]") for j, d in enumerate(dice_list))
-        out.append(LabelledImage(root / entry["file"], dice, _labelled_size(entry, where), i))
-    if not out:
-        raise DatasetError(f'{str(labels_path)!r} lists no images; add entries to its "images" list '
-                           '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})')
-    for item in out:  # after every entry is read: a malformed entry is named before a missing photo
-        if not item.path.is_file():
-            i, file = item.entry, data["images"][item.entry]["file"]
-            if item.path.is_dir():
-                raise DatasetError(f"{str(labels_path)!r}: images[{i}] names {file!r}, which is a folder; "
-                                   f'"file" must name a photo in {str(folder)!r}')
-            raise DatasetError(f"{str(labels_path)!r}: images[{i}] names the photo {file!r}, which is not in "
-                               f'{str(folder)!r}; put the photo there or correct its "file"')
-    return out
-
-
-def _short(value: object, limit: int = 40) -> str:
-    """``repr``-like JSON text of `value`, cut to about `limit` characters (a message quotes what it refuses)."""
-    try:
-        text = json.dumps(value)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def _photo_name(file: str, root: Path, where: str) -> str:
-    """`file` (a labels.json ``file``) normalised; DatasetError if it does not name a file inside `root`.
-
-    Checked on the name alone: a photo inside the folder may be a symbolic link
-    to one elsewhere.
-    """
-    name = os.path.normpath(file) if file else ""
-    if not name or name == "." or PurePath(file).is_absolute() or name == ".." or name.startswith(".." + os.sep):
-        raise DatasetError(f'{where} has "file" {file!r}; "file" must name a photo inside {str(root)!r} by its path '
-                           'relative to that folder (not absolute, no ".." out of it)')
-    return name
-
-
-def _is_number(v: object) -> bool:
-    """Whether `v` is a finite JSON number (``true``/``false`` are not numbers)."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
-
-
-def _labelled_die(d: object, where: str) -> LabelledDie:
-    """One ``dice`` item of labels.json as a LabelledDie; DatasetError naming `where` if malformed."""
-    if not isinstance(d, dict):
-        raise DatasetError(f'{where} is {_short(d)}; each die must be {{"value": 1-6, "box": [x, y, w, h]}}')
-    value = d.get("value")
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
-        given = 'has no "value"' if "value" not in d else f'has "value" {_short(value)}'
-        raise DatasetError(f'{where} {given}; need a value 1-6, a whole number (not true, "5" or 5.0)')
-    box = d.get("box")
-    if not isinstance(box, list) or len(box) != 4 or not all(_is_number(v) for v in box):
-        given = 'has no "box"' if "box" not in d else f'has "box" {_short(box)}'
-        raise DatasetError(f"{where} {given}; need a box [x, y, w, h]: 4 numbers, in pixels of the photo")
-    x, y, w, h = (int(round(float(v))) for v in box)
-    if w < 1 or h < 1:
-        raise DatasetError(f'{where} has "box" {_short(box)}, {w} px wide and {h} px high; '
-                           "need a box [x, y, w, h] with width and height of at least 1 px")
-    return LabelledDie(value, (x, y, w, h))
-
-
-def _labelled_size(entry: dict, where: str) -> tuple[int, int] | None:
-    """An entry's ``(width, height)`` when it gives them (both whole numbers above 0), else None."""
-    if "width" not in entry and "height" not in entry:
-        return None
-    w, h = entry.get("width"), entry.get("height")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (w, h)):
-        raise DatasetError(f'{where} has "width" {_short(w)} and "height" {_short(h)}; give both, the photo\'s '
-                           "size in pixels (whole numbers), or neither")
-    return w, h
-
-
 def match_dice(read_boxes, true_boxes, *, min_iou: float = 0.5) -> list[tuple[int, int]]:
     """Pair read boxes with labelled boxes.
 
@@ -526,183 +368,3 @@ def evaluate(
         if progress is not None:
             progress(k + 1, len(items), item.path)
     return result
-
-
-def _pct(x: float | None, digits: int = 1) -> str:
-    """`x` (a share) as a percentage; ``n/a`` for None (a rate of nothing)."""
-    return "n/a" if x is None else f"{100.0 * x:.{digits}f}%"
-
-
-def format_summary(result: EvalResult) -> list[str]:
-    """The summary lines of the report: counts, accuracy, silent-error and exact-image rates."""
-    m = result.metrics()
-    return [
-        f"dataset: {result.dataset}  ({m['images']} images, {m['labelled']} labelled dice)",
-        f"dice correct {m['correct']}, wrong value {m['wrong']}, unknown {m['unknown']}, "
-        f"missed {m['missed']}, extra {m['extra']} ({m['extra_valued']} given a value)",
-        f"per-die accuracy: {_pct(m['accuracy'])} (correct / labelled dice)",
-        # two decimals: the target is 0.5 %, and 5 of 947 (0.53 %) must not print as 0.5 %
-        f"silent-error rate: {_pct(m['silent_error_rate'], 2)} "
-        f"((wrong value + extras given a value) / {m['labelled']} labelled dice)",
-        f"exact-image rate: {_pct(m['exact_image_rate'])} ({m['exact_images']} of {m['images']} images "
-        "with every die right and nothing extra)",
-    ]
-
-
-def format_report(result: EvalResult) -> str:
-    """The text report of ``dicetable eval``."""
-    m = result.metrics()
-    lines = [
-        *format_summary(result),
-        f"time per image (read_image, one OpenCV thread): median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms "
-        f"wall clock; CPU time median {m['median_cpu_ms']:.1f} ms, p95 {m['p95_cpu_ms']:.1f} ms",
-        _calibration_line(result.reliability()),
-        "",
-        "confusion (rows: true face; columns: read)",
-        "true      1     2     3     4     5     6  unknown  missed",
-    ]
-    for v, row in enumerate(result.confusion(), start=1):
-        lines.append(f"   {v}  " + " ".join(f"{n:5d}" for n in row[:6]) + f"  {row[6]:7d}  {row[7]:6d}")
-    lines += ["", "by source:", "source     images  dice  accuracy  silent  unknown  missed  extra  median ms"]
-    for s, sm in result.by_source().items():
-        lines.append(
-            f"{s:<10} {sm['images']:6d} {sm['labelled']:5d}  {_pct(sm['accuracy']):>8}  "
-            f"{_pct(sm['silent_error_rate'], 2):>6}  {sm['unknown']:7d}  {sm['missed']:6d}  {sm['extra']:5d}  "
-            f"{sm['median_ms']:9.1f}"
-        )
-    lines += ["", "by true face:", "face  dice  accuracy  wrong  unknown  missed"]
-    for v, fm in result.by_face().items():
-        lines.append(
-            f"   {v}  {fm['labelled']:4d}  {_pct(fm['accuracy']):>8}  {fm['wrong']:5d}  {fm['unknown']:7d}  "
-            f"{fm['missed']:6d}"
-        )
-    return "\n".join(lines)
-
-
-def _calibration_line(rel: dict) -> str:
-    filled = [b for b in rel["bins"] if b["count"]]
-    worst = max(filled, key=lambda b: abs(b["accuracy"] - b["mean_confidence"]), default=None)
-    tail = ""
-    if worst is not None:
-        tail = (f"; worst bin {worst['lo']:.1f}-{worst['hi']:.1f}: stated {_pct(worst['mean_confidence'])}, "
-                f"observed {_pct(worst['accuracy'])} ({worst['count']} dice)")
-    return f"calibration: ECE {_pct(rel['ece'])} over {rel['dice']} dice given a value{tail}"
-
-
-def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12,
-                 extra: dict | None = None) -> list[Path]:
-    """Write ``metrics.json``, ``reliability.png``, ``failures.png`` (contact sheet) and annotated failure images.
-
-    Parameters
-    ----------
-    result : EvalResult
-        From :func:`evaluate`.
-    out_dir : str or Path
-        Folder to write into (created; see :func:`vision.images.output_folder`,
-        which a caller can call first to check it before the evaluation).
-    tile : int, optional
-        Side of each contact-sheet crop, px.
-    columns : int, optional
-        Crops per contact-sheet row.
-    extra : dict, optional
-        More keys for ``metrics.json`` (``dicetable eval --label-review`` adds ``reviewed_labels``).
-
-    Returns
-    -------
-    list of Path
-        The files written.
-
-    Raises
-    ------
-    vision.errors.OutputError
-        If `out_dir` is a file or a file cannot be written (the message says why).
-    """
-    from vision.annotate import annotate_outcomes
-
-    out = output_folder(out_dir, "report")
-    written = [out / "metrics.json"]
-    write_output(written[0], (json.dumps({**result.to_json(), **(extra or {})}, indent=1) + "\n").encode())
-    from vision.lab.reliability import ReliabilityBin, draw_reliability
-
-    rel = result.reliability()
-    bins = [ReliabilityBin(**b) for b in rel["bins"]]
-    plot = draw_reliability(bins, title=f"Reliability: {result.dataset.name}", ece=rel["ece"])
-    if rel["dice"] and bins[-1].count > 0.5 * rel["dice"]:  # most dice in the top bin: add a zoom on it
-        zoom = result.reliability(span=(bins[-1].lo, 1.0))
-        plot = np.hstack([plot, draw_reliability([ReliabilityBin(**b) for b in zoom["bins"]], span=(bins[-1].lo, 1.0),
-                                                 title=f"zoom on {bins[-1].lo:.1f}-1.0", ece=zoom["ece"])])
-    written.append(save_image(out / "reliability.png", plot))
-    tiles = []
-    fail_dir = out / "failures"
-    for im in result.images:
-        bad = [o for o in im.outcomes if o.kind != "correct"]
-        if not bad:
-            continue
-        image = load_image(im.path)
-        for o in bad:
-            tiles.append(_failure_tile(image, o, tile, im.path.name))
-        output_folder(fail_dir, "report's failures")
-        written.append(save_image(fail_dir / (im.path.stem + ".jpg"), annotate_outcomes(image, im.outcomes)))
-    if tiles:
-        rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
-        rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
-        sheet = np.vstack([np.hstack(r) for r in rows] + [_legend(columns * tile)])
-        written.append(save_image(out / "failures.png", sheet))
-    return written
-
-
-_KIND_COLOURS = {
-    "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
-}
-
-
-def _legend(width: int) -> np.ndarray:
-    """A strip explaining the contact sheet's labels, `width` px wide, BGR ``uint8``."""
-    strip = np.zeros((34, width, 3), np.uint8)
-    x = 4
-    for kind, colour in _KIND_COLOURS.items():
-        cv2.putText(strip, kind, (x, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
-        x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)[0][0] + 12
-    reasons = ", ".join(f"{reason.short} = {str(reason)}" for reason in UnknownReason)
-    cv2.putText(strip, "t = labelled value, r = value read (? none, - no die labelled)", (x + 8, 13),
-                cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA)
-    cv2.putText(strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1,
-                cv2.LINE_AA)
-    return strip
-
-
-def _fit_left(text: str, width: int, scale: float) -> str:
-    """`text`, its start cut off (marked ``..``) until it fits `width` px at `scale`: photo names differ at the end."""
-    def fits(t: str) -> bool:
-        return cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] <= width
-
-    if fits(text):
-        return text
-    for k in range(1, len(text)):
-        if fits(".." + text[k:]):
-            return ".." + text[k:]
-    return ""
-
-
-def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.ndarray:
-    x, y, w, h = o.box
-    side = max(w, h) * 1.4
-    cx, cy = x + w / 2, y + h / 2
-    x1, y1 = int(round(cx - side / 2)), int(round(cy - side / 2))
-    s = max(2, int(round(side)))
-    padded = cv2.copyMakeBorder(image, s, s, s, s, cv2.BORDER_CONSTANT, value=(0, 0, 0))
-    crop = padded[y1 + s:y1 + 2 * s, x1 + s:x1 + 2 * s]
-    crop = cv2.resize(crop, (tile, tile - 24), interpolation=cv2.INTER_AREA)
-    label = np.zeros((24, tile, 3), np.uint8)
-    colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
-    truth = "-" if o.truth is None else str(o.truth)
-    read = "?" if o.read is None else str(o.read)
-    text = f"{o.kind} t{truth} r{read}"
-    if o.read is None and o.reason:  # why the reader said unknown
-        text += " " + short_reason(o.reason)
-    cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
-    cv2.putText(label, _fit_left(name, tile - 4, 0.28), (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1,
-                cv2.LINE_AA)
-    out = np.vstack([crop, label])
-    cv2.rectangle(out, (0, 0), (tile - 1, tile - 1), colour, 1)
-    return out

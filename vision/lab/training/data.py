@@ -38,8 +38,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.lab.evaluate import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 from vision.face import DEFAULT_MARGIN, _crop_square
+from vision.lab.dataset import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 
 #: Context crops cover this many times the nominal crop side.
 CONTEXT_FACTOR: float = 1.6
