@@ -31,22 +31,11 @@ on other TRAIN crops (not the calibration ones) and records it in the JSON
 beside the model (``"quantisation"``), with the float model's SHA-256 and size
 and the fixed probes' answers re-recorded from the quantised network.
 
-Measured on this project's machine (one core, onnxruntime 1.32, a batch of
-six crops): face reader 10.2 -> 8.4 ms, pip finder 6.0 -> 4.2 ms. Through the
-reader (``benchmarks/speed.py --against FLOAT_DIR``, the two pairs timed photo
-by photo in turn, best of 3) the median DEV photo took 26.2-26.9 ms against
-30.4-31.2 ms (0.85-0.87), and 37.0 against 41.8 ms (0.89) while the shared
-machine was busier; the die detector, the resizing and the layout checks take
-the rest.
-The files shrink from 4.4 MB to 1.2 MB. On DEV the readings changed for two
-dice (read right where they were unknown), none for the worse.
-
-The die detector stays float. Quantised the same way (its first convolution
-and its head float, 128 TRAIN photos at 384 px setting the ranges) it took
-6.5 ms at 384 px against 6.7 ms float (onnxruntime's per-node profile, one
-core, this machine's AVX2 CPU): each int8 convolution is about a third
-faster, but the quantising, reordering and integer resizing between them
-take back nearly all of it at this network's few channels.
+Through the reader the median DEV photo takes 0.85-0.87 of the float
+networks' time (``benchmarks/speed.py --against FLOAT_DIR``) and the files
+shrink from 4.4 MB to 1.2 MB. The die detector stays float: quantised the
+same way it took 6.5 against 6.7 ms. The measurements, dated, are in
+``docs/training.md`` ("Quantising").
 
 Nothing here runs when dice are read; the quantised model is loaded like any other.
 """

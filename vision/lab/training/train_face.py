@@ -23,32 +23,15 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   :func:`vision.render.render_randomised`: every look including coloured pips,
   surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0), and
   ``--render-leaning N`` more of them with a die leaning on a wall or another
-  die in each (default 0; at random only one image in ten has one). Measured
-  with a fold-1 twin (v8's command plus ``--render-leaning 600``, against v8's
-  fold-1 twin): rendered leaning dice given a value 29 of 120 against 35
-  (stress set ``leaning``, seeds 1-3, ``--n 40``), but held-out DEV fold 1 read
-  433 right against 439 (6 more unknown, no more wrong) and the DEV close-ups
-  273 of 300 against 277: a reader taught that tilted dice are not a face
-  refuses more real dice seen at an angle. Not used for the shipped reader.
+  die in each (default 0; at random only one image in ten has one). Not used
+  for the shipped reader: with 600 of them a fold-1 twin read 433 held-out
+  DEV dice right against 439 (``docs/training.md``, "Face reader").
 
 - ``--leave-out-train NOTES``: the TRAIN photos whose ``notes`` begin with
   NOTES are left out (their dice and negatives; every other sample exactly as
-  cut). Measured on 2026-12-02 with ``'Rune55 grayscale copy'`` (the 108 grey
-  copies of nell tray photos, 1377 samples, where smoky dice's red pips
-  vanish) against the shipped recipe, both fold-1 twins (v8's command with
-  ``--dev-train fold:1``), quantised, read with the packaged detector and pip
-  finder: held-out DEV fold 1 440 right / 4 wrong / 30 unknown against 439 /
-  3 / 32 (the new wrong value is the smoky 1 of ``nell_IMG_20191208_112419``
-  read 2, the reader's one true silent error in-sample; the other three are
-  label errors); stress sets seed 1 ``--n 10`` 1093 right / 1 wrong / 16
-  unknown against 1098 / 0 / 12 (leaning dice given a value 5 against 7);
-  DEV close-ups single 278 / 1 wrong against 276 / 2, tiled 289 against 288.
-  No better: the grey copies stay in. For scale, the same recipe from
-  ``--seed 1`` (which also redraws the drawn, rendered and negative crops)
-  read fold 1 437 / 4 / 33, the stress sets 1100 / 1 / 9 and the close-ups
-  single 277 / 1, tiled 291: two seeds of one recipe differ by 2-5 dice on
-  each check, as much as this option and the others measured with one
-  twin per side. A change must beat that to count.
+  cut), to measure what one TRAIN sub-source adds. Two seeds of one recipe
+  differ by 2-5 dice on each check, so a change must beat that to count
+  (measurements in ``docs/training.md``).
 
 - ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
   way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out

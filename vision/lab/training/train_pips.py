@@ -28,63 +28,12 @@ The packaged network is this float one quantised to 8-bit integers:
 ``python -m vision.lab.training.quantise OUT/pip_finder.onnx --out vision/models``
 (:mod:`vision.lab.training.quantise`).
 
-It was trained before :func:`vision.lab.training.pip_data.fit_layout_on_map`
-tried turns up to 180 degrees for 2, 3 and 6 (commit 3d4c7b3: 4 more DEV and
-17 more TRAIN dice get targets) and is not retrained for it. Held-out twins
-with the fix (the twins' command, teacher the float packaged network, both
-quantised) against those without, each with the same face twin, read DEV
-fold 0 447 right / 2 wrong against 445 / 2 (grey-free face twin: 451 / 1
-against 450 / 1) and fold 1 438 / 4 against 437 / 3 (the new wrong value a
-smoky 2 read 1 at 0.97). With the packaged face reader, the stress sets
-(seeds 0-2, ``--n 10``, 3207 dice) gave 3132 right / 3 wrong against
-3132 / 2 (leaning and cut dice given a value: 12 both ways). The held-out
-layout agreement moved from 0.937 to 0.943 true and 0.102 to 0.106 wrong
-(fold 0), 0.914 to 0.916 and 0.118 to 0.108 (fold 1). Within noise; retrain
-with it when the network changes anyway.
-
-A narrower network for speed, measured and not shipped: ``--widths 16 32
-48`` (the option's default; the packaged network was trained with ``24 48
-64``), 73 617 parameters against 150 137, the twins' command otherwise
-(teacher the float packaged network), quantised. In onnxruntime on one core a
-batch of 7 crops takes 3.1 against 7.0 ms; through the reader
-(``benchmarks/speed.py --models`` against the packaged pair, photo by photo
-in turn, a twin standing in for the packaged pip finder) the median DEV photo
-took 32.5 against 35.5 ms (0.91). Held out, with the face reader's fold
-twins, against the packaged recipe's twins (448 / 1 / 24 and 439 / 3 / 32,
-right / wrong / unknown):
-
-- 12 epochs: fold 0 447 / 1 / 25, fold 1 438 / 4 / 32; the stress sets of
-  seed 1 (``--n 20``, fold-1 face twin) 2178 right, 1 wrong, 8 leaning or
-  cut dice given a value, against 2182 / 1 / 9. Its training loss ended at
-  0.166-0.171 against 0.160.
-- 20 epochs: fold 0 450 / 1 / 22, fold 1 439 / 4 / 31: 889 right against 887
-  and 5 wrong against 4. The new wrong value is ``nell_IMG_20191208_112419``,
-  a smoky 1 with a pip of another face seen through it, read as a 2; the
-  packaged networks read it so in-sample too.
-
-Trained on all DEV at 20 epochs (teacher the float packaged network,
-``git show 194dda7:vision/models/pip_finder.onnx``; 32-37 s an epoch on
-2026-12-02, loss 0.161) and quantised, it was checked against the packaged
-pip finder with the packaged face reader and detector, and not shipped:
-
-- DEV in-sample: 899 right / 4 wrong / 44 unknown, 1 valued extra, against
-  899 / 5 / 43, 1 (silent 0.53 against 0.63 %; exact photos 125 against 126).
-- Stress sets, seed 0 ``--n 10``: 1089 right / 0 wrong / 27 unknown, 2
-  leaning or cut dice given a value, against 1090 / 1 / 25, 2; seed 1
-  ``--n 20``: 2177 / 3 / 41, 10 against 2180 / 3 / 38, 9 (marbled 2 more
-  right; wood 1, glare 2 and random 2 fewer).
-- Close-ups: single 277 against 279 of 300, tray in photo 179 against 180,
-  tiled 292 against 293; crops and kingpi tiles alike.
-- Speed on that day's machine (``benchmarks/speed.py --models``, photo by
-  photo in turn): median 17.2 against 18.0 ms (0.95), so both are well
-  inside 30 ms there.
-- The confidence map could not be refitted for it: the face reader's fold
-  twins were gone. Its held-out counts above (889 right of 894 values given,
-  0.994) sit at the map's 0.992, so a refit would have changed little.
-
-A few dice lost on every rendered set for 0.8 ms a photo: the packaged
-network stays. Worth another look on a slower machine (the Pi), where the
-pip finder's share of the time may count for more.
+The packaged network was trained with ``--widths 24 48 64`` (the option's
+default, ``16 32 48``, is half the parameters and 0.91 of the reader's time
+per photo, but lost a few dice on every rendered set) and before
+:func:`~vision.lab.training.pip_data.fit_layout_on_map` tried turns up to 180
+degrees; both measured, with the retraining advice, in ``docs/training.md``
+("Pip finder").
 """
 
 from __future__ import annotations
