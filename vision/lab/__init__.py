@@ -1,8 +1,9 @@
 """The reader's lab: what measures and trains the pip reader, never imported at the table.
 
-- :mod:`vision.lab.evaluate` scores the reader on labelled photos (``dicetable eval``),
-  with :mod:`vision.lab.report` writing its reports, :mod:`vision.lab.reliability`
-  its calibration figures and :mod:`vision.lab.label_review` reviewed labels.
+- :mod:`vision.lab.evaluate` scores the reader on labelled photos (``dicetable eval``):
+  :mod:`vision.lab.dataset` reads their labels, :mod:`vision.lab.report` writes the
+  report, :mod:`vision.lab.reliability` the calibration figures, and
+  :mod:`vision.lab.label_review` applies reviewed labels.
 - :mod:`vision.lab.stress` scores renders per condition, :mod:`vision.lab.camera_changes`
   makes photos as other cameras would take them, :mod:`vision.lab.livebench` times the
   live loop (``dicetable bench``).
