@@ -1,4 +1,4 @@
-"""The reader on DEV photos as other cameras would take them (:mod:`vision.camera_changes`).
+"""The reader on DEV photos as other cameras would take them (:mod:`vision.lab.camera_changes`).
 
 Usage: python benchmarks/camera_changes.py [--dev DIR] [--changes none,warm,...] [--fold K]
        [--source PREFIX] [--seed S] [--quarter-turns K] [--save DIR] [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
@@ -38,11 +38,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision.annotate import annotate_outcomes  # noqa: E402
-from vision.camera_changes import apply_change, change_names, quarter_turn  # noqa: E402
-from vision.evaluate import DEFAULT_DEV_DIR, EvalResult, LabelledDie, load_dataset, score_image  # noqa: E402
+from vision.lab.camera_changes import apply_change, change_names, quarter_turn  # noqa: E402
+from vision.lab.evaluate import DEFAULT_DEV_DIR, EvalResult, LabelledDie, load_dataset, score_image  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import networks_from_files, read_image  # noqa: E402
-from vision.training.data import DEV_FOLDS, dev_fold  # noqa: E402
+from vision.lab.training.data import DEV_FOLDS, dev_fold  # noqa: E402
 
 #: Changed photos with an error drawn on each change's sheet (``--save``).
 SHEET_PHOTOS = 6

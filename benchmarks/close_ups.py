@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision import render  # noqa: E402
-from vision.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
 from vision.images import load_image  # noqa: E402
 from vision.reader import networks_from_files, read_image  # noqa: E402
-from vision.stress import close_up_window  # noqa: E402
+from vision.lab.stress import close_up_window  # noqa: E402
 
 #: The networks every picture is read with (:func:`vision.reader.networks_from_files`; set by ``main``).
 NETWORKS: dict = {}

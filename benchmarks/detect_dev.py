@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from vision.detect import DieDetector, box_iou
-from vision.evaluate import load_dataset, match_dice
+from vision.lab.evaluate import load_dataset, match_dice
 from vision.images import load_image
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluate import load_dataset
+from vision.lab.evaluate import load_dataset
 from vision.images import load_image
 from vision.reader import networks_from_files, read_image
 

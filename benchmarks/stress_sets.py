@@ -11,7 +11,7 @@ Renders ``--n`` images of five dice per condition of
 readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
 (leaning / cut by the border) and how many of them were given a misleading
 value, dice found where none was drawn (with and without a value), per-die accuracy, silent-error rate (all silent errors over all dice
-drawn) and ms per image (reading only). Scoring rules: :mod:`vision.stress`.
+drawn) and ms per image (reading only). Scoring rules: :mod:`vision.lab.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
 unreadable dice, value above), the reading in red (``?`` for unknown).
@@ -34,7 +34,7 @@ import cv2
 import numpy as np
 
 from vision.render import CONDITIONS
-from vision.stress import run_stress
+from vision.lab.stress import run_stress
 
 
 def main() -> None:

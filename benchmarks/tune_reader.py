@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from vision.detect import default_detector
-from vision.evaluate import load_dataset, match_dice
+from vision.lab.evaluate import load_dataset, match_dice
 from vision.face import crop_die, reading_face_reader
 from vision.images import load_image
 from vision._reader_pips import pips_match
@@ -41,7 +41,7 @@ def main() -> None:
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85])
     parser.add_argument("--pip-model", default=None)
     parser.add_argument("--fold", type=int, default=None,
-                        help="only the DEV photos of this fold (vision.training.data.dev_fold), e.g. the held-out one")
+                        help="only the DEV photos of this fold (vision.lab.training.data.dev_fold), e.g. the held-out one")
     parser.add_argument("--all-sources", action="store_true")
     parser.add_argument("--margin", type=float, default=FACE_CROP_MARGIN, help="crop margin (vision.face.crop_die)")
     args = parser.parse_args()
@@ -53,7 +53,7 @@ def main() -> None:
     n_true = defaultdict(int)
     for item in load_dataset(args.dataset):
         if args.fold is not None:
-            from vision.training.data import dev_fold
+            from vision.lab.training.data import dev_fold
 
             if dev_fold(item.path.name) != args.fold:
                 continue

@@ -18,7 +18,7 @@ import pytest
 
 from table.cli import main
 from vision.errors import DatasetError, OutputError
-from vision.evaluate import EvalResult, evaluate, format_report, load_dataset
+from vision.lab.evaluate import EvalResult, evaluate, format_report, load_dataset
 from vision.reading import DieReading, ImageReading
 
 MODELS = Path(__file__).resolve().parents[1] / "vision" / "models"

@@ -1,4 +1,4 @@
-"""vision.camera_changes (photos as other cameras would take them) and benchmarks/camera_changes.py."""
+"""vision.lab.camera_changes (photos as other cameras would take them) and benchmarks/camera_changes.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.camera_changes import CAMERA_CHANGES, apply_change, change_names
+from vision.lab.camera_changes import CAMERA_CHANGES, apply_change, change_names
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / ".." / "shared" / "dice-images" / "dev"
@@ -166,7 +166,7 @@ def test_benchmark_reads_the_changed_dev_photos(tmp_path, capsys):
 
 @pytest.mark.parametrize("k", range(5))
 def test_quarter_turns_move_the_boxes_with_the_dice(k):
-    from vision.camera_changes import quarter_turn
+    from vision.lab.camera_changes import quarter_turn
 
     turned, boxes = quarter_turn(_photo(), SQUARES, k)
     assert turned.shape == ((280, 440, 3) if k % 2 == 0 else (440, 280, 3)) and turned.flags["C_CONTIGUOUS"]

@@ -80,7 +80,7 @@ def test_packaged_map_was_fitted_on_every_dev_fold_held_out():
 
     from vision.confidence import DEFAULT_MAP_PATH
     from vision.reader import VALUE_THRESHOLD
-    from vision.training.data import DEV_FOLDS
+    from vision.lab.training.data import DEV_FOLDS
 
     doc = json.loads(DEFAULT_MAP_PATH.read_text(encoding="utf-8"))
     assert doc["value_threshold"] == VALUE_THRESHOLD  # refit the map when the threshold moves

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.detect import DieDetector, box_iou, default_detector
-from vision.evaluate import match_dice
+from vision.lab.evaluate import match_dice
 
 
 _PIPS = {

@@ -1,4 +1,4 @@
-"""vision.training.detect_data and train_detector: the detector's training cache with renders, and fine-tuning's start."""
+"""vision.lab.training.detect_data and train_detector: the detector's training cache with renders, and fine-tuning's start."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("vision.render", reason="vision.render (the synthetic tray renderer) is not there")
 
-from vision.training.detect_data import build_cache, close_up_of, is_render, load_cache, rendered_examples  # noqa: E402
+from vision.lab.training.detect_data import build_cache, close_up_of, is_render, load_cache, rendered_examples  # noqa: E402
 
 
 def test_rendered_examples_box_every_die_inside_the_image_and_repeat_by_seed():
@@ -81,7 +81,7 @@ def test_close_up_renders_leave_the_other_renders_as_they_were():
 
 
 def test_cache_command_refuses_a_negative_render_count(capsys):
-    from vision.training.detect_data import main
+    from vision.lab.training.detect_data import main
 
     with pytest.raises(SystemExit):
         main(["--data", "nowhere", "--renders", "-1"])
@@ -93,7 +93,7 @@ def test_fine_tuning_starts_from_exactly_the_exported_detector(tmp_path):
     pytest.importorskip("onnx", reason="onnx is needed to read the exported weights")
 
     from vision.detect import DEFAULT_MODEL_PATH, DieDetector
-    from vision.training.train_detector import DieNet, Exportable, load_onnx_weights
+    from vision.lab.training.train_detector import DieNet, Exportable, load_onnx_weights
 
     net = DieNet()
     load_onnx_weights(net, DEFAULT_MODEL_PATH)
@@ -117,14 +117,14 @@ def test_a_fine_tune_records_which_network_it_started_from(tmp_path):
     import shutil
 
     from vision.detect import DEFAULT_MODEL_PATH
-    from vision.training.train_detector import init_record
+    from vision.lab.training.train_detector import init_record
 
     start = tmp_path / "die_detector.onnx"
     shutil.copy(DEFAULT_MODEL_PATH, start)
     bare = init_record(start)
     assert bare == {"path": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
-    (tmp_path / "die_detector.json").write_text(json.dumps({"command": "python -m vision.training.train_detector X"}))
-    assert init_record(start)["trained_by"] == "python -m vision.training.train_detector X"
+    (tmp_path / "die_detector.json").write_text(json.dumps({"command": "python -m vision.lab.training.train_detector X"}))
+    assert init_record(start)["trained_by"] == "python -m vision.lab.training.train_detector X"
 
 
 def _white_square(size=(240, 320), box=(150, 60, 40, 40)):
@@ -137,7 +137,7 @@ def _white_square(size=(240, 320), box=(150, 60, 40, 40)):
 @pytest.mark.parametrize("degrees", [30.0, -45.0, 12.5, 90.0])
 def test_a_turned_photo_keeps_each_die_box_on_its_die(degrees):
     pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
-    from vision.training.train_detector import turn_photo
+    from vision.lab.training.train_detector import turn_photo
 
     box = np.float32([[150, 60, 40, 40]])
     turned, boxes, _ = turn_photo(_white_square(), box, np.zeros((0, 4), np.float32), degrees, [0, 0, 0])
@@ -152,7 +152,7 @@ def test_a_turned_photo_keeps_each_die_box_on_its_die(degrees):
 
 def test_a_turned_ignore_region_still_covers_everything_it_covered():
     pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
-    from vision.training.train_detector import turn_photo
+    from vision.lab.training.train_detector import turn_photo
 
     region = np.float32([[100, 50, 80, 30]])
     turned, _, ignores = turn_photo(_white_square(box=(100, 50, 80, 30)), np.zeros((0, 4), np.float32), region,
@@ -165,7 +165,7 @@ def test_a_turned_ignore_region_still_covers_everything_it_covered():
 
 def test_a_turn_share_outside_0_to_1_is_refused(capsys):
     pytest.importorskip("torch", reason="torch (the train extra) is needed for the detector's training")
-    from vision.training.train_detector import main
+    from vision.lab.training.train_detector import main
 
     with pytest.raises(SystemExit):
         main(["--turn-prob", "1.5", "--cache", "nowhere.npz"])

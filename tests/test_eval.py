@@ -1,4 +1,4 @@
-"""vision.evaluate and ``dicetable eval``: matching, exact metrics on a tiny dataset, reports, bad input."""
+"""vision.lab.evaluate and ``dicetable eval``: matching, exact metrics on a tiny dataset, reports, bad input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from table.cli import main
 from vision.errors import DatasetError
-from vision.evaluate import evaluate, format_report, load_dataset, match_dice, write_report
+from vision.lab.evaluate import evaluate, format_report, load_dataset, match_dice, write_report
 from vision.reading import DieReading, ImageReading
 
 
@@ -153,7 +153,7 @@ def test_cli_eval_json_on_tiny_dataset(tiny, capsys, monkeypatch):
 
 # ----------------------------------------------------------------- reliability (issue 7 item 3)
 
-from vision.reliability import draw_reliability, expected_calibration_error, reliability_bins  # noqa: E402
+from vision.lab.reliability import draw_reliability, expected_calibration_error, reliability_bins  # noqa: E402
 
 
 def test_reliability_bins_and_ece_on_a_hand_made_case():
@@ -231,7 +231,7 @@ def test_reliability_plot_prints_the_ece_it_is_given():
 
 
 def test_contact_sheet_names_keep_their_distinguishing_end():
-    from vision.evaluate import _fit_left
+    from vision.lab.report import _fit_left
 
     name = "nell_IMG_20191208_112342.jpg"
     short = _fit_left(name, 92, 0.28)
@@ -267,7 +267,7 @@ def test_cli_eval_fold_reads_that_fold_with_the_networks_given(tiny, capsys, mon
     import vision.pips
     import vision.reader
     from table.commands.eval import DEV_FOLDS
-    from vision.training.data import DEV_FOLDS as TRAINING_FOLDS, dev_fold
+    from vision.lab.training.data import DEV_FOLDS as TRAINING_FOLDS, dev_fold
 
     assert DEV_FOLDS == TRAINING_FOLDS  # the parser's choices follow the trainers' folds
     calls = []
@@ -301,8 +301,8 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     import vision.face
     import vision.pips
     import vision.reader
-    from vision.training import fit_confidence
-    from vision.training.data import dev_fold
+    from vision.lab.training import fit_confidence
+    from vision.lab.training.data import dev_fold
 
     class Named:
         def __init__(self, path, **options):  # options: how it reads (vision.face.reading_face_reader's views)
@@ -333,7 +333,7 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     # values reported over both folds: 1 (0.99), 3 (0.9, wrong), 4 (0.95), extra 2 (0.9), 6 (0.97)
     assert "DEV folds 0 and 1 (4 photos, 5 reported values, 3 right)" in doc["fitted_on"]
     assert set(doc["fold_metrics"]) == {"0", "1"} and doc["fold_metrics"]["1"]["face_model"] == "f1.onnx"
-    assert doc["command"].startswith("python -m vision.training.fit_confidence --twin 1 f1.onnx")
+    assert doc["command"].startswith("python -m vision.lab.training.fit_confidence --twin 1 f1.onnx")
     from vision.confidence import ConfidenceMap
 
     cmap = ConfidenceMap(tuple(doc["map"]["raw"]), tuple(doc["map"]["calibrated"]))
@@ -356,12 +356,12 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     assert "fold 0: face-reader model" in capsys.readouterr().err
 
 
-# ----------------------------------------------------------------- reviewed labels (vision.label_review)
+# ----------------------------------------------------------------- reviewed labels (vision.lab.label_review)
 
 from pathlib import Path  # noqa: E402
 
-from vision.evaluate import DEFAULT_DEV_DIR, rescore  # noqa: E402
-from vision.label_review import load_label_review  # noqa: E402
+from vision.lab.evaluate import DEFAULT_DEV_DIR, rescore  # noqa: E402
+from vision.lab.label_review import load_label_review  # noqa: E402
 
 #: A review of the tiny set that agrees with the scripted reader: the "2" of a_1 shows a 3, and the
 #: extra die of a_2 is a real die showing 2 that was not labelled.

@@ -21,7 +21,7 @@ from vision.face import (
     crop_die,
     default_face_reader,
 )
-from vision.training.synth import fixed_probe_crops, plain_face
+from vision.lab.training.synth import fixed_probe_crops, plain_face
 
 REPO = Path(__file__).resolve().parents[1]
 DEV_DIR = REPO / ".." / "shared" / "dice-images" / "dev"
@@ -168,7 +168,7 @@ def test_fixed_probes_match_training_time_answers(metadata):
     probs = FaceReader().predict(crops)  # the network's own answer, as at training time (no mirrored view)
     recorded = metadata["fixed_probes"]
     assert set(recorded) == set(names)
-    # an int8 model (vision.training.quantise) may round a little differently on another CPU's integer
+    # an int8 model (vision.lab.training.quantise) may round a little differently on another CPU's integer
     # instructions (AVX2's saturating multiply-add against VNNI), so it gets a looser bound
     tolerance = 0.01 if "quantisation" in metadata else 1e-3
     for name, p in zip(names, probs):
@@ -233,7 +233,7 @@ def test_runtime_does_not_import_torch():
 def test_dev_crop_accuracy_floor(reader):
     if not (DEV_DIR / "labels.json").is_file():
         pytest.skip(f"DEV photos not found at {DEV_DIR} (../shared/dice-images/dev)")
-    from vision.training.evaluate import dev_crops, score
+    from vision.lab.training.evaluate import dev_crops, score
 
     data = dev_crops(DEV_DIR)
     probs = reader.predict(data["crops"])

@@ -1,4 +1,4 @@
-"""vision.training (no torch needed): sample building, augmentation, drawn dice."""
+"""vision.lab.training (no torch needed): sample building, augmentation, drawn dice."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from vision.face import CROP_SIZE
 import argparse
 
-from vision.training.augment import (
+from vision.lab.training.augment import (
     add_augment_options,
     add_camera_degradation,
     add_specular_streak,
@@ -20,7 +20,7 @@ from vision.training.augment import (
     augment_record,
     centre_crop,
 )
-from vision.training.data import (
+from vision.lab.training.data import (
     CONTEXT_SIZE,
     NEG_CENTRE_GAP,
     build_samples,
@@ -29,8 +29,8 @@ from vision.training.data import (
     nominal_side,
     samples_from_noted_photos,
 )
-from vision.training.evaluate import score
-from vision.training.synth import PIP_LAYOUTS, draw_die, plain_face
+from vision.lab.training.evaluate import score
+from vision.lab.training.synth import PIP_LAYOUTS, draw_die, plain_face
 
 
 def test_iou():
@@ -243,7 +243,7 @@ def test_score_counts_right_wrong_and_abstained():
 
 def test_render_samples_gives_dice_and_background():
     pytest.importorskip("vision.render")
-    from vision.training.render_data import render_samples
+    from vision.lab.training.render_data import render_samples
 
     crops, labels = render_samples(2, seed=0)
     assert crops.shape[1:] == (CONTEXT_SIZE, CONTEXT_SIZE, 3) and crops.dtype == np.uint8
@@ -254,7 +254,7 @@ def test_render_samples_gives_dice_and_background():
 
 def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_path):
     pytest.importorskip("vision.render")
-    import vision.training.render_data as render_data
+    import vision.lab.training.render_data as render_data
     from vision.render import Unreadable
 
     trays = []
@@ -296,7 +296,7 @@ def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_pa
 
 
 def test_cache_files_appear_whole_or_not_at_all(tmp_path, monkeypatch):
-    from vision.training.data import save_npz_atomically
+    from vision.lab.training.data import save_npz_atomically
 
     path = tmp_path / "cache.npz"
     save_npz_atomically(path, crops=np.arange(12, dtype=np.uint8).reshape(2, 2, 3), labels=np.array([1, 2]))
@@ -316,7 +316,7 @@ def test_cache_files_appear_whole_or_not_at_all(tmp_path, monkeypatch):
 
 def test_train_face_refuses_an_unknown_leave_out_before_any_work(tiny_train, tmp_path, capsys):
     pytest.importorskip("torch", reason="the face-reader trainer needs the train extra (torch)")
-    from vision.training.train_face import main
+    from vision.lab.training.train_face import main
 
     folder, _ = tiny_train
     out = tmp_path / "out"

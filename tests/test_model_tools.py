@@ -11,7 +11,7 @@ import pytest
 onnx = pytest.importorskip("onnx", reason="onnx (the test extra) is needed to build and check ONNX graphs")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from vision.training.half_weights import MIN_ELEMENTS, main, store_half_weights  # noqa: E402
+from vision.lab.training.half_weights import MIN_ELEMENTS, main, store_half_weights  # noqa: E402
 
 MODELS = Path(__file__).resolve().parents[1] / "vision" / "models"
 
@@ -132,7 +132,7 @@ def _log_softmax(z: np.ndarray) -> np.ndarray:
 
 
 def test_ensemble_outputs_the_mean_log_probabilities_of_its_members(tmp_path):
-    from vision.training.ensemble import merge_face_readers
+    from vision.lab.training.ensemble import merge_face_readers
 
     members = [tmp_path / f"m{k}.onnx" for k in range(3)]
     for k, path in enumerate(members):
@@ -151,7 +151,7 @@ def test_ensemble_outputs_the_mean_log_probabilities_of_its_members(tmp_path):
 
 
 def test_ensemble_refuses_one_member_or_unlike_members(tmp_path, capsys):
-    from vision.training.ensemble import main, merge_face_readers
+    from vision.lab.training.ensemble import main, merge_face_readers
 
     a, b = tmp_path / "a.onnx", tmp_path / "b.onnx"
     _tiny_face_reader(a, seed=0)
@@ -169,8 +169,8 @@ def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
     import json
 
     from vision.face import CLASS_NAMES, CROP_SIZE, FaceReader
-    from vision.training.ensemble import merge_face_readers, write_metadata
-    from vision.training.synth import fixed_probe_crops
+    from vision.lab.training.ensemble import merge_face_readers, write_metadata
+    from vision.lab.training.synth import fixed_probe_crops
 
     members = [tmp_path / f"face{k}.onnx" for k in range(2)]
     for k, path in enumerate(members):
@@ -224,7 +224,7 @@ def _members(tmp_path, logit_scale: float = 4.0, seeds: tuple[int, int] = (3, 4)
 
 def _cascade(members: list[Path], out: Path, consult_below: float) -> Path:
     """`members` written as a cascade to `out` with its JSON."""
-    from vision.training.ensemble import write_cascade, write_metadata
+    from vision.lab.training.ensemble import write_cascade, write_metadata
 
     write_cascade(members, out)
     write_metadata(members, out, "cascade them", None, consult_below)
@@ -233,7 +233,7 @@ def _cascade(members: list[Path], out: Path, consult_below: float) -> Path:
 
 def test_cascade_consults_the_second_network_exactly_where_the_first_is_unsure(tmp_path):
     from vision.face import FaceReader
-    from vision.training.synth import fixed_probe_crops
+    from vision.lab.training.synth import fixed_probe_crops
 
     crops, _ = fixed_probe_crops()
     members = _members(tmp_path)
@@ -268,7 +268,7 @@ def test_cascade_metadata_records_it_and_the_answers_of_the_pair(tmp_path):
     import json
 
     from vision.face import FaceReader
-    from vision.training.synth import fixed_probe_crops
+    from vision.lab.training.synth import fixed_probe_crops
 
     out = _cascade(_members(tmp_path), tmp_path / "face_reader.onnx", 0.5)
     meta = json.loads(out.with_suffix(".json").read_text())
@@ -283,7 +283,7 @@ def test_a_broken_cascade_says_what_is_wrong(tmp_path, capsys):
     import json
 
     from vision.face import FaceModelError, FaceReader
-    from vision.training.ensemble import main, write_cascade
+    from vision.lab.training.ensemble import main, write_cascade
 
     members = _members(tmp_path)
     out = _cascade(members, tmp_path / "face_reader.onnx", 0.5)
@@ -318,7 +318,7 @@ def test_ensemble_refuses_to_overwrite_its_members_or_leave_a_wrong_description(
     import json
 
     from vision.face import FaceModelError
-    from vision.training.ensemble import main, write_metadata
+    from vision.lab.training.ensemble import main, write_metadata
 
     members = _members(tmp_path)
     before = [m.read_bytes() for m in members]

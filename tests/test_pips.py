@@ -12,7 +12,7 @@ import pytest
 from vision.face import CROP_SIZE
 from vision.pips import (DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, holds_layout_of,
                          layouts_on_map, marked_peaks, marked_pips)
-from vision.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
+from vision.lab.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +136,7 @@ def test_missing_and_corrupt_models_say_how_to_fix(tmp_path: Path):
 @pytest.mark.parametrize("angle", [30, 120])
 @pytest.mark.parametrize("value", range(1, 7))
 def test_labelled_layout_fit_finds_faint_pips_where_they_are(value, angle):
-    from vision.training.pip_data import fit_layout_on_map
+    from vision.lab.training.pip_data import fit_layout_on_map
 
     # at 120 degrees a 2 lies on the other diagonal and a 6's rows turn: 2, 3 and 6 repeat only every 180
     faint = 0.35 * _drawn_map(value, angle_deg=angle)  # too faint for any blob threshold of pips_from_map
@@ -147,7 +147,7 @@ def test_labelled_layout_fit_finds_faint_pips_where_they_are(value, angle):
 
 
 def test_labelled_layout_fit_refuses_a_layout_the_map_contradicts():
-    from vision.training.pip_data import fit_layout_on_map
+    from vision.lab.training.pip_data import fit_layout_on_map
 
     four = _drawn_map(4)
     assert fit_layout_on_map(four, 5, 0.15) is None  # a 5's centre pip is not marked

@@ -1,4 +1,4 @@
-"""vision.training.quantise: int8 face readers and pip finders that follow their float networks, in both runtimes."""
+"""vision.lab.training.quantise: int8 face readers and pip finders that follow their float networks, in both runtimes."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from vision.face import CLASS_NAMES, CROP_SIZE, FaceReader  # noqa: E402
 from vision.pips import PipFinder  # noqa: E402
-from vision.training.quantise import float_layers, main, quantise  # noqa: E402
-from vision.training.synth import fixed_probe_crops, plain_face  # noqa: E402
+from vision.lab.training.quantise import float_layers, main, quantise  # noqa: E402
+from vision.lab.training.synth import fixed_probe_crops, plain_face  # noqa: E402
 
 
 def _save(path: Path, nodes: list, out_shape: list, weights: dict[str, np.ndarray], meta: dict) -> Path:

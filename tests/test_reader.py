@@ -44,7 +44,7 @@ def _layout_map(value):
     """A pip map (64 x 64 float32) holding the layout of `value` (0: no pips)."""
     m = np.zeros((64, 64), np.float32)
     if value:
-        from vision.training.synth import PIP_LAYOUTS
+        from vision.lab.training.synth import PIP_LAYOUTS
 
         for px, py in PIP_LAYOUTS[value]:
             cv2.circle(m, (int(round(31.5 + 11 * px)), int(round(31.5 + 11 * py))), 3, 1.0, -1)
@@ -523,7 +523,7 @@ def test_real_pipeline_reads_rendered_tray():
 def test_real_pipeline_reads_a_rendered_close_up_die_not_its_pips():
     # a rendered die enlarged to fill 0.65 of a 480 px picture: too big for the detector's main look,
     # which boxes its pips as dice (before the coarse look: 0 of 12 right, 6 wrong values; with it 8 right, 0 wrong)
-    from vision.stress import close_up_window
+    from vision.lab.stress import close_up_window
 
     _real_models_or_skip()
     render = pytest.importorskip("vision.render")

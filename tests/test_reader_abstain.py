@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.detect import Detection
-from vision.evaluate import match_dice
+from vision.lab.evaluate import match_dice
 from vision.reader import read_image
 from vision.render import STYLES, TrayScene, Unreadable, render_randomised
 from vision.render._effects import FLAT_SURFACES, flat_surface

@@ -25,7 +25,7 @@ def dev_result():
 
     if not DEFAULT_MODEL_PATH.is_file():
         pytest.skip("the packaged face-reader model vision/models/face_reader.onnx is not there yet")
-    from vision.evaluate import evaluate
+    from vision.lab.evaluate import evaluate
     from vision.reader import read_image
 
     return evaluate(DEV, read_image)
@@ -111,10 +111,10 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
 
 def _kingpi_jim_close_ups(share: float, every: int = 1):
     """Each `every`-th kingpi and jim DEV die cropped to fill `share` of the picture: (die, its box in the crop, reading)."""
-    from vision.evaluate import load_dataset
+    from vision.lab.evaluate import load_dataset
     from vision.images import load_image
     from vision.reader import read_image
-    from vision.stress import close_up_window
+    from vision.lab.stress import close_up_window
 
     if not DEV.is_dir():
         pytest.skip(f"{DEV} is absent")
@@ -131,7 +131,7 @@ def _kingpi_jim_close_ups(share: float, every: int = 1):
 @pytest.mark.parametrize("share, least_right", [(0.65, 44), (0.9, 41)])
 def test_dev_dice_cropped_to_fill_the_picture_are_read_whole(share, least_right):
     """kingpi and jim dice cropped so that one fills `share` of the picture: read as dice, not as their pips."""
-    from vision.evaluate import match_dice
+    from vision.lab.evaluate import match_dice
 
     right = wrong = total = 0
     for die, box, reading in _kingpi_jim_close_ups(share, every=2):
@@ -158,7 +158,7 @@ def test_eval_on_dev_says_its_numbers_are_in_sample(dev_result, capsys, tmp_path
 def test_dev_set_is_known_from_a_deleted_working_folder(monkeypatch, tmp_path):
     """A working folder deleted under the process (Path.cwd() fails) must not turn a whole eval into an error."""
     from table.commands.eval import _is_the_dev_set
-    from vision.evaluate import DEFAULT_DEV_DIR
+    from vision.lab.evaluate import DEFAULT_DEV_DIR
 
     def gone():
         raise FileNotFoundError(2, "No such file or directory")
@@ -180,7 +180,7 @@ def test_dev_set_is_known_from_a_deleted_working_folder(monkeypatch, tmp_path):
 ])
 def test_close_ups_found_by_newcomers_read_right(photo, window, truth, cut):
     """Close-ups cut from DEV photos where the newcomer checks of stops 14 and 15 found silent errors."""
-    from vision.evaluate import match_dice
+    from vision.lab.evaluate import match_dice
     from vision.images import load_image
     from vision.reader import read_image
 

@@ -311,7 +311,7 @@ def test_random_conditions_vary_and_bad_conditions_raise():
 
 
 def test_training_samples_from_randomised_renders():
-    from vision.training.render_data import render_samples
+    from vision.lab.training.render_data import render_samples
 
     crops, labels = render_samples(3, seed=1, randomised=True)
     assert crops.ndim == 4 and crops.dtype == np.uint8 and len(crops) == len(labels)
@@ -319,7 +319,7 @@ def test_training_samples_from_randomised_renders():
 
 
 def test_training_samples_skip_a_render_whose_dice_all_fell_outside(monkeypatch):
-    import vision.training.render_data as render_data
+    import vision.lab.training.render_data as render_data
     from vision.render import RenderedTray
 
     real = render_data.render_randomised
@@ -351,7 +351,7 @@ def test_tray_scale_draws_the_same_tray_faster(style):
 
 @pytest.mark.parametrize("tilt", [0.0, 20.0])
 def test_top_face_pips_lie_on_the_drawn_pips(tilt):
-    from vision.training.render_data import top_face_pips
+    from vision.lab.training.render_data import top_face_pips
 
     tray = render_randomised([1, 2, 3, 4, 5, 6], seed=4, conditions=Conditions(
         surface="white_card", look="solid", noise=0.0, blur=0.3, tilt_deg=tilt))
@@ -370,7 +370,7 @@ def test_top_face_pips_lie_on_the_drawn_pips(tilt):
 
 
 def test_rendered_pip_targets_are_cached_with_the_crops(tmp_path):
-    from vision.training.render_data import cached_render_samples
+    from vision.lab.training.render_data import cached_render_samples
 
     crops, labels, pips = cached_render_samples(2, 3, tmp_path, randomised=True, with_pips=True)
     assert len(crops) == len(labels) == len(pips) and len(list(tmp_path.glob("*.npz"))) == 1

@@ -1,10 +1,10 @@
-"""How a reading of a render is scored (vision.stress.score_rendered): every outcome kind counted once."""
+"""How a reading of a render is scored (vision.lab.stress.score_rendered): every outcome kind counted once."""
 
 from __future__ import annotations
 
 from vision.reading import DieReading, ImageReading, UnknownReason
 from vision.render import render_randomised
-from vision.stress import StressCounts, score_rendered
+from vision.lab.stress import StressCounts, score_rendered
 
 
 def test_each_die_and_each_phantom_is_counted_in_its_own_column():

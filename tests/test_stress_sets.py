@@ -3,7 +3,7 @@
 Each condition of :data:`vision.render.CONDITIONS` (plus ``random``) is a set of
 :data:`N_IMAGES` images of five dice (seed :data:`SEED`; the first images of
 ``python benchmarks/stress_sets.py --seed 0``), read by the real reader and
-scored by :mod:`vision.stress`. Re-measure and update :data:`FLOORS` whenever the
+scored by :mod:`vision.lab.stress`. Re-measure and update :data:`FLOORS` whenever the
 face reader or the reader's thresholds change:
 ``python benchmarks/stress_sets.py --n 6 --floors`` prints a new dict.
 """
@@ -15,7 +15,7 @@ import functools
 import pytest
 
 from vision.render import CONDITIONS
-from vision.stress import StressCounts, run_stress
+from vision.lab.stress import StressCounts, run_stress
 
 pytestmark = pytest.mark.slow  # about 30 s: 21 sets of 6 renders and reads
 

@@ -10,7 +10,7 @@ Two runtimes can run the networks, with the same answers (to about 1e-6):
   onnxruntime is not installed or when asked for.
 
 The face reader and the pip finder ship quantised to 8-bit integers
-(:mod:`vision.training.quantise`, QOperator format); both runtimes run them,
+(:mod:`vision.lab.training.quantise`, QOperator format); both runtimes run them,
 and their integer kernels round a little differently (face probabilities
 within 0.01, pip maps within 0.03 on the fixed probes; the same readings on DEV).
 
@@ -122,7 +122,7 @@ def retrain_hint(stem: str, trainer: str) -> str:
     stem : str
         The model's file stem in ``vision/models`` (e.g. ``"face_reader"``).
     trainer : str
-        The module under :mod:`vision.training` that trains it (e.g. ``"train_face"``).
+        The module under :mod:`vision.lab.training` that trains it (e.g. ``"train_face"``).
 
     Returns
     -------
@@ -131,7 +131,7 @@ def retrain_hint(stem: str, trainer: str) -> str:
     """
     return ("reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
             f"`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/{stem}.json "
-            f"(python -m vision.training.{trainer} --out vision/models ...)")
+            f"(python -m vision.lab.training.{trainer} --out vision/models ...)")
 
 
 def model_hint(path: Path, packaged: Path, what: str, stem: str, trainer: str) -> str:
@@ -163,7 +163,7 @@ def model_hint(path: Path, packaged: Path, what: str, stem: str, trainer: str) -
         is_packaged = False
     if is_packaged:
         return retrain_hint(stem, trainer)
-    return (f"give the .onnx file of a {what} model (as `python -m vision.training.{trainer}` writes it), "
+    return (f"give the .onnx file of a {what} model (as `python -m vision.lab.training.{trainer}` writes it), "
             "or leave it out to use the packaged one")
 
 

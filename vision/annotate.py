@@ -112,7 +112,7 @@ def _wrapped(text: str, width: int, scale: float, thick: int) -> list[str]:
 
 
 def annotate_outcomes(image_bgr: np.ndarray, outcomes: Iterable) -> np.ndarray:
-    """Return a copy of `image_bgr` with evaluation outcomes drawn (see :mod:`vision.evaluate`).
+    """Return a copy of `image_bgr` with evaluation outcomes drawn (see :mod:`vision.lab.evaluate`).
 
     Each outcome's box is drawn in its kind's colour with ``truth>read`` text.
     """

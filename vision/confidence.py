@@ -13,7 +13,7 @@ probability estimates", KDD 2002), each pooled block smoothed towards 1/2 by
 one right and one wrong pseudo-observation (Laplace) so that no block claims
 certainty from a few dice.
 
-The map is fitted by ``python -m vision.training.fit_confidence`` and shipped as
+The map is fitted by ``python -m vision.lab.training.fit_confidence`` and shipped as
 ``vision/models/reader_confidence.json``; without that file the raw
 probability is used as it is.
 
@@ -161,7 +161,7 @@ def default_confidence_map() -> ConfidenceMap:
     ------
     ValueError
         If the file is there but malformed (reinstall, or refit with
-        ``python -m vision.training.fit_confidence``).
+        ``python -m vision.lab.training.fit_confidence``).
     """
     if not DEFAULT_MAP_PATH.is_file():
         return ConfidenceMap.identity()
@@ -170,4 +170,4 @@ def default_confidence_map() -> ConfidenceMap:
         return ConfidenceMap(tuple(data["map"]["raw"]), tuple(data["map"]["calibrated"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ValueError(f"confidence map {str(DEFAULT_MAP_PATH)!r} is malformed ({exc}); reinstall dicetable or "
-                         "refit it with 'python -m vision.training.fit_confidence'") from None
+                         "refit it with 'python -m vision.lab.training.fit_confidence'") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from vision.livebench import bench, one_core
+from vision.lab.livebench import bench, one_core
 
 #: Targets of the live pipeline (issue 4).
 TARGET_MEDIAN_MS_640 = 8.0

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-#: Number of DEV folds (:data:`vision.training.data.DEV_FOLDS`, checked by a test; kept here so that
+#: Number of DEV folds (:data:`vision.lab.training.data.DEV_FOLDS`, checked by a test; kept here so that
 #: building the parser imports nothing heavy).
 DEV_FOLDS = 2
 
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--label-review", metavar="JSON", type=Path,
                         help="also report the readings scored against reviewed labels: corrections to labels.json "
                              "in a JSON file, each with what a person sees (benchmarks/dev_label_review.json for "
-                             "DEV; see vision.label_review); the labels as given stay the official measure")
+                             "DEV; see vision.lab.label_review); the labels as given stay the official measure")
     parser.set_defaults(func=run)
 
 
@@ -51,14 +51,14 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate; print the report; exit 0 (2 on a missing or malformed dataset, model or --report folder)."""
     import cv2
 
-    from vision.evaluate import evaluate, format_report, format_summary, load_dataset, rescore, write_report
+    from vision.lab.evaluate import evaluate, format_report, format_summary, load_dataset, rescore, write_report
     from vision.images import output_folder
     from vision.reader import networks_from_files, read_image
 
     items = load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
     reviewed_items = None
     if args.label_review is not None:
-        from vision.label_review import load_label_review
+        from vision.lab.label_review import load_label_review
 
         review = load_label_review(args.label_review)
         reviewed_items = review.apply(items, args.dataset)  # a stale review is said now, before a photo is read
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     networks = networks_from_files(args.face_model, args.detector_model, args.pip_model)
     keep = None
     if args.fold is not None:
-        from vision.training.data import dev_fold
+        from vision.lab.training.data import dev_fold
 
         def keep(name: str) -> bool:
             return dev_fold(name) == args.fold
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({**doc, **extra}, indent=1))
     else:
         if args.fold is not None:
-            print(f"DEV fold {args.fold} only: {len(result.images)} photos (vision.training.data.dev_fold)")
+            print(f"DEV fold {args.fold} only: {len(result.images)} photos (vision.lab.training.data.dev_fold)")
         print(format_report(result))
         if reviewed is not None:
             counted = extra["reviewed_labels"]["changes_on_photos_read"]
@@ -121,14 +121,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_the_dev_set(dataset: Path) -> bool:
-    """Whether `dataset` is the DEV set (:data:`vision.evaluate.DEFAULT_DEV_DIR`).
+    """Whether `dataset` is the DEV set (:data:`vision.lab.evaluate.DEFAULT_DEV_DIR`).
 
     That folder beside the source checkout, or beside the working folder (an
     installed copy, run from the checkout as the README does). Never raises:
     a path that cannot be resolved (a working folder deleted under the
     process, where ``Path.cwd()`` raises FileNotFoundError) is not DEV.
     """
-    from vision.evaluate import DEFAULT_DEV_DIR
+    from vision.lab.evaluate import DEFAULT_DEV_DIR
 
     try:
         resolved = dataset.resolve()

@@ -72,7 +72,7 @@ def draw_die(
         Side of the image in px.
     box_side : float, optional
         Side of the die's bounding box in px; default ``size / (1.6 * 1.3)``,
-        so that the image is a context crop of :mod:`vision.training.data`.
+        so that the image is a context crop of :mod:`vision.lab.training.data`.
     offset : tuple of float, optional
         Shift of the die centre from the image centre, in units of `box_side`.
     style : {"ivory_dark", "ivory", "random"}, optional

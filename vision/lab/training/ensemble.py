@@ -19,8 +19,8 @@ are copied side by side (``OUT.onnx``, ``OUT_2.onnx``) and ``OUT.json`` gets a
 
 Usage::
 
-    python -m vision.training.ensemble OUT.onnx MEMBER.onnx MEMBER.onnx [...]
-    python -m vision.training.ensemble --consult-below 0.9 OUT.onnx FIRST.onnx SECOND.onnx
+    python -m vision.lab.training.ensemble OUT.onnx MEMBER.onnx MEMBER.onnx [...]
+    python -m vision.lab.training.ensemble --consult-below 0.9 OUT.onnx FIRST.onnx SECOND.onnx
 
 writes the merged model (or the cascade's two files) and ``OUT.json`` (the
 members' training records, the fixed probes answered by the combined reader,
@@ -95,7 +95,7 @@ def merge_face_readers(members: list[Path], out: Path) -> None:
     nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_weight"], ["logits"], name="ensemble_mean"))
     out_info = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", first.graph.output[0].type.tensor_type.shape.dim[1].dim_value])
     graph = helper.make_graph(nodes, "face_reader_ensemble", [first.graph.input[0]], [out_info], initializers)
-    merged = helper.make_model(graph, opset_imports=list(first.opset_import), producer_name="vision.training.ensemble")
+    merged = helper.make_model(graph, opset_imports=list(first.opset_import), producer_name="vision.lab.training.ensemble")
     merged.ir_version = first.ir_version
     onnx.checker.check_model(merged)
     onnx.save(merged, str(out))
@@ -147,7 +147,7 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
         The command that made the ensemble, recorded.
     dev_dir : Path or None
         A DEV folder to measure the combined reader's crop accuracy on
-        (:func:`vision.training.evaluate.evaluate`), or None.
+        (:func:`vision.lab.training.evaluate.evaluate`), or None.
     consult_below : float or None
         For a cascade (written by :func:`write_cascade`), the first network's
         top probability under which the second is consulted; None for a
@@ -170,14 +170,14 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     import json
 
     from vision.face import FaceReader
-    from vision.training.evaluate import face_probe_answers
+    from vision.lab.training.evaluate import face_probe_answers
 
     records = []
     for path in members:
         meta_path = path.with_suffix(".json")
         if not meta_path.is_file():
             raise FileNotFoundError(f"{meta_path}: a member's training record is missing; "
-                                    "merge models written by python -m vision.training.train_face")
+                                    "merge models written by python -m vision.lab.training.train_face")
         records.append(json.loads(meta_path.read_text(encoding="utf-8")))
     keep = ("crop_size", "crop_margin", "class_names", "preprocessing", "architecture", "training_data")
     meta: dict = {k: records[0][k] for k in keep if k in records[0]}
@@ -204,7 +204,7 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
         reader = FaceReader(out)
         meta["fixed_probes"] = face_probe_answers(reader)
         if dev_dir is not None and Path(dev_dir).is_dir():
-            from vision.training.evaluate import dev_crops, evaluate
+            from vision.lab.training.evaluate import dev_crops, evaluate
 
             meta["dev_metrics"] = evaluate(reader, dev_crops(Path(dev_dir)))
     except BaseException:
@@ -229,7 +229,7 @@ def _output_problem(members: list[Path], out: Path, cascade: bool, no_metadata: 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: merge the members into OUT, or write them as a cascade (and OUT.json); prints the size in bytes."""
-    p = argparse.ArgumentParser(prog="python -m vision.training.ensemble", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.ensemble", description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path, help="the ONNX model to write (a cascade also writes OUT_2.onnx beside it)")
     p.add_argument("members", type=Path, nargs="+", help="face-reader ONNX models trained alike (different seeds)")
     p.add_argument("--dev-dir", type=Path, default=None,
@@ -260,11 +260,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ensemble: error: {err}", file=sys.stderr)
         return 2
     if not args.no_metadata:
-        from vision.training.data import recorded_command
-        from vision.training.evaluate import DEFAULT_DEV_DIR
+        from vision.lab.training.data import recorded_command
+        from vision.lab.training.evaluate import DEFAULT_DEV_DIR
 
         try:
-            write_metadata(args.members, args.out, recorded_command("vision.training.ensemble", argv),
+            write_metadata(args.members, args.out, recorded_command("vision.lab.training.ensemble", argv),
                            args.dev_dir or DEFAULT_DEV_DIR, args.consult_below)
         except OSError as err:  # a missing training record, or the result does not load (FaceModelError)
             print(f"ensemble: error: {err}", file=sys.stderr)

@@ -3,19 +3,19 @@
 Usage::
 
     pip install -e .[train]          # torch==2.13.0, onnx
-    python -m vision.training.train_pips --out vision/models [--dev-train none|all|fold:K] [--epochs N] [--seed S]
+    python -m vision.lab.training.train_pips --out vision/models [--dev-train none|all|fold:K] [--epochs N] [--seed S]
 
 The pip finder is a small encoder-decoder (U-Net after Ronneberger et al.,
 "U-Net: Convolutional Networks for Biomedical Image Segmentation", MICCAI 2015,
 shrunk to three levels of 16-48 channels at half resolution) that maps a 64 px die crop to a 32 px map
-of "pip of the top face here". Targets (:mod:`vision.training.pip_data`): drawn
+of "pip of the top face here". Targets (:mod:`vision.lab.training.pip_data`): drawn
 dice with exact pips; domain-randomised renders (``--render-randomised N``,
 :func:`vision.render.render_randomised`: coloured pips, marbled and dark
 dice, surfaces, glare, tilt) with the renderer's own pip positions; and real
 photos (TRAIN set; DEV with ``--dev-train``) whose pips the classical layout
 check found for the labelled value (with ``--teacher``, also dice whose
 labelled layout an earlier pip finder's marks hold, by threshold or by pose
-search, :func:`vision.training.pip_data.fit_layout_on_map`). Loss:
+search, :func:`vision.lab.training.pip_data.fit_layout_on_map`). Loss:
 binary cross-entropy (pips weighted 3x) plus a soft Dice term. CPU only,
 ``torch.set_num_threads(2)``, seeded.
 
@@ -25,66 +25,15 @@ the held-out DEV dice: how often the map holds the true value's layout and
 how often it holds a wrong one).
 
 The packaged network is this float one quantised to 8-bit integers:
-``python -m vision.training.quantise OUT/pip_finder.onnx --out vision/models``
-(:mod:`vision.training.quantise`).
+``python -m vision.lab.training.quantise OUT/pip_finder.onnx --out vision/models``
+(:mod:`vision.lab.training.quantise`).
 
-It was trained before :func:`vision.training.pip_data.fit_layout_on_map`
-tried turns up to 180 degrees for 2, 3 and 6 (commit 3d4c7b3: 4 more DEV and
-17 more TRAIN dice get targets) and is not retrained for it. Held-out twins
-with the fix (the twins' command, teacher the float packaged network, both
-quantised) against those without, each with the same face twin, read DEV
-fold 0 447 right / 2 wrong against 445 / 2 (grey-free face twin: 451 / 1
-against 450 / 1) and fold 1 438 / 4 against 437 / 3 (the new wrong value a
-smoky 2 read 1 at 0.97). With the packaged face reader, the stress sets
-(seeds 0-2, ``--n 10``, 3207 dice) gave 3132 right / 3 wrong against
-3132 / 2 (leaning and cut dice given a value: 12 both ways). The held-out
-layout agreement moved from 0.937 to 0.943 true and 0.102 to 0.106 wrong
-(fold 0), 0.914 to 0.916 and 0.118 to 0.108 (fold 1). Within noise; retrain
-with it when the network changes anyway.
-
-A narrower network for speed, measured and not shipped: ``--widths 16 32
-48`` (the option's default; the packaged network was trained with ``24 48
-64``), 73 617 parameters against 150 137, the twins' command otherwise
-(teacher the float packaged network), quantised. In onnxruntime on one core a
-batch of 7 crops takes 3.1 against 7.0 ms; through the reader
-(``benchmarks/speed.py --models`` against the packaged pair, photo by photo
-in turn, a twin standing in for the packaged pip finder) the median DEV photo
-took 32.5 against 35.5 ms (0.91). Held out, with the face reader's fold
-twins, against the packaged recipe's twins (448 / 1 / 24 and 439 / 3 / 32,
-right / wrong / unknown):
-
-- 12 epochs: fold 0 447 / 1 / 25, fold 1 438 / 4 / 32; the stress sets of
-  seed 1 (``--n 20``, fold-1 face twin) 2178 right, 1 wrong, 8 leaning or
-  cut dice given a value, against 2182 / 1 / 9. Its training loss ended at
-  0.166-0.171 against 0.160.
-- 20 epochs: fold 0 450 / 1 / 22, fold 1 439 / 4 / 31: 889 right against 887
-  and 5 wrong against 4. The new wrong value is ``nell_IMG_20191208_112419``,
-  a smoky 1 with a pip of another face seen through it, read as a 2; the
-  packaged networks read it so in-sample too.
-
-Trained on all DEV at 20 epochs (teacher the float packaged network,
-``git show 194dda7:vision/models/pip_finder.onnx``; 32-37 s an epoch on
-2026-12-02, loss 0.161) and quantised, it was checked against the packaged
-pip finder with the packaged face reader and detector, and not shipped:
-
-- DEV in-sample: 899 right / 4 wrong / 44 unknown, 1 valued extra, against
-  899 / 5 / 43, 1 (silent 0.53 against 0.63 %; exact photos 125 against 126).
-- Stress sets, seed 0 ``--n 10``: 1089 right / 0 wrong / 27 unknown, 2
-  leaning or cut dice given a value, against 1090 / 1 / 25, 2; seed 1
-  ``--n 20``: 2177 / 3 / 41, 10 against 2180 / 3 / 38, 9 (marbled 2 more
-  right; wood 1, glare 2 and random 2 fewer).
-- Close-ups: single 277 against 279 of 300, tray in photo 179 against 180,
-  tiled 292 against 293; crops and kingpi tiles alike.
-- Speed on that day's machine (``benchmarks/speed.py --models``, photo by
-  photo in turn): median 17.2 against 18.0 ms (0.95), so both are well
-  inside 30 ms there.
-- The confidence map could not be refitted for it: the face reader's fold
-  twins were gone. Its held-out counts above (889 right of 894 values given,
-  0.994) sit at the map's 0.992, so a refit would have changed little.
-
-A few dice lost on every rendered set for 0.8 ms a photo: the packaged
-network stays. Worth another look on a slower machine (the Pi), where the
-pip finder's share of the time may count for more.
+The packaged network was trained with ``--widths 24 48 64`` (the option's
+default, ``16 32 48``, is half the parameters and 0.91 of the reader's time
+per photo, but lost a few dice on every rendered set) and before
+:func:`~vision.lab.training.pip_data.fit_layout_on_map` tried turns up to 180
+degrees; both measured, with the retraining advice, in ``docs/training.md``
+("Pip finder").
 """
 
 from __future__ import annotations
@@ -99,9 +48,9 @@ import torch
 from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
-from vision.training.augment import add_augment_options, augment, augment_options, augment_record
-from vision.training.half_weights import store_half_weights
-from vision.training.data import (
+from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record
+from vision.lab.training.half_weights import store_half_weights
+from vision.lab.training.data import (
     CONTEXT_SIZE,
     DEFAULT_CACHE_DIR,
     DEFAULT_DEV_DIR,
@@ -111,7 +60,7 @@ from vision.training.data import (
     load_cache,
     recorded_command,
 )
-from vision.training.pip_data import label_real, pip_target, synth_with_pips
+from vision.lab.training.pip_data import label_real, pip_target, synth_with_pips
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -179,7 +128,7 @@ def train(args: argparse.Namespace) -> dict:
     dev, dev_y, dev_train = _dev_samples(args)
     dkeep, dev_pips = label_real(dev[dev_train], dev_y[dev_train], finder)
     syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
-    from vision.training.render_data import cached_render_samples
+    from vision.lab.training.render_data import cached_render_samples
 
     ren, _, ren_pips = cached_render_samples(args.render_randomised, args.seed + 1, args.cache_dir,
                                              randomised=True, with_pips=True)
@@ -233,11 +182,11 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
     """Write ONNX to `out`; return the max abs difference of cv2.dnn against torch on a few crops.
 
     With `half_weights` the weights are stored as float16
-    (:func:`vision.training.half_weights.store_half_weights`) before the difference is measured.
+    (:func:`vision.lab.training.half_weights.store_half_weights`) before the difference is measured.
     """
     import cv2
 
-    from vision.training.augment import centre_crop
+    from vision.lab.training.augment import centre_crop
 
     wrapped = _WithSigmoid(model).eval()
     torch.onnx.export(wrapped, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
@@ -256,7 +205,7 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
     """Layout agreement of the exported pip finder on DEV dice it was not trained on (all dice when none held out)."""
     from vision.pips import PipFinder
-    from vision.training.evaluate import dev_crops
+    from vision.lab.training.evaluate import dev_crops
 
     finder = PipFinder(onnx_path)
     data = dev_crops(args.dev_dir)
@@ -282,7 +231,7 @@ def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.training.train_pips", description="Train the pip finder and export ONNX.")
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.train_pips", description="Train the pip finder and export ONNX.")
     p.add_argument("--out", type=Path, required=True, help="folder for pip_finder.onnx and pip_finder.json")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
@@ -319,24 +268,24 @@ def main(argv: list[str] | None = None) -> int:
         "training_data": {
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
                          "(pips = those blobs); negatives with no pips",
-            "drawn": f"vision.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
+            "drawn": f"vision.lab.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
             "rendered": f"vision.render.render_randomised images with the renderer's pip positions: {args.render_randomised}",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
             "teacher": (f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
                         if args.teacher else "none"),
             "counts": res["counts"],
         },
-        "command": recorded_command("vision.training.train_pips", argv),
+        "command": recorded_command("vision.lab.training.train_pips", argv),
         "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                      **augment_record(args),
                      "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
                      "train_seconds": round(res["train_s"], 1), "history": res["history"]},
         "export_max_abs_diff_cv2_vs_torch": diff,
-        "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
+        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)" if args.half_weights
                            else "float32",
     }
     from vision.pips import PipFinder
-    from vision.training.evaluate import pip_probe_answers
+    from vision.lab.training.evaluate import pip_probe_answers
 
     meta["fixed_probes"] = pip_probe_answers(PipFinder(onnx_path))
     print("fixed probes: " + ", ".join(f"{n} {v['layouts']}" for n, v in meta["fixed_probes"].items()), flush=True)

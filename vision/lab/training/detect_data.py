@@ -18,7 +18,7 @@ die looks, glare, tilt, blur, noise, JPEG, touching, leaning and cut dice),
 each die boxed by the renderer (a leaning die or one cut by the border is
 still a die to find; the reader, not the detector, refuses to value it).
 
-Run as ``python -m vision.training.detect_data --out /tmp/det_cache.npz [--renders N]
+Run as ``python -m vision.lab.training.detect_data --out /tmp/det_cache.npz [--renders N]
 [--clutter-share S] [--close-up-share S]``.
 """
 
@@ -31,7 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.training.data import save_npz_atomically
+from vision.lab.training.data import save_npz_atomically
 
 #: Long side, in pixels, of the cached photos.
 CACHE_LONG_SIDE: int = 512

@@ -4,7 +4,7 @@ The pip finder (:mod:`vision.pips`) marks the pips of a die's top face on a
 crop; the reader then fits the pip layouts to those marks, an opinion
 independent of the face reader's class. Its targets come from two places:
 
-- **Drawn dice** (:func:`vision.training.synth.draw_die` with ``return_pips``):
+- **Drawn dice** (:func:`vision.lab.training.synth.draw_die` with ``return_pips``):
   exact pip positions on any die colour, marbled bodies, chromatic pips, side
   faces and neighbours.
 - **Real photos** (the TRAIN set, and DEV photos with ``--dev-train``): the
@@ -28,8 +28,8 @@ import math
 import numpy as np
 
 from vision.face import CROP_SIZE, DEFAULT_MARGIN
-from vision.training.augment import centre_crop
-from vision.training.data import CONTEXT_FACTOR
+from vision.lab.training.augment import centre_crop
+from vision.lab.training.data import CONTEXT_FACTOR
 
 
 def pseudo_pips(crop: np.ndarray, value: int, margin: float = DEFAULT_MARGIN) -> np.ndarray | None:
@@ -205,7 +205,7 @@ def context_pips(ctx: np.ndarray, value: int, finder=None) -> np.ndarray | None:
     Parameters
     ----------
     ctx : ndarray of shape (C, C, 3), dtype uint8
-        Context crop (:mod:`vision.training.data`).
+        Context crop (:mod:`vision.lab.training.data`).
     value : int
         Label 0..6; 0 (no die) gives an empty array.
 
@@ -269,7 +269,7 @@ def synth_with_pips(n_per_class: int, seed: int, size: int) -> tuple[np.ndarray,
     pips : list of ndarrays of shape (K, 3)
         Pips of the centred die in px of the crop (empty for the no-die crops).
     """
-    from vision.training.synth import draw_die
+    from vision.lab.training.synth import draw_die
 
     rng = np.random.default_rng(seed)
     crops, pips = [], []

@@ -9,7 +9,7 @@ readable face", or confidence below the threshold). Background crops (random
 squares with IoU < 0.1 against every die box) measure how often a detector's
 false positive would be read as a face.
 
-Run: ``python -m vision.training.evaluate [--dev ../shared/dice-images/dev] [--model PATH] [--rotations 4]``.
+Run: ``python -m vision.lab.training.evaluate [--dev ../shared/dice-images/dev] [--model PATH] [--rotations 4]``.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ import cv2
 import numpy as np
 
 from vision.face import FaceReader, crop_die
-from vision.training.data import DEFAULT_DEV_DIR, iou
+from vision.lab.training.data import DEFAULT_DEV_DIR, iou
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 
 def face_probe_answers(reader) -> dict[str, dict]:
-    """A face reader's answers on :func:`vision.training.synth.fixed_probe_crops`, as the models' JSON records them.
+    """A face reader's answers on :func:`vision.lab.training.synth.fixed_probe_crops`, as the models' JSON records them.
 
     Parameters
     ----------
@@ -39,14 +39,14 @@ def face_probe_answers(reader) -> dict[str, dict]:
     dict
         Probe name -> ``{"top": class 0-6, "prob": its probability, 4 decimals}``.
     """
-    from vision.training.synth import fixed_probe_crops
+    from vision.lab.training.synth import fixed_probe_crops
 
     crops, names = fixed_probe_crops()
     return {n: {"top": int(p.argmax()), "prob": round(float(p.max()), 4)} for n, p in zip(names, reader.predict(crops))}
 
 
 def pip_probe_answers(finder) -> dict[str, dict]:
-    """A pip finder's answers on :func:`vision.training.synth.fixed_probe_crops`, as the models' JSON records them.
+    """A pip finder's answers on :func:`vision.lab.training.synth.fixed_probe_crops`, as the models' JSON records them.
 
     Parameters
     ----------
@@ -62,7 +62,7 @@ def pip_probe_answers(finder) -> dict[str, dict]:
     """
     from vision.face import DEFAULT_MARGIN
     from vision.pips import layouts_on_map
-    from vision.training.synth import fixed_probe_crops
+    from vision.lab.training.synth import fixed_probe_crops
 
     crops, names = fixed_probe_crops()
     return {n: {"layouts": sorted(layouts_on_map(m, DEFAULT_MARGIN)), "pip_pixels": int((m >= 0.5).sum())}

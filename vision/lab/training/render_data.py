@@ -2,7 +2,7 @@
 
 Each rendered tray image gives one context crop per die (label = its value)
 and a few class-0 crops: background squares with IoU < 0.1 against every die
-box and squares half off a die (same rules as :mod:`vision.training.data`).
+box and squares half off a die (same rules as :mod:`vision.lab.training.data`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.render import PIP_LAYOUTS, STYLES, Conditions, RenderedDie, Unreadable, render_randomised, render_tray
 from vision.render._die import PIP_OFFSET
-from vision.training.data import (
+from vision.lab.training.data import (
     CONTEXT_SIZE,
     _far_from_dice,
     context_px,

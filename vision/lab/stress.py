@@ -2,7 +2,7 @@
 
 Each condition's set is ``n`` images of five dice (values and seeds drawn from
 one seed), read with a reader (default :func:`vision.reader.read_image`) and
-scored against the renderer's truth with :func:`vision.evaluate.match_dice`.
+scored against the renderer's truth with :func:`vision.lab.evaluate.match_dice`.
 
 Scoring per die: a *readable* die (lying flat, whole in the picture) is right,
 wrong (a value given and wrong: a silent error), unknown or missed. An
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.evaluate import match_dice
+from vision.lab.evaluate import match_dice
 from vision.reading import ImageReading
 from vision.render import RenderedTray, Unreadable, render_randomised
 

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m vision.training.fit_confidence \\
+    python -m vision.lab.training.fit_confidence \\
         --twin 0 FOLD0/face_reader.onnx FOLD0/pip_finder.onnx \\
         --twin 1 FOLD1/face_reader.onnx FOLD1/pip_finder.onnx --out vision/models/reader_confidence.json
 
@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from vision.confidence import fit_isotonic
-from vision.training.data import DEFAULT_DEV_DIR, DEV_FOLDS, dev_fold, recorded_command
+from vision.lab.training.data import DEFAULT_DEV_DIR, DEV_FOLDS, dev_fold, recorded_command
 
 
 def _twin(text: list[str]) -> tuple[int, Path, Path]:
@@ -54,7 +54,7 @@ MIN_BLOCK = 100
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.training.fit_confidence", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.fit_confidence", description=__doc__.split("\n\n")[0])
     p.add_argument("--twin", nargs=3, action="append", required=True, metavar=("K", "FACE_ONNX", "PIPS_ONNX"),
                    help="a DEV fold and the face reader and pip finder trained without it (repeat for each fold)")
     p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     import cv2
 
     from vision.errors import VisionError
-    from vision.evaluate import evaluate
+    from vision.lab.evaluate import evaluate
     from vision.reader import VALUE_THRESHOLD, networks_from_files, read_image
 
     cv2.setNumThreads(1)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         "method": "isotonic regression (pool-adjacent-violators), blocks of at least "
                   f"{args.min_block} values, each Laplace-smoothed (+1 right, +1 wrong)",
         "value_threshold": VALUE_THRESHOLD,
-        "command": recorded_command("vision.training.fit_confidence", argv),
+        "command": recorded_command("vision.lab.training.fit_confidence", argv),
     }
     args.out.write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(out, indent=1))

@@ -18,105 +18,33 @@ import argparse
 import cv2
 import numpy as np
 
-from vision.camera_changes import in_linear_light
 from vision.face import CROP_SIZE
 from vision.images import jpeg_roundtrip
-from vision.training.data import CONTEXT_FACTOR
+from vision.lab.camera_changes import in_linear_light
+from vision.lab.training.data import CONTEXT_FACTOR
 
 #: Default probability of a grey crop in :func:`augment` (grey photos, such as
 #: most of the TRAIN set's Rune55 ones, exist; note that red pips on dark
 #: translucent dice have about the body's luminance and vanish in grey).
-#:
-#: 0 against 0.2, measured on DEV fold 0 held out (a clean A/B: face twins
-#: trained with the ship command plus ``--dev-train fold:0``, one with
-#: ``--grayscale-prob 0``; the same pip twin, grey 0.2, for both; training is
-#: deterministic: the fold-0 pip twin came out bit for bit as at stop 18):
-#:
-#: - colour photos: 0 gave 450 right / 1 wrong (a label error) / 22 unknown of
-#:   473; 0.2 gave 445 / 2 / 26, its second wrong value a smoky 4 with red pips
-#:   read 2 at 0.97 (``nell_IMG_20191209_095923``). Held-out crop accuracy
-#:   0.981 for both: the grey-free network is surer, not more often right.
-#: - the same photos turned grey: 0 gave 411 / 2 / 60; 0.2 gave 420 / 1 / 52.
-#: - with a grey-free pip twin as well: 452 / 1 / 20 in colour, 413 / 3 / 57 grey.
-#: - rendered stress sets (seeds 0-2, ``--n 10``, 3207 dice, float fold-0 twins,
-#:   ``benchmarks/stress_sets.py --face-model ... --pip-model ...``): 0 gave
-#:   3134 right / 12 silent, 0.2 gave 3132 / 13 (marbled dice +5, coloured
-#:   pips -3): no difference.
-#:
-#: DEV fold 1 held out, the same way (face twins ``--dev-train fold:1`` at each
-#: value, quantised like the shipped ones; the fold-1 pip twin, grey 0.2):
-#:
-#: - colour photos: 0 gave 438 right / 4 wrong / 32 unknown of 474 (plus one
-#:   valued extra, the unlabelled teal 3, as for 0.2); 0.2 gave 437 / 3 / 34.
-#:   The new wrong value is a true silent error: a blurred smoky 6 with red pips,
-#:   read 1 at 0.97 (``nell_IMG_20191209_095859``). Held-out crop accuracy 0.962
-#:   and 0.960.
-#: - the same photos turned grey: 0 gave 408 / 4 / 62; 0.2 gave 411 / 3 / 60.
-#:
-#: Both folds (947 dice): colour 888 / 5 wrong at 0, 882 / 5 at 0.2 (+0.6 %);
-#: grey 819 / 6 at 0, 831 / 4 at 0.2. The colour gain is one fold's, the other
-#: fold trades one die for one silent error, and grey photos (other cameras,
-#: the unseen acceptance sources) lose on both: kept at 0.2.
+#: Kept at 0.2: against 0, held-out DEV photos turned grey read 831 right / 4
+#: wrong against 819 / 6, colour photos 882 / 5 against 888 / 5 (A/B of
+#: 2026-12-01 in ``docs/training.md``).
 GRAYSCALE_PROB = 0.2
 
 #: Default probability of a specular streak on a training crop
 #: (:func:`add_specular_streak`; ``--streak-prob``). The shipped face reader
-#: (v8) was trained with ``--streak-prob 0.25``, named in its recorded command,
-#: and its confidence map fitted on the 0.25 twins below; the shipped pip finder
-#: without streaks. The default stays 0 so that the pip finder's recorded command
-#: still reproduces it.
-#:
-#: 0.25 against 0, held out (face twins trained with the ship command plus
-#: ``--dev-train fold:K`` and ``--streak-prob 0.25``, from a frozen copy of
-#: c149268; the baselines are the fold twins of face reader v7; quantised
-#: like the shipped ones; each fold's baseline pip twin):
-#:
-#: - DEV colour, right / wrong: fold 0 448 / 1 against 445 / 2; fold 1 439 / 3
-#:   against 437 / 3 (the same wrong values). Both folds 887 / 4 against 882 / 5.
-#:   The wrong value it drops is a true silent error, a smoky 4 with red pips
-#:   read 2 at 0.97 (``nell_IMG_20191209_095923``); the ones left are label errors.
-#:   With the pip twins that have the 180-degree fit fix: 449 / 1 and 441 / 3
-#:   against 447 / 2 and 438 / 4.
-#: - held-out crop accuracy (top class, float networks): fold 0 0.977 against
-#:   0.981, fold 1 0.966 against 0.960.
-#: - the same photos turned grey: 832 / 7 against 829 / 4 (fold 1's two new
-#:   wrong values are red-pip dice whose pips vanish in grey, read 1 from a dark
-#:   spot or a white mark).
-#: - rendered stress sets (seeds 0-2, ``--n 10``, 3207 dice): fold-1 twins 3143
-#:   right / 10 silent against 3135 / 14 (marbled +10), fold-0 twins 3138 / 12
-#:   against 3132 / 13.
-#: - the streaked dice that motivated it (the black and purple 4s) are still
-#:   unknown.
-#:
-#: The pip finder, 0.25 against 0 (pip twins with the 180-degree fit fix,
-#: teacher the float v3 pip finder, from a frozen copy of 1d0c66f; read with the
-#: 0.25 face twins): DEV fold 0 450 / 1 against 449 / 1, fold 1 442 / 4 against
-#: 441 / 3. Fold 1's extra wrong value is real, a smoky 5 read 2
-#: (``nell_IMG_20191209_095919``), so the shipped pip finder stays without
-#: streaks.
+#: (v8) was trained with ``--streak-prob 0.25`` (held-out DEV 887 right / 4
+#: wrong against 882 / 5), named in its recorded command; the shipped pip
+#: finder without (one more true silent error with it). The default stays 0 so
+#: that the pip finder's recorded command still reproduces it. Measurements:
+#: ``docs/training.md``.
 STREAK_PROB = 0.0
 
 #: Default probability of a poor camera's look on a training crop
 #: (:func:`add_camera_degradation`; ``--degrade-prob``). 0: the shipped
 #: networks were trained without it, and their recorded commands reproduce
-#: them.
-#:
-#: 0.3 against 0, held out (face twins trained with v8's command plus
-#: ``--dev-train fold:1``, seed 0, one with ``--degrade-prob 0.3``: every
-#: other draw the same; quantised; read with the packaged detector and pip
-#: finder and the mirrored view, 2026-12-02):
-#:
-#: - DEV fold 1 as photographed: 437 right / 4 wrong / 33 unknown against 438
-#:   / 4 / 32; over its four quarter turns 1738 / 18 / 140 against 1750 / 18 /
-#:   128.
-#: - ``benchmarks/camera_changes.py --fold 1`` (14 changes, 6636 dice): 5988
-#:   right / 74 silent against 6019 / 78: a few silent errors fewer under
-#:   noise, low light and defocus, for 31 right values.
-#: - stress sets seed 1 ``--n 10``: 1093 / 1 / 16 against 1098 / 0 / 12;
-#:   close-ups single 278 / 2 wrong against 277 / 1, tiled 287 against 289.
-#: - held-out crop accuracy at the last epoch 0.960 against 0.973.
-#:
-#: Fewer right everywhere, silent errors about the same: not used.
+#: them; 0.3 read fewer dice right everywhere with about the same silent
+#: errors (held-out DEV fold 1 437 / 4 against 438 / 4; ``docs/training.md``).
 DEGRADE_PROB = 0.0
 
 
@@ -237,7 +165,7 @@ def add_camera_degradation(crop: np.ndarray, rng: np.random.Generator) -> np.nda
     with probability one half (at least one, always), in the order a camera
     makes them: dim light (linear light times 0.15-0.5), defocus (Gaussian blur,
     sigma 0.6-1.8 px), sensor noise (Gaussian, sigma 5-18 grey levels) and JPEG
-    (quality 15-50). These are :mod:`vision.camera_changes`' ``low_light``,
+    (quality 15-50). These are :mod:`vision.lab.camera_changes`' ``low_light``,
     ``defocus``, ``noise`` and ``jpeg`` at random strengths up to and past
     theirs. A die still readable after them teaches the reader to read it; one
     that is not teaches it to be unsure rather than guess.

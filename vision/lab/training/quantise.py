@@ -3,8 +3,8 @@
 Usage::
 
     pip install -e .[train]          # onnx, needed by onnxruntime.quantization
-    python -m vision.training.quantise FOLDER/face_reader.onnx --out vision/models
-    python -m vision.training.quantise FOLDER/pip_finder.onnx --out vision/models
+    python -m vision.lab.training.quantise FOLDER/face_reader.onnx --out vision/models
+    python -m vision.lab.training.quantise FOLDER/pip_finder.onnx --out vision/models
 
 Static post-training quantisation (Jacob et al., "Quantization and Training of
 Neural Networks for Efficient Integer-Arithmetic-Only Inference", CVPR 2018),
@@ -31,22 +31,11 @@ on other TRAIN crops (not the calibration ones) and records it in the JSON
 beside the model (``"quantisation"``), with the float model's SHA-256 and size
 and the fixed probes' answers re-recorded from the quantised network.
 
-Measured on this project's machine (one core, onnxruntime 1.32, a batch of
-six crops): face reader 10.2 -> 8.4 ms, pip finder 6.0 -> 4.2 ms. Through the
-reader (``benchmarks/speed.py --against FLOAT_DIR``, the two pairs timed photo
-by photo in turn, best of 3) the median DEV photo took 26.2-26.9 ms against
-30.4-31.2 ms (0.85-0.87), and 37.0 against 41.8 ms (0.89) while the shared
-machine was busier; the die detector, the resizing and the layout checks take
-the rest.
-The files shrink from 4.4 MB to 1.2 MB. On DEV the readings changed for two
-dice (read right where they were unknown), none for the worse.
-
-The die detector stays float. Quantised the same way (its first convolution
-and its head float, 128 TRAIN photos at 384 px setting the ranges) it took
-6.5 ms at 384 px against 6.7 ms float (onnxruntime's per-node profile, one
-core, this machine's AVX2 CPU): each int8 convolution is about a third
-faster, but the quantising, reordering and integer resizing between them
-take back nearly all of it at this network's few channels.
+Through the reader the median DEV photo takes 0.85-0.87 of the float
+networks' time (``benchmarks/speed.py --against FLOAT_DIR``) and the files
+shrink from 4.4 MB to 1.2 MB. The die detector stays float: quantised the
+same way it took 6.5 against 6.7 ms. The measurements, dated, are in
+``docs/training.md`` ("Quantising").
 
 Nothing here runs when dice are read; the quantised model is loaded like any other.
 """
@@ -136,7 +125,7 @@ def training_record(model: Path) -> dict:
     meta_path = model.with_suffix(".json")
     if not model.is_file() or not meta_path.is_file():
         raise FileNotFoundError(f"{model} or its training record {meta_path.name} is missing: "
-                                "quantise the output folder of vision.training.train_face or train_pips")
+                                "quantise the output folder of vision.lab.training.train_face or train_pips")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     kind = meta.get("model")
     if kind not in KINDS:
@@ -157,7 +146,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
     ----------
     model : Path
         A float ``face_reader.onnx`` or ``pip_finder.onnx`` with its JSON beside
-        it (as :mod:`vision.training.train_face` and :mod:`vision.training.train_pips` write them).
+        it (as :mod:`vision.lab.training.train_face` and :mod:`vision.lab.training.train_pips` write them).
     out_dir : Path
         Folder for the quantised model, under the same file name, and its JSON
         (may be the model's own folder: the float model is then replaced).
@@ -183,7 +172,7 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
                                           quantize_static)
 
     from vision.face import preprocess
-    from vision.training.evaluate import face_probe_answers, pip_probe_answers
+    from vision.lab.training.evaluate import face_probe_answers, pip_probe_answers
 
     model = Path(model)
     meta = training_record(model)
@@ -260,15 +249,15 @@ def train_crops(n: int, seed: int, cache_dir: Path | None = None,
     Returns
     -------
     ndarray of shape (n, 64, 64, 3), dtype uint8
-        Nominal crops (:func:`vision.training.augment.centre_crop` of the context crops).
+        Nominal crops (:func:`vision.lab.training.augment.centre_crop` of the context crops).
 
     Raises
     ------
     FileNotFoundError
         If the TRAIN set is absent (the cache is built from it on first use).
     """
-    from vision.training.augment import centre_crop
-    from vision.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, load_cache
+    from vision.lab.training.augment import centre_crop
+    from vision.lab.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, load_cache
 
     train_dir = Path(train_dir or DEFAULT_TRAIN_DIR)
     if not (train_dir / "labels.json").is_file():
@@ -280,9 +269,9 @@ def train_crops(n: int, seed: int, cache_dir: Path | None = None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, recorded_command
+    from vision.lab.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, recorded_command
 
-    p = argparse.ArgumentParser(prog="python -m vision.training.quantise",
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.quantise",
                                 description="Quantise a trained face reader or pip finder to int8 (see module docs).")
     p.add_argument("model", type=Path, help="a float face_reader.onnx or pip_finder.onnx, with its JSON beside it")
     p.add_argument("--out", type=Path, required=True, help="folder for the quantised model and its JSON")
@@ -298,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{args.check} others check the result", flush=True)
         crops = train_crops(args.calibration + args.check, args.seed, args.cache_dir, args.train_dir)
         meta = quantise(args.model, args.out, crops[:args.calibration], crops[args.calibration:],
-                        command=recorded_command("vision.training.quantise", argv))
+                        command=recorded_command("vision.lab.training.quantise", argv))
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

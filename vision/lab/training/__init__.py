@@ -1,4 +1,4 @@
-"""Training of the learned parts of ``vision`` (face reader, die detector).
+"""Training of the learned parts of ``vision`` (face reader, pip finder, die detector).
 
 Nothing here is imported at run time: the product only loads the exported ONNX
 models. The ``train_*`` modules need the ``train`` extra

@@ -11,7 +11,7 @@ changes a face reader's logits by about 1e-3; the caller measures the change
 
 Usage::
 
-    python -m vision.training.half_weights vision/models/face_reader.onnx [OUT.onnx]
+    python -m vision.lab.training.half_weights vision/models/face_reader.onnx [OUT.onnx]
 
 Needs the ``train`` extra (``onnx``); nothing here runs when dice are read.
 """
@@ -79,7 +79,7 @@ def store_half_weights(src: Path, dst: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: convert a model in place or to a new file; prints sizes in bytes."""
-    p = argparse.ArgumentParser(prog="python -m vision.training.half_weights", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.half_weights", description=__doc__.splitlines()[0])
     p.add_argument("model", type=Path, help="ONNX model to convert")
     p.add_argument("out", type=Path, nargs="?", help="where to write it (default: in place)")
     args = p.parse_args(argv)

@@ -24,7 +24,7 @@ Every sample is stored as a *context crop*: a square of
 ``CONTEXT_FACTOR`` times the nominal crop side (the side :func:`vision.face.crop_die`
 would use), resized to ``CONTEXT_SIZE`` px, so that the training augmentation
 can rotate, scale and shift it and then take the nominal crop from the middle
-(see :mod:`vision.training.augment`).
+(see :mod:`vision.lab.training.augment`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluate import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 from vision.face import DEFAULT_MARGIN, _crop_square
+from vision.lab.dataset import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 
 #: Context crops cover this many times the nominal crop side.
 CONTEXT_FACTOR: float = 1.6
@@ -53,7 +53,7 @@ FACE_TO_DIE: float = 1.1
 #: A negative's centre is at least this many die sides from every die centre.
 NEG_CENTRE_GAP: float = 0.6
 
-DEFAULT_TRAIN_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "dice-images" / "train"
+DEFAULT_TRAIN_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "dice-images" / "train"
 
 #: The DEV set is split into this many folds by image (:func:`dev_fold`) so that
 #: a model trained on some folds can be measured on the others.
@@ -300,7 +300,7 @@ def recorded_command(module: str, argv: list[str] | None) -> str:
     Parameters
     ----------
     module : str
-        The trainer's module, e.g. ``"vision.training.train_face"``.
+        The trainer's module, e.g. ``"vision.lab.training.train_face"``.
     argv : list of str or None
         The arguments given to its ``main``; None means the process's own (``sys.argv[1:]``).
 

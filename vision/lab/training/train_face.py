@@ -3,17 +3,17 @@
 Usage::
 
     pip install -e .[train]          # torch==2.13.0, onnx
-    python -m vision.training.train_face --out vision/models [--epochs N] [--seed S]
+    python -m vision.lab.training.train_face --out vision/models [--epochs N] [--seed S]
 
 Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
 
 - ``../shared/dice-images/train`` (Rune55 and matteop65 photos, see
-  :mod:`vision.training.data`): whole-die boxes as they are, matteop65
+  :mod:`vision.lab.training.data`): whole-die boxes as they are, matteop65
   pip-pattern boxes widened to die boxes, Rune55 single-face boxes skipped by
   default (less reliable values; ``--face-boxes`` adds them); negatives
   (class 0) cut from the same photos: background squares, squares between two
   dice, squares half off a die.
-- Procedurally drawn dice (:mod:`vision.training.synth`): ``--synth`` per class
+- Procedurally drawn dice (:mod:`vision.lab.training.synth`): ``--synth`` per class
   (default 500) plus as many class-0 drawings (dice far off centre, blank faces).
 - Synthetic tray images from :mod:`vision.render` when it is importable and
   ``--render N`` > 0 (default 300 images; each die box becomes a sample,
@@ -23,54 +23,37 @@ Training data (the TRAIN set; the DEV set too with ``--dev-train``, see below):
   :func:`vision.render.render_randomised`: every look including coloured pips,
   surfaces, glare, tilt, blur, noise, JPEG; leaning dice as class 0), and
   ``--render-leaning N`` more of them with a die leaning on a wall or another
-  die in each (default 0; at random only one image in ten has one). Measured
-  with a fold-1 twin (v8's command plus ``--render-leaning 600``, against v8's
-  fold-1 twin): rendered leaning dice given a value 29 of 120 against 35
-  (stress set ``leaning``, seeds 1-3, ``--n 40``), but held-out DEV fold 1 read
-  433 right against 439 (6 more unknown, no more wrong) and the DEV close-ups
-  273 of 300 against 277: a reader taught that tilted dice are not a face
-  refuses more real dice seen at an angle. Not used for the shipped reader.
+  die in each (default 0; at random only one image in ten has one). Not used
+  for the shipped reader: with 600 of them a fold-1 twin read 433 held-out
+  DEV dice right against 439 (``docs/training.md``, "Face reader").
 
 - ``--leave-out-train NOTES``: the TRAIN photos whose ``notes`` begin with
   NOTES are left out (their dice and negatives; every other sample exactly as
-  cut). Measured on 2026-12-02 with ``'Rune55 grayscale copy'`` (the 108 grey
-  copies of nell tray photos, 1377 samples, where smoky dice's red pips
-  vanish) against the shipped recipe, both fold-1 twins (v8's command with
-  ``--dev-train fold:1``), quantised, read with the packaged detector and pip
-  finder: held-out DEV fold 1 440 right / 4 wrong / 30 unknown against 439 /
-  3 / 32 (the new wrong value is the smoky 1 of ``nell_IMG_20191208_112419``
-  read 2, the reader's one true silent error in-sample; the other three are
-  label errors); stress sets seed 1 ``--n 10`` 1093 right / 1 wrong / 16
-  unknown against 1098 / 0 / 12 (leaning dice given a value 5 against 7);
-  DEV close-ups single 278 / 1 wrong against 276 / 2, tiled 289 against 288.
-  No better: the grey copies stay in. For scale, the same recipe from
-  ``--seed 1`` (which also redraws the drawn, rendered and negative crops)
-  read fold 1 437 / 4 / 33, the stress sets 1100 / 1 / 9 and the close-ups
-  single 277 / 1, tiled 291: two seeds of one recipe differ by 2-5 dice on
-  each check, as much as this option and the others measured with one
-  twin per side. A change must beat that to count.
+  cut), to measure what one TRAIN sub-source adds. Two seeds of one recipe
+  differ by 2-5 dice on each check, so a change must beat that to count
+  (measurements in ``docs/training.md``).
 
 - ``--dev-train all|fold:K``: the DEV photos' dice and negatives, cut the same
   way, each repeated ``--dev-weight`` times per epoch. ``fold:K`` leaves out
-  the photos of fold K (:func:`vision.training.data.dev_fold`) and measures
+  the photos of fold K (:func:`vision.lab.training.data.dev_fold`) and measures
   on them, which gives an honest DEV number for a model trained on DEV.
 
 Crops are cut once into a cache under ``/tmp/dicetable_face_cache`` (never in
 the repository). Every epoch draws fresh augmentations
-(:mod:`vision.training.augment`). CPU only, ``torch.set_num_threads(2)``;
+(:mod:`vision.lab.training.augment`). CPU only, ``torch.set_num_threads(2)``;
 the run is seeded (numpy and torch), so the same seed gives the same model on
 the same machine.
 
 Outputs in ``--out``: ``face_reader.onnx`` (logits; :class:`vision.face.FaceReader`
 applies the softmax) and ``face_reader.json`` (crop size, class names,
 preprocessing, data counts, training settings and time, DEV metrics from
-:mod:`vision.training.evaluate`, and the top classes on fixed drawn crops
+:mod:`vision.lab.training.evaluate`, and the top classes on fixed drawn crops
 that the tests check). The export is checked: ``cv2.dnn`` must give the same
 logits as torch on a few crops (max abs difference printed).
 
 The packaged network is this float one quantised to 8-bit integers:
-``python -m vision.training.quantise OUT/face_reader.onnx --out vision/models``
-(:mod:`vision.training.quantise`).
+``python -m vision.lab.training.quantise OUT/face_reader.onnx --out vision/models``
+(:mod:`vision.lab.training.quantise`).
 """
 
 from __future__ import annotations
@@ -86,10 +69,10 @@ import torch
 from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
-from vision.training import synth
-from vision.training.augment import add_augment_options, augment, augment_options, augment_record, centre_crop
-from vision.training.half_weights import store_half_weights
-from vision.training.data import (
+from vision.lab.training import synth
+from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record, centre_crop
+from vision.lab.training.half_weights import store_half_weights
+from vision.lab.training.data import (
     CONTEXT_FACTOR,
     CONTEXT_SIZE,
     DEFAULT_CACHE_DIR,
@@ -129,7 +112,7 @@ class FaceNet(nn.Module):
 
 
 def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Drawn context crops (:func:`vision.training.synth.synth_set`), cached in `cache_dir`."""
+    """Drawn context crops (:func:`vision.lab.training.synth.synth_set`), cached in `cache_dir`."""
     path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{source_hash(synth.__file__)}.npz"
     if path.is_file():
         z = np.load(path)
@@ -145,7 +128,7 @@ def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarra
 def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False,
                  leaning: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones,
-    with a leaning die in each when `leaning`), cached (:func:`vision.training.render_data.cached_render_samples`).
+    with a leaning die in each when `leaning`), cached (:func:`vision.lab.training.render_data.cached_render_samples`).
 
     Returns
     -------
@@ -154,7 +137,7 @@ def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool 
     labels : ndarray of shape (N,), dtype int64
         0 (not a readable face: background, half off a die, a leaning die) or the face value 1-6.
     """
-    from vision.training.render_data import cached_render_samples
+    from vision.lab.training.render_data import cached_render_samples
 
     crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised, leaning=leaning)
     return crops, labels
@@ -164,8 +147,8 @@ def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray
     """Context crops of the DEV photos to train on (``--dev-train``), and the held-out fold.
 
     ``none``: no DEV crops. ``all``: every DEV photo (positives and negatives,
-    cut as in :func:`vision.training.data.build_samples`). ``fold:K``: the
-    photos outside fold K (:func:`vision.training.data.dev_fold`), so that
+    cut as in :func:`vision.lab.training.data.build_samples`). ``fold:K``: the
+    photos outside fold K (:func:`vision.lab.training.data.dev_fold`), so that
     fold K measures the model honestly.
 
     Returns
@@ -180,7 +163,7 @@ def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray
     ValueError
         If ``--dev-train`` is not ``none``, ``all`` or ``fold:K``.
     """
-    from vision.training.data import build_samples, dev_train_selection
+    from vision.lab.training.data import build_samples, dev_train_selection
 
     mode = args.dev_train
     if mode == "none":
@@ -229,11 +212,11 @@ def train(args: argparse.Namespace) -> dict:
     loss_fn = nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     dev = None
     if args.dev_dir is not None and Path(args.dev_dir).is_dir():
-        from vision.training.evaluate import dev_crops
+        from vision.lab.training.evaluate import dev_crops
 
         dev = dev_crops(args.dev_dir)
         if held_out is not None:  # measure on the held-out fold only
-            from vision.training.data import dev_fold
+            from vision.lab.training.data import dev_fold
 
             keep = np.array([dev_fold(f) == held_out for f in dev["files"]])
             dev = {k: (v[keep] if k != "bg_crops" else v) for k, v in dev.items()}
@@ -277,7 +260,7 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
     """Write ONNX to `out` and return the max abs logit difference cv2.dnn vs torch on a few crops.
 
     With `half_weights` the weights are stored as float16
-    (:func:`vision.training.half_weights.store_half_weights`) before the difference is measured.
+    (:func:`vision.lab.training.half_weights.store_half_weights`) before the difference is measured.
     """
     import cv2
 
@@ -299,7 +282,7 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.training.train_face", description="Train the face reader and export ONNX.")
+    p = argparse.ArgumentParser(prog="python -m vision.lab.training.train_face", description="Train the face reader and export ONNX.")
     p.add_argument("--out", type=Path, required=True, help="folder for face_reader.onnx and face_reader.json")
     p.add_argument("--epochs", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
@@ -333,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="store the weights as float16 (half the file; arithmetic stays float32)")
     args = p.parse_args(argv)
     if args.dev_dir is None:
-        from vision.training.evaluate import DEFAULT_DEV_DIR
+        from vision.lab.training.evaluate import DEFAULT_DEV_DIR
 
         args.dev_dir = DEFAULT_DEV_DIR
     args.left_out = None  # the TRAIN cache rows of --leave-out-train: a typo stops the run before minutes of caching
@@ -366,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
             + ("used (x%.2f)" % FACE_TO_DIE if args.face_boxes else "not used")
             + "; negatives: background squares (IoU<0.1), between two dice, half off a die"
             + "".join(f"; photos whose notes begin {t!r} left out" for t in args.leave_out_train),
-            "synthetic": f"vision.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
+            "synthetic": f"vision.lab.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
             "render": f"vision.render tray images: {args.render}; domain-randomised images "
                       f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}"
                       + (f"; images with a leaning die each: {args.render_leaning}" if args.render_leaning else ""),
@@ -377,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
                         + ("dev metrics below are on the held-out fold only" if args.dev_train.startswith("fold:")
                            else "dev metrics below are on photos the model was trained on")),
         },
-        "command": recorded_command("vision.training.train_face", argv),
+        "command": recorded_command("vision.lab.training.train_face", argv),
         "training": {
             "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
             "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",
@@ -386,18 +369,18 @@ def main(argv: list[str] | None = None) -> int:
             "history": res["history"],
         },
         "export_max_abs_diff_cv2_vs_torch": diff,
-        "weights_storage": "float16, cast to float32 on loading (vision.training.half_weights)" if args.half_weights
+        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)" if args.half_weights
                            else "float32",
     }
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     reader = FaceReader(onnx_path)
-    from vision.training.evaluate import face_probe_answers
+    from vision.lab.training.evaluate import face_probe_answers
 
     meta["fixed_probes"] = face_probe_answers(reader)
     for n, answer in meta["fixed_probes"].items():
         print(f"probe {n}: top {answer['top']} p={answer['prob']:.3f}")
     if res["dev"] is not None:
-        from vision.training.evaluate import evaluate, format_table
+        from vision.lab.training.evaluate import evaluate, format_table
 
         ev = evaluate(reader, res["dev"])
         meta["dev_metrics"] = ev

@@ -37,6 +37,7 @@ import numpy as np
 
 from vision.detect import box_iou
 from vision.errors import DatasetError
+from vision.lab.dataset import LabelledDie
 
 __all__ = ["LabelChange", "LabelReview", "load_label_review", "SAME_BOX_IOU"]
 
@@ -71,15 +72,15 @@ class LabelReview:
 
         Parameters
         ----------
-        items : list of vision.evaluate.LabelledImage
-            The whole dataset as :func:`vision.evaluate.load_dataset` read it.
+        items : list of vision.lab.dataset.LabelledImage
+            The whole dataset as :func:`vision.lab.dataset.load_dataset` read it.
         root : str or Path
             Its folder (the one given to ``load_dataset``): a change's ``file`` is the photo's
             name relative to it, as in labels.json.
 
         Returns
         -------
-        list of vision.evaluate.LabelledImage
+        list of vision.lab.dataset.LabelledImage
             Same order; an image without changes is the same object.
 
         Raises
@@ -91,8 +92,6 @@ class LabelReview:
             where one is labelled or outside the photo, or touches a die another change touches
             (the same labelled die, or added boxes that overlap); the message names the change.
         """
-        from vision.evaluate import LabelledDie
-
         by_file: dict[str, list[tuple[int, LabelChange]]] = {}
         for k, change in enumerate(self.changes):
             by_file.setdefault(change.file, []).append((k, change))
