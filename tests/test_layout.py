@@ -64,7 +64,7 @@ def test_the_runtime_path_of_play_watch_and_read_loads_no_lab_module(tmp_path):
         import argparse, json, sys
         import vision, vision.reader, vision.watch, vision.sources, vision.annotate, vision.liveview
         import vision.sources.capture, vision.sources.files, vision.sources.picam
-        import table.cli, table.app, table.app_support, table._camera, table.display.server, table.inputs
+        import table.cli, table.app, table.app.seats, table.app.camera, table.display.server, table.inputs
         import table.commands.play, table.commands.watch, table.commands.read, table.commands._live
         from table.commands._live import make_reader
         from vision.sources import open_source
