@@ -119,3 +119,20 @@ def test_the_import_scan_sees_every_form_of_import(tmp_path):
     names = {name for _, name, _ in _imported_modules(path)}
     assert {"vision.lab.evaluate", "vision.lab", "vision.lab.training", "table.rules"} <= names
     assert [top for _, name, top in _imported_modules(path) if name == "vision.lab.training"] == [False]
+
+
+def test_the_game_package_does_no_io():
+    """table.game is a pure state machine: the session that writes events to the store lives in table.app."""
+    io_modules = ("sqlite3", "table.store", "table.app", "table.display", "socket", "threading", "vision")
+    bad = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+           for path in sorted((ROOT / "table" / "game").rglob("*.py"))
+           for line, name, _ in _imported_modules(path)
+           if any(name == m or name.startswith(m + ".") for m in io_modules)]
+    assert bad == []
+
+
+def test_no_module_is_over_450_lines():
+    """One file, one job: the largest module in table/, vision/ and calibration/ stays readable."""
+    long = {str(p.relative_to(ROOT)): n for top in ("table", "vision", "calibration")
+            for p in (ROOT / top).rglob("*.py") if (n := len(p.read_text().splitlines())) > 450}
+    assert long == {}
