@@ -13,7 +13,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from calibration.errors import RECALIBRATE, ProfileError, ProfileNotFoundError
 from calibration.profile.folders import list_profiles, profile_path, user_profiles_dir
@@ -113,7 +113,14 @@ class _Reader:
             raise self.fail(key, f"must be {allowed}, got {v!r}")
         return v
 
+    @overload
+    def table_of(self, key: str, required: Literal[True] = ...) -> Mapping[str, Any]: ...
+
+    @overload
+    def table_of(self, key: str, required: bool) -> Mapping[str, Any] | None: ...
+
     def table_of(self, key: str, required: bool = True) -> Mapping[str, Any] | None:
+        """The sub-table `key`; None when it is absent and not `required`, else ProfileError if not a table."""
         v = self.data.get(key)
         if v is None and not required:
             return None

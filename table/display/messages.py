@@ -14,7 +14,8 @@ def _json_kind(value: Any) -> str:
     """What a JSON value is, in the words of a message (``a list``, ``a number``, ``null``...)."""
     if value is None or isinstance(value, bool):
         return json.dumps(value)
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), "a number")
+    kinds: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return kinds.get(type(value), "a number")
 
 
 def parse_message(text: str | None) -> dict[str, Any]:
