@@ -10,7 +10,8 @@ event log.  Commands are turned into events by
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from table.game.errors import EventError, IllegalCommandError, InvalidCommandError
 from table.game.events import (
@@ -333,7 +334,8 @@ def _game_ended(state: GameState, e: GameEnded) -> GameState:
     return _replace(state, turn=None, ended=e.reason, previous=None)
 
 
-_HANDLERS = {
+#: The fold step of each event type but GameStarted (each handler takes its own event type).
+_HANDLERS: dict[type, Callable[[GameState, Any], GameState]] = {
     DiceRead: _dice_read,
     HoldsChanged: _holds_changed,
     DieCorrected: _die_corrected,

@@ -269,10 +269,12 @@ def _optional(conv: Any) -> Any:
 
 def _enum(enum: type[StrEnum]) -> Any:
     def convert(kind: str, name: str, v: object) -> Any:
-        try:
-            return enum(v)
-        except ValueError:
-            raise _bad(kind, name, v, "one of " + ", ".join(repr(m.value) for m in enum)) from None
+        if isinstance(v, str):  # a JSON value of another kind is never a member
+            try:
+                return enum(v)
+            except ValueError:
+                pass
+        raise _bad(kind, name, v, "one of " + ", ".join(repr(m.value) for m in enum))
     return convert
 
 
@@ -290,7 +292,7 @@ _CONVERTERS: dict[str, Any] = {
 def event_to_dict(event: Event) -> dict[str, Any]:
     """Return the JSON-able dict of ``event``: ``{"type": kind, field: value, ...}``."""
     out: dict[str, Any] = {"type": event.kind}
-    for f in fields(event):  # type: ignore[arg-type]
+    for f in fields(event):
         value = getattr(event, f.name)
         if f.name == "bots" and not value:
             continue  # games without bots keep the text form they always had

@@ -23,19 +23,13 @@ from table.rules.core import (
     DEFAULT_JOKER,
     JOKER_VARIANTS,
     ROLLS,
-    RULESET_IDS,
-    RULESETS,
     card_total,
-    check_box,
     check_joker,
     check_roll,
-    find_ruleset,
     is_bonus_yahtzee,
     is_full,
     open_boxes,
     place,
-    possible_points,
-    resolve_ruleset,
     score,
     score_options,
     upper_bonus,
@@ -55,6 +49,7 @@ from table.rules.errors import (
     UnknownJokerError,
     UnknownRulesetError,
 )
+from table.rules.registry import RULESET_IDS, RULESETS, check_box, find_ruleset, possible_points, resolve_ruleset
 from table.rules.ruleset import Ruleset
 
 __all__ = [

@@ -5,12 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from table.rules.errors import InvalidCardError, UnknownBoxError
-
-if TYPE_CHECKING:
-    from table.rules.ruleset import Ruleset
+from table.rules.registry import possible_points, resolve_ruleset
+from table.rules.ruleset import Ruleset
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +96,6 @@ class Card:
             If ``mapping`` is not a mapping, a value is not a non-negative int
             or cannot be scored in that box, or the bonus count is impossible.
         """
-        from table.rules.core import possible_points, resolve_ruleset
-
         rs = resolve_ruleset(ruleset)
         if not isinstance(mapping, Mapping):
             raise InvalidCardError(

@@ -1,28 +1,19 @@
-"""Ruleset registry and the pure scoring functions over (ruleset, dice, card).
+"""The pure scoring functions over (ruleset, dice, card), and the joker and throw settings.
 
-Source for every rule: ``shared/specs/rulesets.md`` (version 1.0).
+Source for every rule: ``shared/specs/rulesets.md`` (version 1.0).  The rulesets
+themselves and box lookups are in :mod:`table.rules.registry`.
 """
 
 from __future__ import annotations
 
-import functools
-import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from table.rules import chaser, generala, yacht, yahtzee, yatzy
+from table.rules import yahtzee
 from table.rules.card import Card
-from table.rules.dice import FACES, Dice, check_dice, is_five_of_a_kind
-from table.rules.errors import (
-    IllegalScoreError,
-    InvalidRollError,
-    UnknownBoxError,
-    UnknownJokerError,
-    UnknownRulesetError,
-)
+from table.rules.dice import check_dice, is_five_of_a_kind
+from table.rules.errors import IllegalScoreError, InvalidRollError, UnknownJokerError
+from table.rules.registry import check_box, resolve_ruleset
 from table.rules.ruleset import Ruleset
-
-#: Ruleset ids, in the order menus list them.
-RULESET_IDS: tuple[str, ...] = ("yahtzee", "yacht", "chaser", "yatzy", "generala")
 
 #: Yahtzee joker variants (spec 3.2); ``forced`` is the default table setting.
 JOKER_VARIANTS: tuple[str, ...] = ("forced", "free", "free_choice")
@@ -30,54 +21,6 @@ DEFAULT_JOKER = "forced"
 
 #: Throw numbers on which a player may stop (1 = first throw, servida).
 ROLLS: tuple[int, ...] = (1, 2, 3)
-
-RULESETS: Mapping[str, Ruleset] = {
-    rs.id: rs for rs in (yahtzee.RULESET, yacht.RULESET, chaser.RULESET,
-                         yatzy.RULESET, generala.RULESET)
-}
-
-_ALIASES = {"yacht_dice": "yacht", "yachtdice": "yacht", "yatzee": "yahtzee",
-            "chase": "chaser", "general": "generala"}
-
-
-def find_ruleset(name: str) -> Ruleset:
-    """Return the ruleset with id ``name`` (case and surrounding spaces ignored).
-
-    Parameters
-    ----------
-    name : str
-        A ruleset id from :data:`RULESET_IDS` (a few spelling aliases such as
-        ``"yacht-dice"`` are accepted).
-
-    Returns
-    -------
-    ruleset : Ruleset
-
-    Raises
-    ------
-    UnknownRulesetError
-        If ``name`` is not a known ruleset; the message lists the ids.
-
-    Examples
-    --------
-    >>> find_ruleset("Yatzy").boxes[-1]
-    'yatzy'
-    """
-    if isinstance(name, Ruleset):
-        return name
-    key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
-    key = _ALIASES.get(key, key)
-    try:
-        return RULESETS[key]
-    except KeyError:
-        raise UnknownRulesetError(
-            f"unknown ruleset {name!r}; choose one of: {', '.join(RULESET_IDS)}"
-        ) from None
-
-
-def resolve_ruleset(ruleset: Ruleset | str) -> Ruleset:
-    """Return ``ruleset`` itself, or the ruleset it names (see :func:`find_ruleset`)."""
-    return ruleset if isinstance(ruleset, Ruleset) else find_ruleset(ruleset)
 
 
 def check_joker(joker: str | None) -> str:
@@ -110,41 +53,6 @@ def check_roll(roll: object) -> int:
             f"roll must be the throw the player stopped on: 1, 2 or 3, got {roll!r}"
         )
     return roll
-
-
-def check_box(ruleset: Ruleset | str, box: str) -> str:
-    """Return ``box`` if it is a box of ``ruleset``.
-
-    Raises
-    ------
-    UnknownBoxError
-        Otherwise; the message lists the ruleset's boxes.
-    """
-    rs = resolve_ruleset(ruleset)
-    if box not in rs.boxes:
-        raise UnknownBoxError(
-            f"{box!r} is not a {rs.id} box; the boxes are: {', '.join(rs.boxes)}"
-        )
-    return box
-
-
-@functools.cache
-def possible_points(ruleset: Ruleset, box: str) -> frozenset[int]:
-    """Every number of points ``box`` can ever hold in ``ruleset`` (0 included).
-
-    Found by scoring all 252 dice multisets on throws 1 and 3, with an empty
-    card and with a card full of 50s (for Generala's Doble); joker values are
-    all reachable by normal scoring too.
-    """
-    rs = resolve_ruleset(ruleset)
-    check_box(rs, box)
-    fifties = {b: 50 for b in rs.boxes}
-    values = {0}
-    for dice in itertools.combinations_with_replacement(FACES, 5):
-        for roll in (1, 3):
-            for filled in ({}, fifties):
-                values.add(rs.score_box(dice, box, filled, roll))
-    return frozenset(values)
 
 
 def open_boxes(ruleset: Ruleset | str, card: Card) -> tuple[str, ...]:

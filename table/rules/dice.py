@@ -49,7 +49,7 @@ def check_dice(values: Iterable[object]) -> Dice:
         (bools are refused).
     """
     try:
-        items = list(values)  # type: ignore[call-overload]
+        items = list(values)
     except TypeError:
         raise InvalidDiceError(
             f"dice must be a list of five faces 1-6, got {values!r}"

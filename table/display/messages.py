@@ -1,0 +1,43 @@
+"""Messages from the page over the WebSocket: JSON objects whose known fields have the right types."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
+FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
+                           "box": str, "seen": int, "die": int}
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in the words of a message (``a list``, ``a number``, ``null``...)."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    kinds: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return kinds.get(type(value), "a number")
+
+
+def parse_message(text: str | None) -> dict[str, Any]:
+    """One message from a page: a JSON object whose fields in :data:`FIELDS` have the right types.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong (in at most 120 characters, to fit a WebSocket close reason): not
+        text, not JSON, not an object, or a field of the wrong type.
+    """
+    if text is None:
+        raise ValueError('send text frames of JSON, e.g. {"type": "command", "command": "roll"}')
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
+        raise ValueError('not JSON; send an object, e.g. {"type": "command", "command": "roll"}') from None
+    if not isinstance(msg, dict):
+        raise ValueError(f'got {_json_kind(msg)}; send an object, e.g. {{"type": "command", "command": "roll"}}')
+    for key, kind in FIELDS.items():
+        value = msg.get(key)
+        if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
+                             f"got {_json_kind(value)}")
+    return msg
