@@ -1,7 +1,7 @@
 """Checks on who asks: the ``Host`` of every request and the ``Origin`` of a WebSocket.
 
 A request whose ``Host`` is not an IP address or one of this machine's names
-(:func:`~table.listening.table_host_names`) is refused (HTTP 400; a WebSocket is
+(:func:`~table.display.listening.table_host_names`) is refused (HTTP 400; a WebSocket is
 closed before accept), which stops DNS rebinding: a site whose name is made to
 resolve to the table would otherwise pass the ``Origin`` check as the page's own
 host (:class:`HostCheck`). A WebSocket whose ``Origin`` is not the page's own host
@@ -66,7 +66,7 @@ class HostCheck:
     app : ASGI app
         The app to guard.
     names : set of str
-        Names allowed besides IP addresses (:func:`~table.listening.table_host_names`).
+        Names allowed besides IP addresses (:func:`~table.display.listening.table_host_names`).
     """
 
     def __init__(self, app: Any, names: frozenset[str] | set[str]) -> None:
