@@ -51,7 +51,7 @@ from typing import Protocol
 import numpy as np
 
 from vision.closeups import close_up_dice, same_die_boxes
-from vision.detect import Detection
+from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
     BLUR_SHARPNESS, BRIGHT_SHARE, DARK_MEAN_LEVEL, SMALL_DIE_PX, _dice_problems, _exposure, _too_bright, check_image,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.detect import contained_in
+from vision.detect_boxes import contained_in
 from vision.reading import DieReading, UnknownReason
 
 __all__ = [
@@ -167,7 +167,7 @@ def _is_square(box: tuple[float, float, float, float]) -> bool:
 def _parts_of_sure_dice(dice: list[DieReading]) -> list[bool]:
     """Which dice lie inside a much bigger die given a value: a pip or a part of it, boxed by another look.
 
-    The detector's containment rule (:func:`vision.detect.contained_in`)
+    The detector's containment rule (:func:`vision.detect_boxes.contained_in`)
     applied across its looks: a close-up die taken whole
     (:func:`vision.closeups.close_up_dice`) and a box of the coarse look around
     one of its pips. Found on a kingpi DEV die cut to its outline: the 1 was
