@@ -14,9 +14,9 @@ notes problems a player can act on (:mod:`vision.reader_problems`).
 Two opinions must agree (issue #7): a value is given only when the face
 reader names it with enough probability *and* the pips that the pip finder
 marks on the same crop are exactly that many and hold that value's layout
-(:func:`vision.pips.layouts_on_map`), or, for a 4-6, hold it with marks left
+(:func:`vision.pip_marks.layouts_on_map`), or, for a 4-6, hold it with marks left
 out that lie beside the face on the side facing the photo's centre, where a
-die off the camera's axis shows side faces (:func:`vision.pips.holds_layout_of`;
+die off the camera's axis shows side faces (:func:`vision.pip_marks.holds_layout_of`;
 the looks are in :mod:`vision.reader_agreement`). The pip finder is another
 network with another task (where are the top face's pips?) and the count and
 layout fit are classical geometry; neither looks at the face reader's answer.

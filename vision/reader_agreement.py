@@ -3,7 +3,7 @@
 A value is given only when two opinions agree (issue #7): the face reader
 names it, and the pip finder (:mod:`vision.pips`), another network with
 another task, marks exactly that many pips in that value's layout on the same
-die (:func:`vision.pips.holds_layout_of`). :func:`_pips_agree` asks it in up
+die (:func:`vision.pip_marks.holds_layout_of`). :func:`_pips_agree` asks it in up
 to three looks, each only at the dice the one before left in doubt.
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
@@ -43,7 +43,7 @@ def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[
     """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
 
     Marks of the side faces that face the photo's centre may be left out
-    (:func:`vision.pips.holds_layout_of`, :func:`_towards_principal_point`).
+    (:func:`vision.pip_marks.holds_layout_of`, :func:`_towards_principal_point`).
     Up to three looks, each only at the dice the one before left in doubt: the
     face crop; its four 90-degree turns (:func:`_pip_maps_turned`: faint pips
     marked in any turn count); the die's box alone, turned too
@@ -67,7 +67,7 @@ def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[
     list of N bool
     """
     from vision.face import crop_die
-    from vision.pips import holds_layout_of
+    from vision.pip_marks import holds_layout_of
 
     if not crops:
         return []
@@ -94,7 +94,7 @@ def _towards_principal_point(image: np.ndarray, box: tuple[float, float, float, 
     The principal point is taken at the photo's centre (a camera looking at
     the tray, not a crop of a bigger photo). A die within one box side of it
     shows no side face worth counting, so its pips are held by the exact
-    count alone (:func:`vision.pips.holds_layout_of`).
+    count alone (:func:`vision.pip_marks.holds_layout_of`).
     """
     height, width = image.shape[:2]
     x, y, w, h = box
