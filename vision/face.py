@@ -30,7 +30,7 @@ import numpy as np
 
 from vision._onnx import OnnxNet, check_network, model_hint
 from vision.errors import VisionError
-from vision.face_crops import (  # noqa: F401  (re-exported, _crop_square for vision.training.data: their home is vision.face_crops)
+from vision.face_crops import (  # noqa: F401  (re-exported; _crop_square for the training data)
     CROP_SIZE, DEFAULT_MARGIN, _crop_square, crop_die, preprocess,
 )
 
