@@ -45,8 +45,8 @@ DROP_MAX_DETECTOR_SCORE: float = 0.60
 SPECK_RATIO: float = 0.25
 
 #: A die whose box is under this many pixels across gets no value ("too small
-#: in the picture"): its pips are a pixel or two. DEV dice scaled to 12 px
-#: across got 7 wrong values for 245 right, at 14 px 1 for 278.
+#: in the picture"): its pips are a pixel or two. Without the rule, DEV dice
+#: scaled to 12 px across got 7 wrong values for 245 right, at 14 px 1 for 278.
 MIN_DIE_PX: float = 13.0
 
 #: With 3 or more dice, a box whose long side is under this share of the median
