@@ -76,7 +76,7 @@ def test_confident_face_gives_value_and_unsure_face_gives_unknown():
 
 
 def test_second_look_averages_four_turns_of_unsure_crops_only(monkeypatch):
-    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)  # the mechanism, whatever the tuned constant
+    monkeypatch.setattr("vision.reader_second_look.SECOND_LOOK_BELOW", 0.9)  # the mechanism, whatever the tuned constant
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9)])
     calls = []
 
@@ -97,7 +97,7 @@ def test_second_look_averages_four_turns_of_unsure_crops_only(monkeypatch):
 
 
 def test_second_look_views_that_disagree_are_averaged(monkeypatch):
-    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)
+    monkeypatch.setattr("vision.reader_second_look.SECOND_LOOK_BELOW", 0.9)
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
     calls = []
 
@@ -117,7 +117,7 @@ def test_second_look_views_that_disagree_are_averaged(monkeypatch):
 
 def test_second_look_contrast_view_does_not_turn_not_a_face_into_a_value(monkeypatch):
     """A coin: the crop itself says "not a face", its contrast view a sure 1. The views disagree."""
-    monkeypatch.setattr("vision.reader.SECOND_LOOK_BELOW", 0.9)
+    monkeypatch.setattr("vision.reader_second_look.SECOND_LOOK_BELOW", 0.9)
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
     calls = []
 
@@ -333,7 +333,7 @@ def test_big_box_beside_the_dice_found_is_dropped_unless_it_looks_like_a_face():
 
 
 def test_pip_maps_turned_are_turned_back_onto_the_crop():
-    from vision.reader import _pip_maps_turned
+    from vision.reader_agreement import _pip_maps_turned
 
     crop = np.zeros((64, 64, 3), np.uint8)
     crop[:10, :10] = 255  # a bright mark in the crop's top-left corner
@@ -698,7 +698,7 @@ def test_problems_speak_of_several_dice_in_the_plural():
 
 
 def test_side_faces_are_looked_for_towards_the_photo_centre():
-    from vision.reader import _towards_principal_point
+    from vision.reader_agreement import _towards_principal_point
 
     image = np.zeros((480, 640, 3), np.uint8)
     assert _towards_principal_point(image, (300, 220, 40, 40)) is None  # under the camera: no side face in view

@@ -1,19 +1,22 @@
-"""Classical pip checks on a die crop, used by :mod:`vision.reader` to corroborate.
+"""Classical pip checks on a die crop: dark blobs, and the pip layouts of the six faces fitted to points.
 
-The learned face reader decides values; a classical check only has to agree
-with a value the face reader is not sure of before that value is reported.
-Both functions work on :func:`vision.reader.pip_contrast_view` of the crop, so
-coloured pips on coloured dice count as well as black pips on white ones.
+The layout geometry here (:data:`PIP_LAYOUTS`, :func:`layout_spacing`,
+:func:`layout_fit`, :func:`is_pip_shaped`, :func:`box_inset`) is what the
+reader's second opinion fits to the learned pip finder's marks
+(:mod:`vision.pip_marks`). The blob checks (:func:`pip_blobs`,
+:func:`pips_match`, :func:`count_pips`) work on
+:func:`vision.reader_second_look.pip_contrast_view` of a crop, so coloured
+pips on coloured dice count as well as black pips on white ones; the reader
+no longer asks them (the learned pip finder made fewer silent errors, see
+``docs/reader.md``), ``benchmarks/tune_reader.py`` compares them with it and
+the pip finder's training targets use them.
 
-:func:`pips_match` is the check the reader uses: it asks "do the dark blobs
-hold the layout of this face value, with nothing pip-like left inside that
-face?" rather than "how many dark blobs are there?". Pips on the side faces of
-an obliquely seen die, marbling at the edge of the face and two pips merged
-into one blob made the plain count (:func:`count_pips`) disagree with the truth
-for a third of the small coloured dice on dev (nell photos: 67.5 % agreement
-with the true value, kingpi 88.5 %); the layout check on three binarisations
-agrees with the true value for 85.9 % of all dev dice and passes the face
-reader's wrong best value 11 times in 104 (dev, face reader v2).
+:func:`pips_match` asks "do the dark blobs hold the layout of this face
+value, with nothing pip-like left inside that face?" rather than "how many
+dark blobs are there?": pips on the side faces of an obliquely seen die,
+marbling at the edge of the face and two pips merged into one blob made the
+plain count (:func:`count_pips`) disagree with the truth for a third of the
+small coloured DEV dice.
 """
 
 from __future__ import annotations
@@ -136,7 +139,7 @@ def count_pips(contrast_view: np.ndarray, margin: float) -> int:
     Parameters
     ----------
     contrast_view : ndarray of shape (S, S, 3) or (S, S), dtype uint8
-        :func:`vision.reader.pip_contrast_view` of a crop made by
+        :func:`vision.reader_second_look.pip_contrast_view` of a crop made by
         :func:`vision.face.crop_die` (dark pips on a light face).
     margin : float
         The margin the crop was made with (fraction of the box's long side); only
@@ -207,7 +210,7 @@ def pip_blobs(contrast_view: np.ndarray, margin: float) -> list[np.ndarray]:
     Parameters
     ----------
     contrast_view : ndarray of shape (S, S, 3) or (S, S), dtype uint8
-        :func:`vision.reader.pip_contrast_view` of a crop made by
+        :func:`vision.reader_second_look.pip_contrast_view` of a crop made by
         :func:`vision.face.crop_die` (dark pips on a light face).
     margin : float
         The margin the crop was made with (fraction of the box's long side); the
@@ -312,7 +315,7 @@ def pips_match(contrast_view: np.ndarray, value: int, margin: float) -> bool:
     Parameters
     ----------
     contrast_view : ndarray of shape (S, S, 3) or (S, S), dtype uint8
-        :func:`vision.reader.pip_contrast_view` of a crop made by
+        :func:`vision.reader_second_look.pip_contrast_view` of a crop made by
         :func:`vision.face.crop_die`.
     value : int
         Face value 1..6 to check.

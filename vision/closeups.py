@@ -11,7 +11,8 @@ finds the main look's boxes that are a taken close-up die again.
 
 Measured with ``python benchmarks/close_ups.py`` (the 300 close-ups of
 ``../shared/dice-images/dev/single``, DEV dice cropped to fill 0.2-0.9 of the
-picture, rendered trays in bigger photos, tiled wide views).
+picture, rendered trays in bigger photos, tiled wide views); the measurements
+behind each rule are in ``docs/reader.md``.
 
 Conventions: boxes are ``(x, y, w, h)`` in pixels of the photo.
 """
@@ -22,7 +23,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from vision.detect import CONTAINED_SHARE, DEFAULT_NMS_IOU, LargeCandidate, box_intersections, box_iou
+from vision.detect_boxes import CONTAINED_SHARE, DEFAULT_NMS_IOU, box_intersections, box_iou
+from vision.detect_coarse import LargeCandidate
 
 __all__ = [
     "PIP_BOX_SHARE", "SAME_DIE_SHARE", "PIP_BOX_MAX_PROB", "FACE_LIKE_PROB", "close_up_dice", "same_die_boxes",
@@ -31,30 +33,19 @@ __all__ = [
 
 #: Least long side of a box inside a close-up die's box, as a share of the
 #: die's long side, for it to be one of its pips (a pip or two boxed by the
-#: detector's main look). On the sampled close-ups of
-#: ``../shared/dice-images/dev/single`` such boxes were 0.21-0.79 of the die;
-#: dice inside a tray's box (a rendered tray in a bigger photo, four nell photos
-#: tiled into one) 0.07-0.26 of it.
+#: detector's main look): such boxes were 0.21-0.79 of the die in sampled
+#: ``dev/single`` close-ups, dice inside a tray's box 0.07-0.26 of it.
 PIP_BOX_SHARE: float = 0.15
 #: A box inside a large candidate at least this share of its long side is the
 #: same die boxed more tightly, or part of it, not a pip; it does not count
-#: in the judgment. It used to have to read the big box's value when read
-#: surely: on the close-ups of ``../shared/dice-images/dev/single`` such
-#: boxes, off-centre parts of the die, were read surely as another value
-#: (a part of a 4 showing two pips as a 2), and 9 dice read right and agreed
-#: by the pip finder were reported unknown (262 -> 271 right without that
-#: rule; crops, trays in photos and tiles unchanged).
+#: in the judgment (read surely as another value, such off-centre parts of a
+#: die, two pips of a 4 read as a 2, left 9 ``dev/single`` dice unknown).
 SAME_DIE_SHARE: float = 0.6
 #: A box inside a large candidate read as a 1 or 2 with at least this
-#: probability is a die, not a pip (:func:`close_up_dice`). On the sampled
-#: close-ups a pip or two boxed alone was read at 0.18-0.91; the dice inside
-#: trays at 0.91-0.98 (a die showing 1 in the kingpi tray, cropped so the tray
-#: fills the picture, at 0.96). Read as more than the big box's value below it,
-#: such a box is a pip and does not veto the big box: with the reader's value
-#: threshold (0.75) instead, a pip of a kingpi 2 read as a 3 at 0.76 and a pip
-#: of a 1 read as a 2 at 0.76 left those close-ups unknown
-#: (``benchmarks/close_ups.py``: single 271 -> 273 right, crops filling 0.9
-#: 44 -> 45, no wrong value; trays in photos and tiles unchanged).
+#: probability is a die, not a pip (:func:`close_up_dice`): on the sampled
+#: close-ups a pip or two boxed alone was read at 0.18-0.91, the dice inside
+#: trays at 0.91-0.98. Read as more than the big box's value below it, such a
+#: box is a pip and does not veto the big box.
 PIP_BOX_MAX_PROB: float = 0.93
 #: A box inside a large candidate counts (as a pip or a die) only when the face
 #: reader's best value has at least this probability; below it, a speck or an
@@ -86,8 +77,7 @@ def close_up_dice(
 
     * one die, read as usual, when the face reader reads it as a value ``v``
       with at least `value_threshold`, the reader's pip check agrees (`pips_agree`:
-      the same three looks as for any die; with one look at the crop only, 2 of
-      the 300 ``dev/single`` close-ups read right were left unknown), and the
+      the same three looks as for any die), and the
       boxes inside could be its pips: at most ``v`` of them, none read, with
       at least :data:`PIP_BOX_MAX_PROB`, as more than ``v`` (a pip reads as a
       1, two neighbouring pips as a 2, now and then as more but not surely;
@@ -167,11 +157,11 @@ def same_die_boxes(boxes: list[tuple[int, int, int, int]], dice: list[tuple[int,
     """Indices of `boxes` that are one of the close-up `dice` again.
 
     The boxes inside a close-up die (:class:`vision.detect.LargeCandidate`) are
-    those at most 1 / :data:`vision.detect.CONTAINED_AREA_RATIO` of its area; a
+    those at most 1 / :data:`vision.detect_boxes.CONTAINED_AREA_RATIO` of its area; a
     box of nearly the die's own size is the same die boxed by the main look and
     would count it twice. Such a box overlaps a die by more than the
     detector's default non-maximum-suppression IoU, or lies at least
-    :data:`vision.detect.CONTAINED_SHARE` of its area inside it.
+    :data:`vision.detect_boxes.CONTAINED_SHARE` of its area inside it.
 
     Parameters
     ----------

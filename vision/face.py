@@ -1,12 +1,13 @@
 """Face reader: a small learned classifier that reads the face value of one die.
 
 The pip reader's pipeline is: the detector (:mod:`vision.detect`) finds die
-boxes, :func:`crop_die` cuts a square crop around each box, and
-:class:`FaceReader` turns a batch of crops into class probabilities; the reader
-(:mod:`vision.reader`) then decides a value or "unknown" from them.
+boxes, :func:`crop_die` (:mod:`vision.face_crops`) cuts a square crop around
+each box, and :class:`FaceReader` turns a batch of crops into class
+probabilities; the reader (:mod:`vision.reader`) then decides a value or
+"unknown" from them.
 
 The classifier is a small convolutional network trained with PyTorch
-(:mod:`vision.training.train_face`, never imported at run time) and shipped as
+(:mod:`vision.lab.training.train_face`, never imported at run time) and shipped as
 ONNX in ``vision/models/face_reader.onnx``; it runs with onnxruntime, or OpenCV's ``cv2.dnn`` (see :mod:`vision._onnx`).
 ``vision/models/face_reader.json`` beside it records the crop size, the class
 names, the data it was trained on and its measured accuracy.
@@ -25,11 +26,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision._onnx import OnnxNet, check_network, model_hint
 from vision.errors import VisionError
+from vision.face_crops import (  # noqa: F401  (re-exported; _crop_square for the training data)
+    CROP_SIZE, DEFAULT_MARGIN, _crop_square, crop_die, preprocess,
+)
 
 __all__ = [
     "CLASS_NAMES",
@@ -45,13 +48,6 @@ __all__ = [
     "reading_face_reader",
 ]
 
-#: Side of the square crops the face reader takes, in pixels.
-CROP_SIZE: int = 64
-
-#: Margin added on each side of a die box by :func:`crop_die`, as a fraction of
-#: the box's longer side.
-DEFAULT_MARGIN: float = 0.15
-
 #: Names of the classifier's output columns; column ``k`` for ``k`` in 1..6 is
 #: face value ``k``.
 CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
@@ -62,156 +58,17 @@ CLASS_NAMES: tuple[str, ...] = ("not_a_face", "1", "2", "3", "4", "5", "6")
 #: the same value, but a network's answer on a borderline die (a smoky
 #: translucent die, a glare streak) moves with the die's orientation: turning
 #: a DEV photo by a quarter turn changed the outcome of 19 of its 947 dice.
-#: Measured over DEV turned by 0, 90, 180 and 270 degrees (4 x 947 dice;
-#: packaged detector and pip finder), without and with the mirrored view:
-#:
-#: - held out (the fold-1 face twin of face reader v8 on its held-out fold, 4
-#:   x 474 dice): 1747 right / 22 wrong / 127 unknown against 1750 / 18 / 128.
-#:   12 of the wrong values are the fold's 3 label errors at each turn, so the
-#:   reader's own silent errors go from 10 to 6. The DEV photos as they are:
-#:   439 / 3 / 32 against 438 / 4 / 32 (one die, a smoky 6, wrong at 0.95).
-#: - in-sample (the packaged networks, 4 x 947 dice): 3583 / 20 / 185 against
-#:   3597 / 18 / 173; the photos as they are 899 / 5 / 43 against 903 / 4 / 40.
-#: - averaging the four quarter turns instead (``rotations=4``, twice the
-#:   cost): held out 1737 / 15 / 144, in-sample 3584 / 21 / 183.
-#:
-#: - ``benchmarks/camera_changes.py`` (the 14 camera changes, each at the
-#:   four quarter turns, held out as above, 26544 dice): 24078 right / 338
-#:   silent without the mirrored view, 24129 / 310 with it (at quarter turn 0
-#:   alone 6031 / 72 against 6019 / 78: that turn is the lucky one).
-#: - rendered stress sets (seed 0, ``--n 10``, 1124 dice): 1090 right / 1
-#:   wrong / 2 leaning dice given a value against 1092 / 0 / 1; seed 1,
-#:   ``--n 20``: 2180 / 3 / 9 against 2183 / 2 / 10. DEV close-ups
-#:   (``benchmarks/close_ups.py``): single 279 against 281 right (2 wrong
-#:   both), tiled 293 against 294. Leaning-dice test seeds given a value: 5 and
-#:   13 against 13.
-#:
-#: It costs one more pass of the face reader per die: ``benchmarks/speed.py``
-#: median 21.4 -> 23.7 ms per DEV photo on one core of a quiet machine (p95
-#: 37.1 -> 47.0 ms, the photos with 20 dice and more; 27.9 / 63.1 ms while
-#: other work shared the cores), under the issue's 30 ms.
+#: Held out, over DEV at its four quarter turns, the mirrored view took the
+#: reader's own silent errors from 10 to 6, for one more pass of the face
+#: reader per die (median 21.4 -> 23.7 ms per DEV photo on one core).
 READ_MIRRORED: bool = True
 
 #: The packaged model; its metadata is the JSON file with the same stem.
 DEFAULT_MODEL_PATH: Path = Path(__file__).resolve().parent / "models" / "face_reader.onnx"
 
 
-
 class FaceModelError(VisionError, OSError):
     """Raised when the face-reader model file is missing, corrupt or of the wrong shape."""
-
-
-def crop_die(
-    image_bgr: np.ndarray,
-    box: Sequence[float],
-    *,
-    margin: float = DEFAULT_MARGIN,
-) -> np.ndarray:
-    """Cut the square crop around one die that the face reader takes.
-
-    The crop is centred on the box; its side is ``max(w, h) * (1 + 2 * margin)``
-    image pixels. Parts that fall outside the image are filled by replicating
-    the border pixels. The square is then resized to ``CROP_SIZE`` pixels
-    (area averaging when shrinking, bilinear when enlarging). Training and
-    inference both use this function, so the crop geometry always matches.
-
-    Parameters
-    ----------
-    image_bgr : ndarray of shape (H, W, 3) or (H, W), dtype uint8
-        The whole image, BGR (a 2-D grayscale image is converted to BGR).
-        It is not modified.
-    box : sequence of 4 float
-        ``(x, y, w, h)`` box of the die in pixels of `image_bgr`; ``x, y`` is
-        the top-left corner; ``w`` and ``h`` must be positive. The box may
-        reach past the image border.
-    margin : float, optional
-        Extra context on each side, as a fraction of the box's longer side;
-        must be in ``[0, 2]``.
-
-    Returns
-    -------
-    crop : ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
-        BGR crop, a new array.
-
-    Raises
-    ------
-    ValueError
-        If `image_bgr` is empty or not a uint8 image, if `box` does not have
-        four finite numbers with positive width and height, or if `margin` is
-        out of range.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> image = np.zeros((480, 640, 3), np.uint8)
-    >>> crop_die(image, (600, 20, 60, 50)).shape  # half off the right border
-    (64, 64, 3)
-    """
-    image = _check_image(image_bgr)
-    try:
-        x, y, w, h = (float(v) for v in box)
-    except (TypeError, ValueError):
-        raise ValueError(f"box must be 4 numbers (x, y, w, h) in pixels, got {box!r}") from None
-    if not all(np.isfinite((x, y, w, h))) or w <= 0 or h <= 0:
-        raise ValueError(f"box must have finite x, y and positive w, h in pixels, got {box!r}")
-    if not 0.0 <= margin <= 2.0:
-        raise ValueError(f"margin must be in [0, 2] (a fraction of the box side), got {margin!r}")
-    side = max(w, h) * (1.0 + 2.0 * margin)
-    return _crop_square(image, x + w / 2.0, y + h / 2.0, side, CROP_SIZE)
-
-
-def _crop_square(image: np.ndarray, cx: float, cy: float, side: float, size: int) -> np.ndarray:
-    """Square of `side` px centred on ``(cx, cy)``, border replicated, resized to `size` px."""
-    side_px = max(1, int(round(side)))
-    x0 = int(round(cx - side_px / 2.0))
-    y0 = int(round(cy - side_px / 2.0))
-    # An integer translation with nearest-neighbour sampling copies pixels
-    # exactly and replicates the border where the square leaves the image.
-    shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0]], dtype=np.float64)
-    square = cv2.warpAffine(
-        image, shift, (side_px, side_px), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE
-    )
-    interp = cv2.INTER_AREA if side_px > size else cv2.INTER_LINEAR
-    return cv2.resize(square, (size, size), interpolation=interp)
-
-
-def preprocess(crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
-    """Turn crops into the network's input blob.
-
-    Each crop is scaled to ``[0, 1]`` and standardised on its own (its mean
-    over all pixels and channels subtracted, divided by its standard
-    deviation plus 0.05), so that the network sees contrast, not exposure.
-
-    Parameters
-    ----------
-    crops : sequence of ndarray of shape (CROP_SIZE, CROP_SIZE, 3), dtype uint8
-        BGR crops from :func:`crop_die`; also an array of shape
-        ``(N, CROP_SIZE, CROP_SIZE, 3)``.
-
-    Returns
-    -------
-    blob : ndarray of shape (N, 3, CROP_SIZE, CROP_SIZE), dtype float32
-        Channels in BGR order.
-
-    Raises
-    ------
-    ValueError
-        If a crop is not a ``(CROP_SIZE, CROP_SIZE, 3)`` uint8 array.
-    """
-    if isinstance(crops, np.ndarray) and crops.ndim == 4:
-        batch = crops
-    else:
-        batch = np.stack([np.asarray(c) for c in crops]) if len(crops) else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
-    if batch.dtype != np.uint8 or batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
-        raise ValueError(
-            f"crops must be uint8 arrays of shape ({CROP_SIZE}, {CROP_SIZE}, 3) as made by "
-            f"vision.face.crop_die, got dtype {batch.dtype} and shape {batch.shape[1:]}"
-        )
-    x = batch.astype(np.float32) / 255.0
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    std = x.std(axis=(1, 2, 3), keepdims=True)
-    x = (x - mean) / (std + 0.05)
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 class FaceReader:
@@ -263,7 +120,7 @@ class FaceReader:
     Notes
     -----
     **Cascade.** When the metadata has a ``"cascade"`` entry (written by
-    ``python -m vision.training.ensemble --consult-below P``), a second network
+    ``python -m vision.lab.training.ensemble --consult-below P``), a second network
     trained alike from another seed, in the file it names beside the model,
     is consulted for the crops on which the first network's top probability
     is below ``consult_below``: for those rows the answer is the mean of the
@@ -273,19 +130,10 @@ class FaceReader:
     Models", ICLR 2022; members as in Lakshminarayanan et al., NeurIPS 2017):
     the ensemble's accuracy where the first network is unsure, at a fraction
     of its cost, since most dice are read with near certainty. The shipped
-    model has no cascade: a cascade of seeds 0 and 1 (consulted below 0.9,
-    the second network reading 27 % of the DEV crops, median time per photo
-    unchanged) read 4 more dice of held-out DEV fold 1 and 1 more of fold 0
-    (twins of both seeds for each fold) with silent errors unchanged, but on
-    rendered stress sets (seeds 0-2) 4 more dice and 1 more wrong, and gave
-    a leaning die a value: the second network's confidence
-    lifts the first's unsure readings, right and wrong alike. Re-measured
-    with v8's recipe (fold-1 twins of seeds 0 and 1, trained and quantised
-    on 2026-12-02, packaged detector and pip finder): held-out fold 1 439
-    right / 3 wrong / 32 unknown, exactly the seed-0 twin's alone (seed 1
-    alone: 437 / 4 / 33); stress sets seed 1 ``--n 10`` 1099 / 0 / 11
-    against 1098 / 0 / 12; DEV close-ups single 278 / 1 wrong against 276
-    / 2, tiled 291 against 288. Still not shipped.
+    model has no cascade: a cascade of two seeds read a few more held-out
+    dice, but lifted the first network's unsure readings right and wrong
+    alike (a leaning die given a value on the rendered stress sets; the
+    measurements are in ``docs/reader.md``).
 
     Examples
     --------
@@ -441,16 +289,3 @@ def reading_face_reader(model_path: str | Path | None = None) -> FaceReader:
     """
     return FaceReader(model_path, mirrored=READ_MIRRORED)
 
-
-def _check_image(image: np.ndarray) -> np.ndarray:
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
-        got = f"dtype {image.dtype}" if isinstance(image, np.ndarray) else type(image).__name__
-        raise ValueError(f"image_bgr must be a uint8 numpy array (as from cv2.imread), got {got}")
-    if image.ndim == 2:
-        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] == 0 or image.shape[1] == 0:
-        raise ValueError(
-            f"image_bgr must have shape (H, W, 3) with H, W > 0, got {image.shape}; "
-            "convert with cv2.cvtColor first"
-        )
-    return image
