@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -198,3 +199,31 @@ def test_demo_says_a_bad_runtime_variable_before_the_game_starts(extra, monkeypa
     captured = capsys.readouterr()
     assert "DICETABLE_ONNX_BACKEND='tensorrt'" in captured.err and "auto, onnxruntime, opencv" in captured.err
     assert "Player 1" not in captured.out  # no game was started
+
+
+def test_regression_settled_to_drawn_counts_only_rolls_that_settled_while_a_page_was_open(tmp_path):
+    """The served demo said "settled roll -> page median 11502 ms": rolls made before anyone opened the
+    page were counted when it loaded, as the time since each roll."""
+    from table.app import TableApp
+    from table.demo.served import count_rolls_a_page_saw
+    from table.display.snapshot import Setup
+    from vision.watch import EventKind, RollEvent, TrayDie
+
+    def settled(values):
+        dice = tuple(TrayDie(v, (30.0 + 30 * i, 100.0), (0, 0, 10, 10), 0.99) for i, v in enumerate(values))
+        return RollEvent(EventKind.SETTLED, 0, 0.0, dice=dice)
+
+    app = TableApp(tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), autostart=True).start()
+    try:
+        page_open = [False]
+        count_rolls_a_page_saw(app, lambda: page_open[0])
+        app.roll_event(settled((1, 2, 3, 4, 6)), mono=time.monotonic() - 10.0).result(timeout=5)
+        page_open[0] = True
+        app.rendered(app.seq)  # the page loads ten seconds after the roll and draws the table as it is
+        assert app.latencies_ms == []
+        app.roll_event(settled((6, 6, 6, 6, 6)), mono=time.monotonic()).result(timeout=5)
+        assert app.state.turn.roll == 2
+        app.rendered(app.seq)
+        assert len(app.latencies_ms) == 1 and app.latencies_ms[0] < 5000.0
+    finally:
+        app.close()
