@@ -22,13 +22,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "--headless the demo runs the table app itself: the synthetic camera, the roll "
             "watcher with the real pip reader, the game and the display page (open the "
             "printed address), played by the built-in player pressing the table's buttons; "
-            "it ends a few seconds after the game."
+            "it ends --linger seconds (default 5) after the game. At the default --speed 6 the "
+            "game took 50-60 s on a 2-core x86 machine, most of it drawing and reading the "
+            "trays, so a slower computer takes longer."
         ),
     )
     parser.add_argument("--headless", action="store_true",
                         help="terminal output only: rendered trays read one by one, no page, no camera stream")
     parser.add_argument("--speed", type=float, default=6.0, metavar="X",
-                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 6, so the whole demo ends within a minute)")
+                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 6: "
+                             "about a minute's game on a 2-core machine, longer where drawing and reading "
+                             "the trays is slower)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port of the page (default 8000, or any free one when taken; 0: any free port)")
     parser.add_argument("--linger", type=float, default=5.0, metavar="S",
