@@ -68,6 +68,7 @@ class CameraLoop:
         self.watch_s = 0.0
         self.source: Any = None
         self.watcher: Any = None
+        self._said: str | None = None  # the camera's trouble line last shown
 
     def start(self) -> CameraLoop:
         """Start the thread; return self."""
@@ -82,18 +83,34 @@ class CameraLoop:
             self._thread.join(timeout=10)
         self._thread = None
 
+    def _trouble(self, check: Any) -> None:
+        """Put the doctor's line for the camera on every screen (None clears it); print it once when it changes."""
+        line = None if check is None else check.screen_line()
+        if line != self._said and line is not None:
+            log.warning("dicetable: %s", line)
+        self._said = line
+        trouble = getattr(self.app, "trouble", None)
+        if trouble is not None:
+            trouble("camera", line)
+
     def _run(self) -> None:
+        from table.doctor.camera import camera_problem
+        from table.doctor.check import Check, first_line
+
+        spec = str(getattr(self.app, "camera_name", "") or "the camera")
         while not self._stop.is_set():
             try:
                 self.source = self.open_source()
             except (SourceError, OSError, ValueError) as exc:
                 self.app.camera_update(status="lost", warning=("camera-lost", f"Camera lost ({exc}): check the "
                                                                "camera cable. Trying again..."))
+                self._trouble(camera_problem(spec, exc))
                 self._stop.wait(RETRY_S)
                 continue
             try:
                 self.watcher, see = self.make_watcher(self.source)
                 self.app.camera_update(status="watching", warning=("camera-lost", None))
+                self._trouble(None)
                 self._loop(self.source, see)
             except SourceEnded:
                 self.app.camera_update(status="ended")
@@ -102,7 +119,15 @@ class CameraLoop:
                 log.warning("camera lost: %s", exc)
                 self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera "
                                                                "cable. Trying again..."))
+                self._trouble(camera_problem(spec, exc, opened=True))
                 self._stop.wait(2.0)
+            except Exception as exc:  # noqa: BLE001 - a reader that cannot run (a broken model): said, not silent
+                log.exception("the dice reader stopped")
+                self.app.camera_update(status="failed")
+                self._trouble(Check("reader", "fail", f"the dice reader stopped ({type(exc).__name__}: "
+                                                      f"{first_line(exc)})",
+                                    "run 'dicetable doctor' to see which part is broken, then restart the table"))
+                return
             finally:
                 self.source.close()
 

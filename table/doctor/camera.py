@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from table.doctor.check import Check, first_line
-from table.doctor.versions import clash_fix
+from table.doctor.versions import CLASH_SIGNS, clash_fix
 
 #: Frames read to measure a live camera's rate (1 s at 30 fps), and the most seconds spent on it.
 RATE_FRAMES = 30
@@ -155,8 +155,9 @@ def camera_problem(spec: str, exc: BaseException | str, *, opened: bool = False)
                      "give a folder or video that has frames, or a live camera")
     clash = clash_fix(text)
     if clash is not None:
-        return Check("camera", "fail", f"{spec} cannot be opened: the Pi camera's libraries do not import ({text})",
-                     clash)
+        sign = next(s for s in CLASH_SIGNS if s in text)
+        return Check("camera", "fail", f"{spec} cannot be opened: the Pi camera's libraries do not import "
+                                       f"(\"{sign}\")", clash)
     if "cannot import picamera2" in text or "cannot import libcamera" in text:
         return Check("camera", "fail", f"{spec} cannot be opened: picamera2 is missing",
                      "on the Pi: 'sudo apt install python3-picamera2' and rerun the installer; "

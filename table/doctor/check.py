@@ -17,6 +17,10 @@ STATUSES = ("ok", "warning", "fail", "skipped")
 #: Where Raspberry Pi OS says which board this is (the device tree's model string).
 MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
 
+#: How the table's screen names a part (:meth:`Check.screen_line`).
+SCREEN_NAMES = {"camera": "Camera", "buttons": "Buttons", "gpio": "Buttons", "store": "Game store",
+                "reader": "Dice reader"}
+
 #: What the owner reruns to put the table's software back as it was installed.
 REINSTALL = "rerun the installer: cd into the dicetable folder, then 'sudo firmware_config/install.sh'"
 
@@ -55,9 +59,11 @@ class Check:
         text = f"{self.name}: {self.detail}" + (f" -> {self.fix}" if self.fix else "")
         return f"{self.status.upper():8}" + " ".join(text.split())
 
-    def text(self) -> str:
-        """What the table's screen shows: the detail and the fix, without the status."""
-        return " ".join((f"{self.detail}. {self.fix}." if self.fix else f"{self.detail}.").split())
+    def screen_line(self) -> str:
+        """What ``play`` shows on the table's screen and prints: ``Part: detail. Fix.`` (no status column)."""
+        part = SCREEN_NAMES.get(self.name, self.name.capitalize())
+        fix = self.fix[:1].upper() + self.fix[1:] if self.fix else ""
+        return " ".join((f"{part}: {self.detail}. {fix}." if fix else f"{part}: {self.detail}.").split())
 
     def to_json(self) -> dict[str, str]:
         """``{"name", "status", "detail", "fix"}``."""

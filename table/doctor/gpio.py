@@ -123,7 +123,8 @@ def gpio_problem(exc: BaseException | str, board: str | None, *, name: str = "bu
                          "not a Pi: no GPIO here" + (": skipped" if name == "gpio" else " for the buttons"),
                          "" if name == "gpio" else "play with --no-buttons, and use the keyboard or the page")
         return Check(name, "fail", f"no GPIO library works on this {board} ({text})",
-                     f"'sudo apt install python3-lgpio', then {REINSTALL}")
+                     f"{REINSTALL} (it installs python3-lgpio and puts the user in the 'gpio' group), "
+                     "then log out and in")
     if "ermission" in text or "EACCES" in text:
         return Check(name, "fail", f"the GPIO pins may not be opened by this user ({text})", GROUP_FIX)
     if "in use" in text or "busy" in text.lower():

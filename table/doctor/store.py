@@ -96,10 +96,10 @@ def store_problem(db: str | Path, exc: BaseException | str) -> Check:
         return Check("store", "fail", text, "stop the other dicetable first ('sudo systemctl stop dicetable', "
                                             "or Ctrl-C where it runs), or give another --db")
     if "permission" in low or "read-only" in low or "readonly" in low or "not writable" in low:
-        return Check("store", "fail", f"the game store cannot be written ({text})",
+        return Check("store", "fail", f"cannot be written ({text})",
                      _fix_owner(existing_folder(Path(db)) if not Path(db).exists() else Path(db).parent))
     if "no space" in low or "disk is full" in low or "database or disk is full" in low:
-        return Check("store", "fail", f"the game store's disk is full ({text})",
+        return Check("store", "fail", f"its disk is full ({text})",
                      "free some space ('sudo journalctl --vacuum-size=100M', old files), then restart the table")
-    return Check("store", "fail", f"the game store cannot be used ({text})",
+    return Check("store", "fail", f"cannot be used ({text})",
                  "run 'dicetable doctor'; give --db another path to play meanwhile")
