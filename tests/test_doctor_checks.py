@@ -24,6 +24,12 @@ CLASH = ("numpy.dtype size changed, may indicate binary incompatibility. Expecte
          "got 88 from PyObject")
 
 
+@pytest.fixture(autouse=True)
+def own_data(tmp_path_factory, monkeypatch):
+    """The user's profiles in a folder of the test's own, so that the shipped ones are what is found."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))
+
+
 # -- the Check itself ---------------------------------------------------------------------------------------------
 
 def test_a_check_is_one_line_and_refuses_an_unknown_status():

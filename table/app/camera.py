@@ -10,6 +10,7 @@ from typing import Any
 
 import cv2
 
+from vision.errors import VisionError
 from vision.sources.base import SourceEnded, SourceError
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,6 @@ class CameraLoop:
 
     def _run(self) -> None:
         from table.doctor.camera import camera_problem
-        from table.doctor.check import Check, first_line
 
         spec = str(getattr(self.app, "camera_name", "") or "the camera")
         while not self._stop.is_set():
@@ -115,21 +115,37 @@ class CameraLoop:
             except SourceEnded:
                 self.app.camera_update(status="ended")
                 return
-            except (SourceError, OSError) as exc:
-                log.warning("camera lost: %s", exc)
-                self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera "
-                                                               "cable. Trying again..."))
-                self._trouble(camera_problem(spec, exc, opened=True))
-                self._stop.wait(2.0)
-            except Exception as exc:  # noqa: BLE001 - a reader that cannot run (a broken model): said, not silent
-                log.exception("the dice reader stopped")
-                self.app.camera_update(status="failed")
-                self._trouble(Check("reader", "fail", f"the dice reader stopped ({type(exc).__name__}: "
-                                                      f"{first_line(exc)})",
-                                    "run 'dicetable doctor' to see which part is broken, then restart the table"))
+            except SourceError as exc:
+                self._lost(spec, exc)
+            except VisionError as exc:  # a model that cannot load (FaceModelError is an OSError too): no retry
+                self._stopped(exc)
+                return
+            except OSError as exc:
+                self._lost(spec, exc)
+            except Exception as exc:  # noqa: BLE001 - a reader that cannot run: said, not silent
+                self._stopped(exc)
                 return
             finally:
                 self.source.close()
+
+    def _lost(self, spec: str, exc: BaseException) -> None:
+        """The camera stopped giving frames: say so; the loop opens it again after a pause."""
+        from table.doctor.camera import camera_problem
+
+        log.warning("camera lost: %s", exc)
+        self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera cable. "
+                                                       "Trying again..."))
+        self._trouble(camera_problem(spec, exc, opened=True))
+        self._stop.wait(2.0)
+
+    def _stopped(self, exc: BaseException) -> None:
+        """The reader failed (a broken model, a bug): the thread ends, and every screen says so."""
+        from table.doctor.check import Check, first_line
+
+        log.error("the dice reader stopped", exc_info=exc)
+        self.app.camera_update(status="failed")
+        self._trouble(Check("reader", "fail", f"the dice reader stopped ({type(exc).__name__}: {first_line(exc)})",
+                            "run 'dicetable doctor' to see which part is broken, then restart the table"))
 
     def _loop(self, source: Any, see: Callable[[Any], Any]) -> None:
         fps = max(1.0, float(source.fps))
