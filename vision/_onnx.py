@@ -15,11 +15,14 @@ and their integer kernels round a little differently (face probabilities
 within 0.01, pip maps within 0.03 on the fixed probes; the same readings on DEV).
 
 ``DICETABLE_ONNX_BACKEND=opencv`` (or ``onnxruntime``) in the environment picks
-one; unset or ``auto`` takes onnxruntime when it can be imported. The
-onnxruntime session uses as many threads as OpenCV is set to
-(:func:`cv2.getNumThreads` when the model is loaded, so
-``cv2.setNumThreads(1)`` before the first read gives the one-core numbers of
-``dicetable eval``), without spinning idle threads.
+one; unset or ``auto`` takes onnxruntime when it can be imported.
+
+Threads (:func:`onnx_threads`, read when a model is loaded): ``DICETABLE_THREADS=N``
+(or ``all``) sets the onnxruntime session's intra-op threads; unset, a session
+uses every core this process may run on (a settled roll is read on all of the
+Pi's four cores), but no more than OpenCV is set to, so ``cv2.setNumThreads(1)``
+before the first read still gives the one-core numbers of ``dicetable eval``
+and the benchmarks. Idle threads do not spin.
 """
 
 from __future__ import annotations
@@ -36,6 +39,37 @@ import numpy as np
 #: Environment variable naming the runtime: ``auto`` (default), ``onnxruntime`` or ``opencv``.
 BACKEND_ENV = "DICETABLE_ONNX_BACKEND"
 BACKENDS = ("auto", "onnxruntime", "opencv")
+#: Environment variable setting the threads of each onnxruntime session: a whole number >= 1, or ``all``.
+THREADS_ENV = "DICETABLE_THREADS"
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity where the OS tells it), at least 1."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except OSError:
+            pass
+    return max(1, os.cpu_count() or 1)
+
+
+def onnx_threads() -> int:
+    """Intra-op threads of the next onnxruntime session (see the module docstring).
+
+    Raises
+    ------
+    ValueError
+        If ``DICETABLE_THREADS`` is neither a whole number >= 1 nor ``all``.
+    """
+    asked = os.environ.get(THREADS_ENV, "").strip().lower()
+    if asked == "all":
+        return usable_cores()
+    if asked:
+        if not asked.isdigit() or int(asked) < 1:
+            raise ValueError(f"{THREADS_ENV}={asked!r} is not a number of threads; give a whole number >= 1, "
+                             "or 'all' (or unset it: every core)")
+        return int(asked)
+    return max(1, min(usable_cores(), cv2.getNumThreads()))
 
 
 def chosen_backend() -> str:
@@ -73,15 +107,20 @@ class OnnxNet:
         The shape of the network's first input as the model declares it (a
         name, such as ``"n"``, for a free dimension); None when the runtime
         does not say (``cv2.dnn``).
+    threads : int
+        The onnxruntime session's intra-op threads (:func:`onnx_threads`); 1 for
+        ``cv2.dnn``, whose threads are OpenCV's own (:func:`cv2.setNumThreads`).
     """
 
     def __init__(self, path: Path, backend: str) -> None:
         self.backend = backend
+        self.threads = 1
         if backend == "onnxruntime":
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            options.intra_op_num_threads = max(1, cv2.getNumThreads())
+            self.threads = onnx_threads()
+            options.intra_op_num_threads = self.threads
             options.inter_op_num_threads = 1
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             options.log_severity_level = 3  # errors only
@@ -252,7 +291,7 @@ def load_onnx(path: Path, what: str, error: type[Exception], hint: str,
     ------
     error
         If the file is missing or a folder, the runtime cannot load it, the
-        metadata is unreadable, or ``DICETABLE_ONNX_BACKEND`` is wrong.
+        metadata is unreadable, or ``DICETABLE_ONNX_BACKEND`` or ``DICETABLE_THREADS`` is wrong.
     """
     if path.is_dir():
         inside = path / f"{stem}.onnx" if stem else None
@@ -262,6 +301,7 @@ def load_onnx(path: Path, what: str, error: type[Exception], hint: str,
         raise error(f"{what} model {str(path)!r} does not exist; {hint}")
     try:
         backend = chosen_backend()
+        onnx_threads()  # a bad DICETABLE_THREADS is told as itself, not as a model that cannot load
     except ValueError as exc:
         raise error(str(exc)) from None
     try:

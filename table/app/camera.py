@@ -10,6 +10,7 @@ from typing import Any
 
 import cv2
 
+from vision.errors import VisionError
 from vision.sources.base import SourceEnded, SourceError
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class CameraLoop:
         self.watch_s = 0.0
         self.source: Any = None
         self.watcher: Any = None
+        self._said: str | None = None  # the camera's trouble line last shown
 
     def start(self) -> CameraLoop:
         """Start the thread; return self."""
@@ -82,29 +84,68 @@ class CameraLoop:
             self._thread.join(timeout=10)
         self._thread = None
 
+    def _trouble(self, check: Any) -> None:
+        """Put the doctor's line for the camera on every screen (None clears it); print it once when it changes."""
+        line = None if check is None else check.screen_line()
+        if line != self._said and line is not None:
+            log.warning("dicetable: %s", line)
+        self._said = line
+        trouble = getattr(self.app, "trouble", None)
+        if trouble is not None:
+            trouble("camera", line)
+
     def _run(self) -> None:
+        from table.doctor.camera import camera_problem
+
+        spec = str(getattr(self.app, "camera_name", "") or "the camera")
         while not self._stop.is_set():
             try:
                 self.source = self.open_source()
             except (SourceError, OSError, ValueError) as exc:
                 self.app.camera_update(status="lost", warning=("camera-lost", f"Camera lost ({exc}): check the "
                                                                "camera cable. Trying again..."))
+                self._trouble(camera_problem(spec, exc))
                 self._stop.wait(RETRY_S)
                 continue
             try:
                 self.watcher, see = self.make_watcher(self.source)
                 self.app.camera_update(status="watching", warning=("camera-lost", None))
+                self._trouble(None)
                 self._loop(self.source, see)
             except SourceEnded:
                 self.app.camera_update(status="ended")
                 return
-            except (SourceError, OSError) as exc:
-                log.warning("camera lost: %s", exc)
-                self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera "
-                                                               "cable. Trying again..."))
-                self._stop.wait(2.0)
+            except SourceError as exc:
+                self._lost(spec, exc)
+            except VisionError as exc:  # a model that cannot load (FaceModelError is an OSError too): no retry
+                self._stopped(exc)
+                return
+            except OSError as exc:
+                self._lost(spec, exc)
+            except Exception as exc:  # noqa: BLE001 - a reader that cannot run: said, not silent
+                self._stopped(exc)
+                return
             finally:
                 self.source.close()
+
+    def _lost(self, spec: str, exc: BaseException) -> None:
+        """The camera stopped giving frames: say so; the loop opens it again after a pause."""
+        from table.doctor.camera import camera_problem
+
+        log.warning("camera lost: %s", exc)
+        self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera cable. "
+                                                       "Trying again..."))
+        self._trouble(camera_problem(spec, exc, opened=True))
+        self._stop.wait(2.0)
+
+    def _stopped(self, exc: BaseException) -> None:
+        """The reader failed (a broken model, a bug): the thread ends, and every screen says so."""
+        from table.doctor.check import Check, first_line
+
+        log.error("the dice reader stopped", exc_info=exc)
+        self.app.camera_update(status="failed")
+        self._trouble(Check("reader", "fail", f"the dice reader stopped ({type(exc).__name__}: {first_line(exc)})",
+                            "run 'dicetable doctor' to see which part is broken, then restart the table"))
 
     def _loop(self, source: Any, see: Callable[[Any], Any]) -> None:
         fps = max(1.0, float(source.fps))

@@ -100,6 +100,7 @@ class TableApp(TurnMixin, PublishMixin):
         self._view_seq = 0  # the seq of the first snapshot that showed it
         self._moving_since = -math.inf  # time.monotonic() when the camera last began to see motion
         self.warnings: dict[str, str] = {}
+        self.troubles: dict[str, str] = {}  # part -> the doctor's line for it (camera, buttons, store), every screen
         self.message = ""
         self.note = ""
         self.resumed = False  # True when start() picked up an unfinished game from the store
@@ -274,6 +275,11 @@ class TableApp(TurnMixin, PublishMixin):
                       warning: tuple[str, str | None] | None = None) -> Future[Any]:
         """A new camera view (JPEG), camera status, or camera warning ``(kind, text or None to clear)``."""
         return self.submit(self._camera_update, jpeg, status, warning)
+
+    def trouble(self, part: str, line: str | None) -> Future[Any]:
+        """Show the doctor's `line` for a `part` the table cannot use (``"camera"``, ``"buttons"``,
+        ``"store"``) on every screen until it is cleared (`line` None); see :mod:`table.doctor`."""
+        return self.submit(lambda: self.troubles.update({part: line}) if line else self.troubles.pop(part, None))
 
     def say(self, text: str) -> Future[Any]:
         """Show `text` in the page's message line (e.g. "hold UNDO to undo" after a short press)."""

@@ -102,6 +102,7 @@ class PublishMixin:
         return {
             "seq": self.seq, "screen": self.screen, "setup": self.screens.setup.to_json(), "game": game,
             "warnings": [{"kind": k, "text": t} for k, t in self.warnings.items()],
+            "troubles": [{"part": k, "text": t} for k, t in self.troubles.items()],
             "message": self.message, "note": self.note, "pending": self.pending is not None,
             "camera": {"seq": self.camera_seq, "status": self.camera_status, "name": self.camera_name,
                        "has_view": self.camera_jpeg is not None},

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,10 +149,12 @@ def run(args: argparse.Namespace) -> int:
     first = None if tray is not None else _open_camera(camera_spec, profile)
     app: TableApp | None = None
     panel: Any = None
+    spare: Path | None = None
     try:
-        app = TableApp(db, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
-                       pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
-                       bot_delay_s=args.bot_delay, bot_seed=args.bot_seed).start()
+        app, spare = _start_app(lambda path: TableApp(
+            path, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
+            pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
+            bot_delay_s=args.bot_delay, bot_seed=args.bot_seed), db)
         server = DisplayServer(app, host=args.listen, port=args.port).start()
         print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
         phones = phone_urls(args.listen, server.port)
@@ -189,7 +194,39 @@ def run(args: argparse.Namespace) -> int:
             panel.close()
         if app is not None:
             app.close()
+        if spare is not None:
+            shutil.rmtree(spare, ignore_errors=True)
     return 0
+
+
+def _start_app(make: Callable[[Path], Any], db: Path) -> tuple[Any, Path | None]:
+    """``make(db).start()``; when the store at `db` cannot be used, the table on a spare store, and the spare's folder.
+
+    A store in use by another dicetable, or a file that is not a store (a slip of
+    ``--db``), still ends ``play`` (exit status 2). Any other store error (a folder
+    the user may not write, a full disk, a newer schema) would leave the table's
+    screen blank under systemd: the table runs on a spare store in a temporary
+    folder (removed at the end, so games are not kept) and says the doctor's line
+    for the store on every screen and on stderr.
+    """
+    from table.doctor.store import store_problem
+    from table.store import NotAStoreError, StoreError, StoreLockedError
+
+    try:
+        return make(db).start(), None
+    except (StoreLockedError, NotAStoreError):
+        raise
+    except StoreError as exc:
+        line = store_problem(db, exc).screen_line() + " Games are not kept until it is fixed."
+    spare = Path(tempfile.mkdtemp(prefix="dicetable-spare-store-"))
+    try:
+        app = make(spare / "games.sqlite3").start()
+    except BaseException:
+        shutil.rmtree(spare, ignore_errors=True)
+        raise
+    print(f"dicetable: {line}", file=sys.stderr)
+    app.trouble("store", line)
+    return app, spare
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -261,7 +298,12 @@ def _buttons(app: Any, pin_map: PinMap) -> Any:
         panel = ButtonPanel(pin_map, on_command=lambda c: app.press(c, "button"),
                             on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."))
     except DicetableError as exc:
-        print(f"dicetable: no GPIO buttons ({exc}); use the keyboard or the page", file=sys.stderr)
+        from table.doctor.check import board_model
+        from table.doctor.gpio import gpio_problem
+
+        line = gpio_problem(exc, board_model()).screen_line()
+        print(f"dicetable: no GPIO buttons: {line}", file=sys.stderr)
+        app.trouble("buttons", line)
         return None
     app.subscribe(lambda seq, snap: panel.set_holds((snap.get("game") or {}).get("holds") or ()))
     return panel

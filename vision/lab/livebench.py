@@ -1,39 +1,92 @@
 """Benchmark of the live pipeline on synthetic roll sequences (``dicetable bench``).
 
-Measures, on one core: the per-frame cost of :meth:`RollWatcher.update` (rectify,
-motion, hand check, and on still frames the read), split into frames that only
-check motion and frames that are read; the settle latency (frames from the last
-die stopping to the verdict); and the verdicts against the script's truth
+Measures, on the cores :func:`cores` allows (one, as a Pi 4 core would be used,
+or all of them, as the table reads): the per-frame cost of
+:meth:`RollWatcher.update` (rectify, motion, hand check, and on still frames the
+read), split into frames that only check motion and frames that are read; the
+settle latency (frames from the last die stopping to the verdict); the compute
+from the last die stopping to the verdict (the sum of those frames' costs, and
+how many of them were read); and the verdicts against the script's truth
 (right, unreadable, wrong, missed).  Frames are rendered before timing, so the
 renderer's cost is not counted.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 import os
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
 import numpy as np
 
+from vision._onnx import THREADS_ENV
 from vision.sources import _world as world
 from vision.sources.synthetic import SyntheticSource, TruthReader
 from vision.watch import EventKind, RollWatcher
 
 
 def one_core() -> None:
-    """Run on one CPU core with one OpenCV thread (as a Pi 4 core would be used)."""
+    """Run on one CPU core with one OpenCV thread (as a Pi 4 core would be used), for the rest of the process."""
     cv2.setNumThreads(1)
     if hasattr(os, "sched_setaffinity"):
         try:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
         except OSError:
             pass
+
+
+@contextlib.contextmanager
+def cores(n: int | None) -> Iterator[int]:
+    """Run the block on `n` CPU cores (None: all this process may use); yields the number used.
+
+    Sets the process's CPU affinity, OpenCV's threads and ``DICETABLE_THREADS``
+    (the onnxruntime sessions of networks loaded inside the block, e.g. by
+    :func:`model_reader`), and puts all three back afterwards.
+    """
+    mine = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+    use = len(mine) if n is None else max(1, min(int(n), len(mine)))
+    cv_threads, env = cv2.getNumThreads(), os.environ.get(THREADS_ENV)
+    pinned = False
+    if hasattr(os, "sched_setaffinity") and use < len(mine):
+        try:
+            os.sched_setaffinity(0, set(mine[:use]))
+            pinned = True
+        except OSError:
+            pass
+    cv2.setNumThreads(use)
+    os.environ[THREADS_ENV] = str(use)
+    try:
+        yield use
+    finally:
+        cv2.setNumThreads(cv_threads)
+        if env is None:
+            os.environ.pop(THREADS_ENV, None)
+        else:
+            os.environ[THREADS_ENV] = env
+        if pinned:
+            os.sched_setaffinity(0, set(mine))
+
+
+def model_reader() -> Callable[[np.ndarray], Any]:
+    """:func:`vision.reader.read_image` with the packaged networks loaded now (so with the threads set now).
+
+    The shared networks (``default_detector`` and the others) keep the threads
+    of their first load; fresh ones let :func:`cores` compare thread counts.
+    """
+    from vision.detect import DieDetector
+    from vision.face import reading_face_reader
+    from vision.pips import PipFinder
+    from vision.reader import read_image
+
+    return functools.partial(read_image, detector=DieDetector(), face_reader=reading_face_reader(),
+                             pip_finder=PipFinder())
 
 
 @dataclass
@@ -47,6 +100,9 @@ class BenchResult:
     motion_ms: list[float] = field(default_factory=list)
     read_ms: list[float] = field(default_factory=list)
     latencies: list[int] = field(default_factory=list)
+    settle_ms: list[float] = field(default_factory=list)
+    settle_reads: list[int] = field(default_factory=list)
+    threads: int = 1
     rolls: int = 0
     right: int = 0
     unreadable: int = 0
@@ -72,6 +128,10 @@ class BenchResult:
             "read_frames": len(self.read_ms),
             "settle_latency_frames_median": med(self.latencies),
             "settle_latency_frames_max": max(self.latencies) if self.latencies else None,
+            # compute only: what the frames from the last die stopping to the verdict cost, summed
+            "settle_compute_ms_median": med(self.settle_ms),
+            "settle_compute_ms_max": round(max(self.settle_ms), 3) if self.settle_ms else None,
+            "reads_per_roll_median": med(self.settle_reads), "threads": self.threads,
             # at 30 fps, with each frame processed as it comes: frames waited plus the last frame's read
             "settle_latency_ms_at_30fps": (round(statistics.median(self.latencies) * 1000 / 30
                                                  + statistics.median(self.read_ms), 1)
@@ -98,7 +158,7 @@ def _same(values: Sequence[int | None], centres: Sequence[tuple[float, float]], 
 
 
 def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2),
-          reader: str | Callable[[np.ndarray], Any] = "truth") -> BenchResult:
+          reader: str | Callable[[np.ndarray], Any] = "truth", threads: int = 1) -> BenchResult:
     """Play the default script of each seed through a watcher and measure it.
 
     Parameters
@@ -109,10 +169,13 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
         Scripts to play (each :func:`vision.sources.synthetic.default_script`).
     reader : "truth", "model" or callable, optional
         The pip reader: the script's truth (watcher cost alone), the trained
-        model (:func:`vision.reader.read_image`), or any reader.
+        model (:func:`model_reader`, loaded here), or any reader.
+    threads : int, optional
+        The cores it runs on, recorded in the result (the caller sets them: :func:`cores`).
     """
     name = reader if isinstance(reader, str) else getattr(reader, "__name__", "custom")
-    result = BenchResult(size=size, reader=name)
+    result = BenchResult(size=size, reader=name, threads=threads)
+    model = model_reader() if reader == "model" else None
     for seed in seeds:
         src = SyntheticSource(seed=seed, size=size)
         frames = list(src)
@@ -120,14 +183,14 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
         truth_reader = TruthReader(geo)
         if reader == "truth":
             use: Callable[[np.ndarray], Any] = truth_reader
-        elif reader == "model":
-            from vision.reader import read_image
-            use = read_image
+        elif model is not None:
+            use = model
         else:
             use = reader  # type: ignore[assignment]
         watcher = RollWatcher(use, geometry=geo, hold_area_mm=world.HOLD_AREA_MM, reference=frames[0].image,
                               markers=world.MARKERS, expected_dice=5)
         verdicts: dict[int, tuple[int, Any]] = {}
+        cost: list[tuple[float, bool]] = []  # per frame: (ms, read)
         for f in frames:
             truth_reader.see(f)
             before = truth_reader.calls if reader == "truth" else None
@@ -138,6 +201,7 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
             read = (truth_reader.calls != before) if reader == "truth" else (
                 len(watcher._votes) != n_votes or any(e.kind in (EventKind.SETTLED, EventKind.UNREADABLE)
                                                       for e in events))
+            cost.append((ms, read))
             result.all_ms.append(ms)
             (result.read_ms if read else result.motion_ms).append(ms)
             result.frames += 1
@@ -160,6 +224,9 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
                 continue
             idx, e = verdicts[plan.roll]
             result.latencies.append(idx - plan.stop_index)
+            window = cost[plan.stop_index:idx + 1]
+            result.settle_ms.append(sum(ms for ms, _ in window))
+            result.settle_reads.append(sum(1 for _, read in window if read))
             if e.kind == EventKind.UNREADABLE:
                 result.unreadable += 1
                 if plan.expect_unreadable:

@@ -90,12 +90,19 @@
     if (s.screen === "setup") renderSetup(s.setup);
     if (s.game && s.screen !== "setup") { renderGame(s, s.game); renderEnd(s.game); renderAnalysis(s.analysis); renderEndView(s); }
     renderMenu(s.menu);
+    renderTroubles(s.troubles || []);
     $("menu-note").textContent = s.menu.open ? s.message || "" : "";  // the footer's line is short beside the keys
     let msg = s.message || "";
     if (s.note) msg = s.note + " " + msg;
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
+  }
+
+  function renderTroubles(troubles) {  // what the table cannot use and what to do (dicetable doctor's line)
+    const box = $("troubles"); box.textContent = "";
+    for (const t of troubles) { const e = el("div", "trouble", t.text); e.setAttribute("data-part", t.part); box.appendChild(e); }
+    box.hidden = !troubles.length;
   }
 
   function renderPin(s) {
