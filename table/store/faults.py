@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import sqlite3
 from pathlib import Path
 
@@ -57,11 +58,12 @@ def diagnose(path: Path, exc: BaseException | None = None) -> tuple[str, str]:
     if (st is not None and st.f_flag & getattr(os, "ST_RDONLY", 1)) or err == errno.EROFS:
         return (f"the disk holding {str(folder)!r} is mounted read-only",
                 f"remount it read-write (Linux makes a failing SD card read-only: check it) {elsewhere}")
-    unwritable = [p for p in (folder, path) if p.exists() and not os.access(p, os.W_OK)]
+    sides = [Path(f"{path}{side}") for side in ("-wal", "-shm")]  # an -shm made by another user stops writes too
+    unwritable = [p for p in (folder, path, *sides) if p.exists() and not os.access(p, os.W_OK)]
     if unwritable:
         what = "the folder" if unwritable[0] == folder else "the file"
         return (f"{what} {str(unwritable[0])!r} is read-only for this user",
-                f"fix its permissions (e.g. 'sudo chown -R $USER {str(folder)!r}') {elsewhere}")
+                f"fix its permissions (e.g. sudo chown -R $USER {shlex.quote(str(folder))}) {elsewhere}")
     low = st is not None and _free_bytes(st) < LOW_SPACE
     if low or code == sqlite3.SQLITE_FULL or err == errno.ENOSPC:
         free = f" ({_free_bytes(st) // 1024} KiB free)" if low and st is not None else ""

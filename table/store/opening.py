@@ -108,6 +108,8 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     (a full disk, no permission: the file is left as it is), :class:`StoreError` for a
     newer schema or a reader's open that fails.
     """
+    sides = [Path(f"{path}{side}") for side in ("-wal", "-shm")]
+    new_sides = [side for side in sides if not side.exists()]
     try:
         if readonly:
             conn = sqlite3.connect(reader_uri(path), uri=True, isolation_level=None, timeout=5.0)
@@ -122,6 +124,12 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
                         "; the store was left as it is")
     except BaseException:
         conn.close()
+        if not readonly and not _size(sides[0]):  # an empty log: nothing in it, and nobody else writes (the lock)
+            for side in new_sides:  # what the failed open made (an -shm made read-only with a read-only file,
+                try:                # say, would keep the store read-only once the file is writable again)
+                    side.unlink(missing_ok=True)
+                except OSError:
+                    pass
         raise
     return conn
 
