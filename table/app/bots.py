@@ -225,7 +225,9 @@ class BotSeats:
         if app.screen != "game" or app.menu_open or st is None or st.turn is None or not st.bot_level(st.turn.player):
             self._seen = None  # a menu closed or a new game later arms the bot again
             return
-        key = (id(app.session), st.events, app.selected, app.pending is not None, app.menu_open, app.screen)
+        # a store fault that comes or goes re-arms the step its write failed (play goes on after it)
+        key = (id(app.session), st.events, app.selected, app.pending is not None, app.menu_open, app.screen,
+               "store" in app.warnings)
         if key == self._seen or self._timer is not None:
             return
         self._seen = key

@@ -32,6 +32,7 @@ from table.app.bots import BotSeats
 from table.app.publish import PublishMixin
 from table.app.seats import check_setup, split_seats
 from table.app.session import GameSession
+from table.app.store_faults import StoreFaults
 from table.app.texts import ACTING_COMMANDS, NOT_SEEN
 from table.app.turn import TurnMixin
 from table.display.snapshot import Setup
@@ -124,6 +125,7 @@ class TableApp(TurnMixin, PublishMixin):
         self.snapshot: dict[str, Any] = {}
         self.finished = threading.Event()
         self.bots = BotSeats(self, dice=bot_dice, delay_s=bot_delay_s, seed=bot_seed)
+        self.store_faults = StoreFaults(self)  # a write that fails: unapplied, said, tried again
         self.analysis: Any = None
         self.analysis_status = ""
         self._analysis_key: Any = None
@@ -183,14 +185,19 @@ class TableApp(TurnMixin, PublishMixin):
         self._ready.set()
         try:
             while True:
-                item = self._queue.get()
+                try:
+                    item = self._queue.get(timeout=self.store_faults.retry_s)
+                except queue.Empty:  # the store failed a write and nothing came since: try it again
+                    if self.store_faults.retry():
+                        self._publish()
+                    continue
                 if item is None:
                     break
                 fn, args, fut = item
                 if not fut.set_running_or_notify_cancel():
                     continue
                 try:
-                    result = fn(*args)
+                    result = self.store_faults.call(fn, args)
                 except BaseException as exc:
                     self._publish()
                     fut.set_exception(exc)

@@ -96,11 +96,15 @@ class GameSession:
         ------
         InvalidCommandError, IllegalCommandError, table.rules.RulesError
             If the command is refused; the state and the store do not change.
+        table.store.StoreWriteError
+            If the store cannot take the commit now (a full disk, a read-only disk, an I/O
+            error): nothing is stored, the state does not change and no subscriber is told;
+            the same command can be handled again once the fault clears.
         table.store.StoreError
-            If the commit fails; the in-memory state does not change either.
+            If the commit fails otherwise; the in-memory state does not change either.
         """
         new, events = execute(self.state, command)
-        self.store.append(self.game_id, self.state.events, events, new)
+        self.store.append(self.game_id, self.state.events, events, new)  # raises before anything is folded
         self.state = new
         for callback in tuple(self._subscribers):
             try:

@@ -4,7 +4,9 @@ The store is ``--db PATH``, else ``$DICETABLE_DB``, else
 ``~/.local/share/dicetable/games.sqlite3``.  A store that cannot be read
 (corrupt, truncated, not a dicetable store) is reported in one line (exit
 status 2) and left as it is; the app sets a damaged store aside when it starts.
-The store is opened read-only: listing never makes or changes a file.
+The store is opened read-only: listing never makes or changes a file (not even
+the -wal/-shm files SQLite keeps beside a store), and a store on a full or
+read-only disk, or in a folder this user cannot write, is listed all the same.
 """
 
 from __future__ import annotations

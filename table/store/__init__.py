@@ -15,7 +15,14 @@ line's).  A file that is not an SQLite database at all (a photo given to
 table's own store (:func:`own_db_path`) counts as damaged even then, so a
 torn first page does not stop an unattended table.  The same holds for another
 program's SQLite database.  Commands that
-only read open the store with ``readonly=True``: nothing is made or changed.
+only read open the store with ``readonly=True``: nothing is made or changed,
+not even the ``-wal``/``-shm`` files beside it.
+
+Only a damaged file is set aside.  A store that cannot be written now (a full
+disk, a read-only disk or folder, no permission, an I/O error) is left as it
+is: opening it for writing raises :class:`StoreWriteError`, saying why and what
+to do, and so does a write that fails during play (nothing of it is written;
+the same write succeeds once the fault clears).
 
 One process at a time writes a store: a writable store holds an exclusive
 advisory lock (``fcntl.flock``) on ``NAME.lock`` beside it for as long as it
@@ -29,6 +36,7 @@ Modules: :mod:`~table.store.event_log` (:class:`Store`: writes and reads),
 :mod:`~table.store.opening` (file checks, schema, setting aside),
 :mod:`~table.store.lock` (the writer's lock), :mod:`~table.store.paths`
 (where stores live), :mod:`~table.store.summaries` (the games list),
+:mod:`~table.store.faults` (damaged or only unwritable: which, and what to do),
 :mod:`~table.store.errors`.
 
 Example
@@ -48,6 +56,7 @@ from table.store.errors import (
     StoreCorruptError,
     StoreError,
     StoreLockedError,
+    StoreWriteError,
     UnknownGameError,
 )
 from table.store.event_log import Store
@@ -59,7 +68,7 @@ from table.store.summaries import GameSummary, status_of
 __all__ = [
     "DB_ENV", "SCHEMA_VERSION", "SQLITE_HEADER",
     "GameSummary", "NotAStoreError", "Store", "StoreConflictError", "StoreCorruptError", "StoreError",
-    "StoreLockedError", "UnknownGameError",
+    "StoreLockedError", "StoreWriteError", "UnknownGameError",
     "default_db_path", "lock_path", "open_store", "own_db_path", "status_of", "store_holder",
 ]
 

@@ -29,5 +29,17 @@ class StoreLockedError(StoreError):
     """Raised when another running dicetable has the store open for writing (its lock is held)."""
 
 
+class StoreWriteError(StoreError):
+    """Raised when the store cannot be written now: no space, a read-only disk or folder, no permission, an I/O error.
+
+    The file itself is fine and is left as it is (never set aside). ``why`` says what is
+    wrong (``"the disk is full (12 KiB free)"``) and ``todo`` what to do (``"free some space on it"``);
+    see :func:`table.store.faults.write_error`.
+    """
+
+    why = ""
+    todo = ""
+
+
 class StoreConflictError(StoreError):
     """Raised when an append does not follow the game's last stored event (two writers)."""

@@ -4,7 +4,10 @@ One row per event (game id, sequence number, time, JSON payload) in a
 write-ahead-logged database with ``synchronous=FULL``: an event counts as
 accepted only once :meth:`Store.append` has returned (its transaction is
 committed and on disk).  A game's state is the fold of its rows
-(:func:`table.game.fold`), so resuming after a power cut is a read.
+(:func:`table.game.fold`), so resuming after a power cut is a read.  A write that
+fails (a full disk, a read-only disk, an I/O error) writes nothing and raises
+:class:`~table.store.errors.StoreWriteError`; the store stays usable, and the
+same write succeeds once the fault clears (:meth:`Store.probe` tells when).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from table.game import Event, GameStarted, GameState, event_from_json, event_to_json, fold
 from table.store.errors import StoreConflictError, StoreCorruptError, StoreError, UnknownGameError
+from table.store.faults import diagnose, is_corruption, write_error
 from table.store.lock import WriterLock, take_lock
-from table.store.opening import check_file, connect, set_aside
+from table.store.opening import check_file, connect, probe_write, set_aside
 from table.store.summaries import COLUMNS, GameSummary, status_of, summary_from_row
 
 
@@ -37,7 +42,8 @@ class Store:
     readonly : bool
         Open for reading only (``games``, ``export``): a missing or empty file
         raises :class:`StoreError`, a damaged one :class:`StoreCorruptError`
-        (whatever `on_corrupt` says), and nothing is made, set aside or changed.
+        (whatever `on_corrupt` says), and nothing is made, set aside or changed
+        (no ``-wal``/``-shm`` files either: :func:`~table.store.opening.reader_uri`).
 
     A writable store holds the lock on :func:`~table.store.paths.lock_path` (``NAME.lock``, made
     beside it) until :meth:`close` or the process's end; a read-only one takes
@@ -54,6 +60,9 @@ class Store:
         table's own store (:func:`~table.store.paths.own_db_path`): that one is damaged, as above.
     StoreCorruptError
         With ``on_corrupt="raise"`` or `readonly`, if the file is a damaged store.
+    StoreWriteError
+        If the store is writable but cannot be written now (a full disk, a read-only
+        folder or disk, no permission, an I/O error): the file is left as it is.
     StoreError
         If the file is from a newer schema, or cannot be made or opened.
     """
@@ -66,6 +75,7 @@ class Store:
         self.readonly = bool(readonly)
         self.set_aside_path: Path | None = None
         self.note: str | None = None
+        self.commits = 0  # writes committed by this Store (a caller sees a write go through)
         self._conn: sqlite3.Connection | None = None
         self._lock: WriterLock | None = None  # released by close() or, unclosed, by the GC
         check_file(self.path, must_exist=self.readonly or not create, readonly=self.readonly)
@@ -146,7 +156,8 @@ class Store:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
-            raise StoreError(f"could not store the new game in {str(self.path)!r}: {exc}") from None
+            raise self._write_error(exc, f"could not store the new game in {str(self.path)!r}") from None
+        self.commits += 1
         return game_id
 
     def append(self, game_id: int, seq: int, events: Sequence[Event], state: GameState) -> None:
@@ -167,8 +178,10 @@ class Store:
         ------
         StoreConflictError
             If the game does not have exactly ``seq`` stored events; nothing is written.
+        StoreWriteError
+            If the store cannot be written now (full, read-only, I/O error); nothing is written.
         StoreError
-            If the write fails; nothing is written.
+            If the write fails otherwise (:class:`StoreCorruptError`: damaged); nothing is written.
         """
         conn = self.conn
         winners = [state.players[i] for i in state.winners()]
@@ -190,7 +203,23 @@ class Store:
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
-            raise StoreError(f"could not store game {game_id}'s events: {exc}") from None
+            raise self._write_error(exc, f"could not store game {game_id}'s events in {str(self.path)!r}") from None
+        self.commits += 1
+
+    def probe(self) -> None:
+        """Commit a write that changes nothing; raises :class:`StoreWriteError` while the store cannot be written.
+
+        For a caller that waits for a fault to clear (a full disk freed, a disk made writable again).
+        """
+        probe_write(self.conn, self.path, f"cannot write the game store {str(self.path)!r}")
+        self.commits += 1
+
+    def _write_error(self, exc: sqlite3.Error, doing: str) -> StoreError:
+        if is_corruption(exc):
+            return StoreCorruptError(f"{doing}: the game store is damaged ({exc})")
+        if self.readonly:
+            return StoreError(f"{doing}: the store was opened read-only ({exc})")
+        return write_error(self.path, exc, doing)
 
     def _rollback(self) -> None:
         try:
@@ -212,8 +241,7 @@ class Store:
             If a row cannot be decoded or the sequence has a gap.
         """
         self.summary(game_id)
-        rows = self.conn.execute("SELECT seq, payload FROM events WHERE game_id=? ORDER BY seq",
-                                 (game_id,)).fetchall()
+        rows = self._query("SELECT seq, payload FROM events WHERE game_id=? ORDER BY seq", (game_id,))
         out = []
         for expected, (seq, payload) in enumerate(rows):
             if seq != expected:
@@ -237,23 +265,30 @@ class Store:
 
     def summary(self, game_id: int) -> GameSummary:
         """The games-list line of ``game_id``; raises :class:`UnknownGameError` if absent."""
-        row = self.conn.execute(f"SELECT {COLUMNS} FROM games WHERE id=?",
-                                (game_id,)).fetchone()
-        if row is None:
-            ids = [str(r[0]) for r in self.conn.execute(
-                "SELECT id FROM games ORDER BY id DESC LIMIT 10")]
+        rows = self._query(f"SELECT {COLUMNS} FROM games WHERE id=?", (game_id,))
+        if not rows:
+            ids = [str(r[0]) for r in self._query("SELECT id FROM games ORDER BY id DESC LIMIT 10")]
             known = f"known ids: {', '.join(ids)}" if ids else "the store has no games yet"
             raise UnknownGameError(f"no game with id {game_id} in {str(self.path)!r} ({known}); "
                                    "list them with 'dicetable games'")
-        return summary_from_row(row)
+        return summary_from_row(rows[0])
 
     def games(self) -> tuple[GameSummary, ...]:
         """Every game, oldest first."""
-        return tuple(summary_from_row(r) for r in self.conn.execute(
-            f"SELECT {COLUMNS} FROM games ORDER BY id"))
+        return tuple(summary_from_row(r) for r in self._query(f"SELECT {COLUMNS} FROM games ORDER BY id"))
 
     def latest_unfinished(self) -> int | None:
         """Id of the most recent game still being played, or None."""
-        row = self.conn.execute(
-            "SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else int(row[0])
+        rows = self._query("SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1")
+        return int(rows[0][0]) if rows else None
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        """All rows of `sql`; an SQLite error is :class:`StoreCorruptError` (damaged) or :class:`StoreError` (why, what to do)."""
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            where = f"the game store {str(self.path)!r}"
+            if is_corruption(exc):
+                raise StoreCorruptError(f"{where} is damaged ({exc})") from None
+            why, todo = diagnose(self.path, exc)
+            raise StoreError(f"cannot read {where}: {why}; {todo}") from None

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from table.store.errors import StoreError, StoreLockedError
+from table.store.errors import StoreLockedError
+from table.store.faults import write_error
 from table.store.paths import lock_path
 
 
@@ -71,7 +72,10 @@ class WriterLock:
         if self.file.closed:
             return
         if remove and self.made:
-            lock_path(self.store_path).unlink(missing_ok=True)
+            try:
+                lock_path(self.store_path).unlink(missing_ok=True)
+            except OSError:  # a folder gone read-only: the lock file stays, unlocked (harmless)
+                pass
         self.file.close()
 
 
@@ -85,8 +89,8 @@ def take_lock(store_path: Path) -> WriterLock | None:
     ------
     StoreLockedError
         When another writer holds the lock (after a moment's wait: see below).
-    StoreError
-        When the lock file cannot be made (a folder that is not writable).
+    StoreWriteError
+        When the lock file cannot be made (a folder that is not writable, a full disk).
     """
     try:
         import fcntl
@@ -96,9 +100,9 @@ def take_lock(store_path: Path) -> WriterLock | None:
     made = not where.exists()
     try:
         fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise StoreError(f"cannot make the lock file {str(where)!r} of the game store: "
-                         f"{exc.strerror}; give a --db path in a folder you can write") from None
+    except OSError as exc:  # a read-only or full folder: the store beside it is left as it is
+        raise write_error(store_path, exc, f"cannot make the lock file {str(where)!r} of the game store "
+                                           f"({exc.strerror})") from None
     try:
         for wait_s in (0.02, 0.05, 0.1, None):  # a moment's hold (store_holder looking) is not a writer
             try:

@@ -2,7 +2,10 @@
 
 A damaged store (an SQLite file that is truncated, overwritten in part or fails
 its integrity check) raises :class:`StoreCorruptError` here; the caller sets it
-aside (:func:`set_aside`) or passes the error on. A file that is not an SQLite
+aside (:func:`set_aside`) or passes the error on. A store that cannot be written
+now (a full disk, a read-only folder or disk, no permission, an I/O error) raises
+:class:`StoreWriteError` and is never set aside (:mod:`table.store.faults` tells
+the two apart). A reader makes no file beside the store (:func:`reader_uri`). A file that is not an SQLite
 database at all, or another program's SQLite database, raises
 :class:`NotAStoreError` and is never touched, unless it is the table's own store
 (:func:`~table.store.paths.own_db_path`): a torn first page must not stop an
@@ -17,6 +20,7 @@ import time
 from pathlib import Path
 
 from table.store.errors import NotAStoreError, StoreCorruptError, StoreError
+from table.store.faults import is_corruption, open_error, write_error
 from table.store.paths import DB_ENV, own_db_path
 
 #: Schema version, kept in ``PRAGMA user_version``.
@@ -66,7 +70,8 @@ def check_file(path: Path, *, must_exist: bool, readonly: bool) -> None:
         with open(path, "rb") as f:
             head = f.read(len(SQLITE_HEADER))
     except OSError as exc:
-        raise StoreError(f"cannot read the game store {where!r}: {exc.strerror}") from None
+        raise StoreError(f"cannot read the game store {where!r}: {exc.strerror}; fix its permissions "
+                         "or give another --db path") from None
     if not head:
         if readonly:
             raise StoreError(f"{where!r} is an empty file, not a dicetable game store: no games "
@@ -96,23 +101,85 @@ def owns_file(path: Path) -> bool:
 def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     """An open, checked connection to the store at `path`; a new file gets the schema (unless `readonly`).
 
+    A writer's connection has made a test write (:func:`probe_write`).
+
     Raises :class:`StoreCorruptError` for a damaged store, :class:`NotAStoreError` for
-    another program's database, :class:`StoreError` for a newer schema or an open that fails.
+    another program's database, :class:`StoreWriteError` for a writer that cannot write
+    (a full disk, no permission: the file is left as it is), :class:`StoreError` for a
+    newer schema or a reader's open that fails.
     """
+    sides = [Path(f"{path}{side}") for side in ("-wal", "-shm")]
+    new_sides = [side for side in sides if not side.exists()]
     try:
         if readonly:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
-                                   isolation_level=None, timeout=5.0)
+            conn = sqlite3.connect(reader_uri(path), uri=True, isolation_level=None, timeout=5.0)
         else:
             conn = sqlite3.connect(path, isolation_level=None, timeout=5.0)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open game store {str(path)!r}: {exc}") from None
+        raise open_error(path, exc, readonly=readonly) from None
     try:
         _prepare(conn, path, readonly=readonly)
+        if not readonly:
+            probe_write(conn, path, f"cannot open the game store {str(path)!r} for writing",
+                        "; the store was left as it is")
     except BaseException:
         conn.close()
+        if not readonly and not _size(sides[0]):  # an empty log: nothing in it, and nobody else writes (the lock)
+            for side in new_sides:  # what the failed open made (an -shm made read-only with a read-only file,
+                try:                # say, would keep the store read-only once the file is writable again)
+                    side.unlink(missing_ok=True)
+                except OSError:
+                    pass
         raise
     return conn
+
+
+def reader_uri(path: Path) -> str:
+    """The URI a reader opens `path` with: ``mode=ro``, and ``immutable=1`` while no log lies beside it.
+
+    Without a ``-wal`` (or ``-journal``) file, or with an empty one (a writer that could not start
+    on a full disk leaves one), the database file holds every committed event (a writer's clean
+    close checkpoints its log into the file and deletes it), so it is read as
+    immutable: SQLite then makes no ``-wal``/``-shm`` files (a read-only connection could not
+    delete them again) and reads from a read-only or full disk too. With a log beside it (a game
+    running, or a crash) it is read through the log. A writer that starts during an immutable read
+    writes its log, not the file, until its first checkpoint (1000 pages or its close).
+    """
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    if not any(_size(Path(f"{path}{side}")) for side in ("-wal", "-journal")):
+        uri += "&immutable=1"
+    return uri
+
+
+def _size(path: Path) -> int:
+    """The size of `path` in bytes; 0 if there is no such file."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def probe_write(conn: sqlite3.Connection, path: Path, doing: str, after: str = "") -> None:
+    """Commit a write that changes nothing: ``PRAGMA user_version`` set to itself (one 4 KiB WAL frame).
+
+    Tells whether the store can be written now (SQLite opens a file it may not write read-only,
+    without a word). Raises :class:`StoreWriteError` (message: `doing`, why, what to do, `after`)
+    or :class:`StoreCorruptError`.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        conn.execute(f"PRAGMA user_version={version}")
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        if is_corruption(exc):
+            raise StoreCorruptError(f"game store {str(path)!r} is damaged ({exc})") from None
+        raise write_error(path, exc, doing, after) from None
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
@@ -122,8 +189,8 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
-        raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
+    except sqlite3.Error as exc:
+        raise open_error(path, exc, readonly=readonly) from None
     if check != [("ok",)]:
         raise StoreCorruptError(f"{where} failed its integrity check: {check[0][0]}")
     if version > SCHEMA_VERSION:
@@ -138,8 +205,8 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
+        except sqlite3.Error as exc:
+            raise open_error(path, exc, readonly=False) from None
     if mode.lower() != "wal":
         raise StoreError(f"{where}: cannot switch to write-ahead logging (got {mode!r})")
     if version == 0:
@@ -153,7 +220,9 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
             conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}"
                                f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot make the tables of {where}: {exc}") from None
+            if is_corruption(exc):
+                raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
+            raise write_error(path, exc, f"cannot make the tables of {where}") from None
     elif not {"games", "events"} <= tables:
         raise StoreCorruptError(f"{where} lacks the games/events tables")
 
