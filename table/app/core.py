@@ -296,6 +296,10 @@ class TableApp(TurnMixin, PublishMixin):
         """The current game's stored events, oldest first (a future; ``()`` on the setup screen)."""
         return self.submit(lambda: () if self.session is None else self._store.events(self.session.game_id))
 
+    def not_shown(self, seq: int) -> None:
+        """Snapshot `seq` went out with no page open: a roll it shows is left out of :attr:`latencies_ms`."""
+        self._stamps.pop(int(seq), None)
+
     def rendered(self, seq: int) -> None:
         """The local page drew snapshot `seq` (measures settled -> shown)."""
         now = time.monotonic()

@@ -45,7 +45,7 @@ def count_rolls_a_page_saw(app: Any, pages_open: Callable[[], bool]) -> None:
     """
     def forget(seq: int, snap: dict[str, Any]) -> None:  # the roll's stamp is keyed by the seq published now
         if not pages_open():
-            app._stamps.pop(seq, None)
+            app.not_shown(seq)
     app.subscribe(forget)
 
 
