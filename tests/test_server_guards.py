@@ -220,3 +220,54 @@ def test_api_state_answers_a_name_utf8_cannot_carry(app):
     app.say("bad \ud800 text").result(timeout=5)
     got = client.get("/api/state")
     assert got.status_code == 200 and got.json()["message"] == "bad \ud800 text"
+
+
+SERVE_WITH_FEW_FILES = """
+import resource, sys, tempfile, time
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+import logging
+logging.basicConfig(level=logging.WARNING)
+from table.app import TableApp
+from table.display.server import DisplayServer
+from table.display.snapshot import Setup
+app = TableApp(Path(tempfile.mkdtemp()) / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), autostart=True).start()
+server = DisplayServer(app, port=0).start()
+print(server.port, flush=True)
+sys.stdin.readline()
+server.close()
+app.close()
+"""
+
+
+def test_a_flood_from_one_address_uses_up_no_open_files_and_writes_no_log_per_socket():
+    """At 1,024 open files, 1,100 sockets from one host locked out every page; each failed accept was
+    logged with a traceback (42 MB in 40 s). Here: a server allowed 256 files, 400 sockets from one address."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", SERVE_WITH_FEW_FILES], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    flood: list[socket.socket] = []
+    try:
+        port = int(proc.stdout.readline())
+        os.kill(proc.pid, signal.SIGSTOP)  # the connections queue up, to be accepted in one go
+        try:
+            for _ in range(400):
+                s = socket.socket()
+                s.setblocking(False)
+                s.connect_ex(("127.0.0.1", port))
+                flood.append(s)
+            time.sleep(0.3)
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        time.sleep(0.5)
+        assert _health(port, source="127.0.0.2") == 200
+    finally:
+        for s in flood:
+            s.close()
+        _, err = proc.communicate("\n", timeout=30)
+    assert "out of system resource" not in err and "Too many open files" not in err
+    assert len(err.splitlines()) <= 2, err[-2000:]

@@ -41,6 +41,10 @@ KEEP_ALIVE_S = 5
 WS_MAX_BYTES = 16 * 1024
 #: Largest request head, bytes (h11's own default; a browser's is under 2 KiB).
 MAX_HEAD_BYTES = 16 * 1024
+#: Connections waiting to be accepted, and accepted at most in one go: asyncio accepts up to this many
+#: before any is closed, so uvicorn's 2,048 let a flood of 1,100 use up the open files before the cap
+#: could close one (then every accept failed, logged with a traceback).
+BACKLOG = 64
 #: Seconds between two log lines about one address's refused connections.
 REFUSAL_LOG_S = 60.0
 
@@ -201,4 +205,5 @@ def server_config(app: Any, limits: ConnectionLimits) -> Any:
 
     http, ws = protocol_classes(limits, websocket_protocol())
     return uvicorn.Config(app, log_level="warning", lifespan="off", http=http, ws=ws, ws_max_size=WS_MAX_BYTES,
-                          timeout_keep_alive=KEEP_ALIVE_S, h11_max_incomplete_event_size=MAX_HEAD_BYTES)
+                          timeout_keep_alive=KEEP_ALIVE_S, h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+                          backlog=BACKLOG)
