@@ -14,7 +14,6 @@ import pytest
 from table.app.seats import check_setup
 from table.errors import UsageError
 
-
 # -- player names -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, said", [
@@ -52,7 +51,7 @@ def test_a_page_naming_a_player_with_a_lone_surrogate_is_told_and_the_state_stil
         client = TestClient(create_app(app, host_names={"testserver"}), client=("127.0.0.1", 50000))
         with client.websocket_connect("/ws") as ws:
             ws.receive_text()
-            ws.send_text('{"type": "setup", "names": ["Ann", "\\ud800"], "seen": %d}' % app.seq)
+            ws.send_text('{"type": "setup", "names": ["Ann", "\\ud800"], "seen": ' + str(app.seq) + "}")
             for _ in range(100):  # the page's message is applied on the worker
                 if app.snapshot.get("message") or app.setup.names != ["Ann", "Bo"]:
                     break

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from table.errors import UsageError
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 
-
 #: Longest player name, characters (the scorecard's column).
 MAX_NAME_CHARS = 40
 

@@ -37,10 +37,10 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from table.display.connections import ConnectionLimits, server_config
+from table.display.listening import listen_error, table_host_names
 from table.display.messages import FIELDS, parse_message
 from table.display.page_socket import Hub, serve_page_socket
 from table.display.pin_guard import PinGuard
-from table.display.listening import listen_error, table_host_names
 from table.display.request_checks import HostCheck, host_allowed, plain_address, same_origin
 from table.display.served_exports import ServedExports
 
