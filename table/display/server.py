@@ -19,6 +19,8 @@ is locked out for 30 s, twice as long after each further wrong PIN; after 20 wro
 within an hour from all addresses together, every address is (:class:`PinGuard`,
 :mod:`table.display.pin_guard`). Requests for a ``Host`` that is not the table, and
 WebSockets from another site's page, are refused (:mod:`table.display.request_checks`).
+:class:`DisplayServer` caps the connections of each client address, gives each request a deadline and
+reads no WebSocket message over 16 KiB (:mod:`table.display.connections`).
 
 The pieces are re-exported here: :func:`parse_message` and :data:`FIELDS`
 (:mod:`table.display.messages`), :class:`PinGuard`, :class:`HostCheck`,
