@@ -7,7 +7,8 @@ Steps (``dicetable calibrate``):
 2. with the tray *empty*, take a few frames and keep their median as the
    empty-tray reference (noise averages out);
 3. find the four corner markers in it and fit the homography, or use the four
-   floor corners given by hand;
+   floor corners given by hand; read the tray floor of the reference, and refuse
+   it if the reader finds dice there (the watcher would take them for the tray);
 4. save ``<name>.toml`` and ``<name>.empty.png``;
 5. check: roll the dice, watch until they settle, show the reading; adjust
    ``--min-confidence`` (saved with ``--save``) until it reads right.
@@ -65,7 +66,8 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
               hold_area_mm: tuple[float, float, float, float] | None = None,
               corners_px: Sequence[Sequence[float]] | None = None, markers: MarkerLayout | None = None,
               lens_position: float | None = None, frames: int = 9, folder: Path | None = None,
-              save: bool = True) -> tuple[Profile, np.ndarray]:
+              save: bool = True, reader: Callable[[np.ndarray], ImageReading] | None = None
+              ) -> tuple[Profile, np.ndarray]:
     """Make (and by default save) a profile from an empty tray in front of `source`.
 
     Parameters
@@ -98,6 +100,9 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
         Profiles folder (default: the user's, :func:`calibration.profile.user_profiles_dir`).
     save : bool, optional
         Write the profile and reference.
+    reader : callable, optional
+        The pip reader (``reader(rectified_bgr) -> ImageReading``), run on the reference's tray
+        floor: dice there refuse the calibration. None: not checked.
 
     Returns
     -------
@@ -107,7 +112,8 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
     Raises
     ------
     CalibrationError
-        If the markers are not all found (the message says which) or the corners are bad.
+        If the markers are not all found (the message says which), the corners are bad, or
+        `reader` finds dice in the "empty" tray.
     ProfileError
         If `name` is not a plain profile name (checked before the camera is read).
     """
@@ -137,6 +143,8 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
             f"the tray floor reaches outside the {w}x{h} frame (corners {np.round(corners).tolist()}); "
             "move the camera up or back so the whole tray is in view"
         )
+    if reader is not None:
+        refuse_dice_in(reader(geo.rectify(reference)), geo.px_per_mm)
     gains = controls.get("ColourGains", (0.0, 0.0))
     camera = CameraSettings(
         source=source_spec, width=w, height=h, fps=float(source.fps),
@@ -153,6 +161,25 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
         path = save_profile(profile, folder, reference=reference)
         profile = dataclasses.replace(profile, reference=f"{name}.empty.png", folder=path.parent)
     return profile, reference
+
+
+def refuse_dice_in(reading: ImageReading, px_per_mm: float) -> None:
+    """Refuse an empty-tray reference in whose tray floor the reader found dice.
+
+    Raises
+    ------
+    CalibrationError
+        Naming how many dice, their values and where (tray mm), and what to do.
+    """
+    if not reading.dice:
+        return
+    found = [f"{'?' if d.value is None else d.value} at ({(d.box[0] + d.box[2] / 2) / px_per_mm:.0f}, "
+             f"{(d.box[1] + d.box[3] / 2) / px_per_mm:.0f}) mm" for d in reading.dice[:6]]
+    n = len(reading.dice)
+    raise CalibrationError(
+        f"the tray is not empty: the reader found {n} {'die' if n == 1 else 'dice'} in it "
+        f"({', '.join(found)}{', ...' if n > 6 else ''}); take every die out of the tray, keep hands out of "
+        "view, and calibrate again")
 
 
 def make_watcher(profile: Profile, reader: Callable[[np.ndarray], ImageReading]) -> RollWatcher:

@@ -239,3 +239,77 @@ def test_inputs_parse_command():
 def test_a_folder_given_as_the_pin_map_is_said_plainly(tmp_path):
     with pytest.raises(UsageError, match="is a folder; give --pins the pins.toml file"):
         load_pin_map(tmp_path)
+
+
+class Later:
+    """A ``schedule`` that keeps the calls for the test to run (the debounce's look when its window closes)."""
+
+    def __init__(self):
+        self.due = []
+
+    def __call__(self, delay_s, fn):
+        self.due.append((delay_s, fn))
+
+    def run(self):
+        due, self.due = self.due, []
+        for _, fn in due:
+            fn()
+
+
+@pytest.mark.parametrize("tap_s", [0.005, 0.02])
+def test_regression_a_tap_shorter_than_the_debounce_does_not_lose_the_next_press(pins, clock, tap_s):
+    """After a tap shorter than debounce_s its release was taken for bounce: the button stayed 'pressed',
+    and the next press, seen as no change, was lost."""
+    seen = []
+    later = Later()
+    with make_panel(pins, clock, seen, schedule=later) as panel:
+        assert tap_s < panel.pin_map.debounce_s
+        for _ in range(2):
+            pins.pin(17).drive_low()  # ROLL: a quick tap
+            clock.advance(tap_s)
+            pins.pin(17).drive_high()
+            clock.advance(panel.pin_map.debounce_s - tap_s)
+            later.run()  # the debounce window has closed, with the line up
+            clock.advance(0.2)
+        tap(pins, clock, 17, hold_s=0.1)
+    assert seen == [Command.ROLL] * 3
+
+
+def test_a_quick_tap_of_undo_is_a_short_undo_and_bounce_inside_a_press_is_not_a_release(pins, clock):
+    seen, short = [], []
+    later = Later()
+    with make_panel(pins, clock, seen, on_short_undo=lambda: short.append(1), schedule=later) as panel:
+        pin = pins.pin(24)  # UNDO
+        pin.drive_low()
+        clock.advance(0.01)
+        pin.drive_high()  # released inside the window
+        clock.advance(panel.pin_map.debounce_s)
+        later.run()
+        assert short == [1] and seen == []
+        pin.drive_low()  # a long press whose contact bounces once at the start
+        clock.advance(0.002)
+        pin.drive_high()
+        clock.advance(0.002)
+        pin.drive_low()
+        clock.advance(panel.pin_map.debounce_s)
+        later.run()  # the line is down again when the window closes: still pressed
+        clock.advance(panel.pin_map.long_press_s + 0.01)
+        pin.drive_high()
+    assert seen == [Command.UNDO] and short == [1]
+
+
+def test_the_debounce_looks_again_on_a_timer_by_default(pins):
+    """With the real clock and timer: a 5 ms tap, then a press 100 ms later, both count."""
+    import time
+
+    seen = []
+    with ButtonPanel(load_pin_map(), on_command=seen.append, pin_factory=pins) as panel:
+        assert panel.pin_map.debounce_s > 0.005
+        pins.pin(17).drive_low()
+        time.sleep(0.005)
+        pins.pin(17).drive_high()
+        time.sleep(panel.pin_map.debounce_s + 0.1)
+        pins.pin(17).drive_low()
+        time.sleep(0.05)
+        pins.pin(17).drive_high()
+    assert seen == [Command.ROLL, Command.ROLL]

@@ -7,6 +7,9 @@ Images are returned as BGR ``uint8`` arrays of shape ``(H, W, 3)`` indexed
 from __future__ import annotations
 
 import os
+import re
+import stat
+import struct
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,8 +18,8 @@ import numpy as np
 
 from vision.errors import ImageLoadError, OutputError
 
-__all__ = ["IMAGE_SUFFIXES", "jpeg_roundtrip", "load_image", "list_images", "expand_image_paths", "output_folder", "save_image",
-           "write_output"]
+__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "expand_image_paths", "header_size", "jpeg_roundtrip", "list_images",
+           "load_image", "output_folder", "save_image", "write_output"]
 
 #: File-name suffixes (lower case) taken as images when a folder is listed.
 IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -24,6 +27,92 @@ IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".ti
 
 #: Least width and height of a photo, px: anything smaller cannot hold a die.
 MIN_SIDE_PX: int = 8
+
+#: Most pixels of a photo decoded (a 48 MP phone photo, 8000x6000, is read in about 330 MB in all).
+#: Checked from the file's header before decoding: a 20000x20000 photo took 3.7 GB, more than a 2 GB Pi 4 has.
+MAX_PIXELS: int = 50_000_000
+
+#: Largest photo file read, bytes (an uncompressed 50 Mpx BMP or TIFF is 150 MB).
+MAX_FILE_BYTES: int = 256 * 1024 * 1024
+
+_JPEG_FRAME_MARKERS = frozenset(range(0xC0, 0xD0)) - {0xC4, 0xC8, 0xCC}  # SOF0-SOF15 (not DHT, JPG, DAC)
+
+
+def _jpeg_size(data: bytes | memoryview) -> tuple[int, int] | None:
+    """Width and height from the first frame header (SOFn) of a JPEG, walking the segments before it."""
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # standalone markers: no length
+            i += 2
+            continue
+        if marker in (0xD9, 0xDA):  # end of image, start of scan: no frame header before them
+            return None
+        (length,) = struct.unpack_from(">H", data, i + 2)
+        if marker in _JPEG_FRAME_MARKERS:
+            height, width = struct.unpack_from(">HH", data, i + 5)
+            return width, height
+        i += 2 + length
+    return None
+
+
+def _tiff_size(data: bytes | memoryview) -> tuple[int, int] | None:
+    """Width and height (tags 256 and 257) of a classic TIFF's first image (BigTIFF: None)."""
+    order = "<" if data[:2] == b"II" else ">"
+    if struct.unpack_from(order + "H", data, 2)[0] != 42:
+        return None
+    (ifd,) = struct.unpack_from(order + "I", data, 4)
+    (count,) = struct.unpack_from(order + "H", data, ifd)
+    found: dict[int, int] = {}
+    for k in range(count):
+        tag, kind = struct.unpack_from(order + "HH", data, ifd + 2 + 12 * k)
+        if tag in (256, 257) and kind in (3, 4):  # SHORT or LONG
+            found[tag] = struct.unpack_from(order + ("H" if kind == 3 else "I"), data, ifd + 2 + 12 * k + 8)[0]
+    return (found[256], found[257]) if len(found) == 2 else None
+
+
+def header_size(data: bytes | memoryview) -> tuple[int, int] | None:
+    """``(width, height)`` in px that an image file's header gives, read without decoding it.
+
+    `data` is the file's content (or its start: a JPEG's frame header follows its metadata).
+
+    Knows PNG, JPEG, BMP, WebP, TIFF and PNM (the formats photos come in); None for another
+    format or a header cut short (the decoder then decides).
+    """
+    try:
+        if data[:8] == b"\x89PNG\r\n\x1a\n":
+            return struct.unpack_from(">II", data, 16)
+        if data[:2] == b"\xff\xd8":
+            return _jpeg_size(data)
+        if data[:2] == b"BM":
+            if struct.unpack_from("<I", data, 14)[0] == 12:  # OS/2 BITMAPCOREHEADER: 16-bit sides
+                return struct.unpack_from("<HH", data, 18)
+            width, height = struct.unpack_from("<ii", data, 18)
+            return abs(width), abs(height)  # a negative height: rows top-down
+        if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            chunk = data[12:16]
+            if chunk == b"VP8 ":
+                width, height = struct.unpack_from("<HH", data, 26)
+                return width & 0x3FFF, height & 0x3FFF
+            if chunk == b"VP8L":
+                (bits,) = struct.unpack_from("<I", data, 21)
+                return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+            if chunk == b"VP8X":
+                return (int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1)
+            return None
+        if data[:4] in (b"II*\x00", b"MM\x00*"):
+            return _tiff_size(data)
+        if re.match(rb"P[1-6]\s", data[:3]):  # PNM: the sides as text, each followed by white space
+            sides = re.match(rb"\s*(\d+)\s+(\d+)\s", re.sub(rb"#[^\n]*", b" ", bytes(data[2:512])))
+            return (int(sides[1]), int(sides[2])) if sides else None
+    except (struct.error, IndexError, ValueError):
+        return None
+    return None
 
 
 def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
@@ -69,19 +158,39 @@ def load_image(path: str | Path) -> np.ndarray:
     Raises
     ------
     ImageLoadError
-        If `path` is missing, is a folder, cannot be read, is not an image
-        OpenCV can decode, or is under :data:`MIN_SIDE_PX` on a side.
+        If `path` is missing, is a folder or not a regular file (a named pipe would never end),
+        cannot be read, is over :data:`MAX_FILE_BYTES`, has a header that gives more than
+        :data:`MAX_PIXELS` (checked before decoding), is not an image OpenCV can decode, or is
+        under :data:`MIN_SIDE_PX` on a side.
     """
     p = Path(path)
-    if not p.exists():
-        raise ImageLoadError(f"image {str(path)!r} does not exist; give the path of a photo (JPEG or PNG)")
-    if p.is_dir():
+    try:
+        mode = p.stat()
+    except FileNotFoundError:
+        raise ImageLoadError(f"image {str(path)!r} does not exist; give the path of a photo (JPEG or PNG)") from None
+    except OSError as exc:
+        raise ImageLoadError(f"cannot read image {str(path)!r}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode.st_mode):
         raise ImageLoadError(f"{str(path)!r} is a folder, not an image file")
+    if not stat.S_ISREG(mode.st_mode):
+        raise ImageLoadError(f"{str(path)!r} is not a regular file (a named pipe, device or socket); "
+                             "give the path of a photo file")
+    if mode.st_size > MAX_FILE_BYTES:
+        raise ImageLoadError(f"{str(path)!r} is {mode.st_size / 2**20:.0f} MiB, larger than a photo this reader "
+                             f"takes ({MAX_FILE_BYTES // 2**20} MiB); give a smaller photo (a JPEG of 640x480 or more)")
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
         raise ImageLoadError(f"cannot read image {str(path)!r}: {exc.strerror or exc}") from exc
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    size = header_size(memoryview(data))
+    if size is not None and size[0] * size[1] > MAX_PIXELS:
+        raise ImageLoadError(f"{str(path)!r} is {size[0]}x{size[1]} px ({size[0] * size[1] / 1e6:.0f} Mpx), more than "
+                             f"this reader decodes ({MAX_PIXELS / 1e6:.0f} Mpx); give the photo resized, e.g. to "
+                             "4000x3000 px or less")
+    try:
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    except cv2.error:  # OpenCV's own limits (1 Gpx), a header it refuses
+        image = None
     if image is None:
         raise ImageLoadError(
             f"{str(path)!r} is not an image OpenCV can decode; give a JPEG, PNG, BMP, TIFF or WebP photo"

@@ -43,6 +43,28 @@ def _hold(text: str) -> tuple[float, float, float, float]:
     return x, y, w, h
 
 
+#: Ranges of the numbers a profile holds (:mod:`calibration.profile.reading` refuses a profile outside
+#: them): option -> (attribute, least, most, what it is).
+RANGES = {"--dice": ("dice", 1, 30, "dice in play"), "--die-mm": ("die_mm", 4, 60, "the side of a die in mm"),
+          "--px-per-mm": ("px_per_mm", 0.25, 20, "rectified pixels per mm")}
+
+
+def _check_ranges(args: argparse.Namespace, width: float, height: float) -> None:
+    """Refuse numbers the saved profile could not be read back with (checked before the camera is opened).
+
+    Raises
+    ------
+    ValueError
+        Naming the option, its range and the value given.
+    """
+    for option, (attr, lo, hi, what) in RANGES.items():
+        value = getattr(args, attr)
+        if not lo <= value <= hi:  # NaN too
+            raise ValueError(f"{option} must be {lo:g} to {hi:g} ({what}), got {value}")
+    if not (10 <= width <= 2000 and 10 <= height <= 2000):
+        raise ValueError(f"--tray-mm must be two sides of 10 to 2000 mm, like 200x150, got {args.tray_mm!r}")
+
+
 #: ``--check`` gives up after this many frames unless given ``--max-frames``.
 MAX_FRAMES = 900
 #: Options that only the check step uses, and those that only making a profile uses (attribute, option).
@@ -164,14 +186,18 @@ def run(args: argparse.Namespace) -> int:
     name = check_profile_name("default" if args.name is None else args.name)  # before the camera is opened
     folder = args.profiles_dir if args.profiles_dir is not None else user_profiles_dir()
     width, height = _pair(args.tray_mm, "--tray-mm")
+    _check_ranges(args, width, height)
     hold = _hold(args.hold) if args.hold else None
     corners = _corners(args.corners) if args.corners else None
     layout = MarkerLayout.at_corners(width, height, size_mm=args.marker_mm)
+    from vision.reader import read_image
+
     with open_source(args.camera, lens_position=args.lens_position) as source:
         profile, reference = calibrate(source, name=name, source_spec=args.camera, width_mm=width, height_mm=height,
                                        px_per_mm=args.px_per_mm, die_mm=args.die_mm, dice_count=args.dice,
                                        hold_area_mm=hold, corners_px=corners, markers=layout,
-                                       lens_position=args.lens_position, folder=folder, save=False)
+                                       lens_position=args.lens_position, folder=folder, save=False,
+                                       reader=read_image)
     path = folder / f"{name}.toml"
     backup = path.with_name(f"{name}.toml.bak") if path.is_file() else None
     old_image = path.with_name(f"{name}.empty.png")  # save_profile's name for the empty-tray image

@@ -46,21 +46,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+#: Largest game id: SQLite's largest integer (a larger one raised OverflowError from the store).
+MAX_GAME_ID = 2**63 - 1
+
 #: Prefix of the ``id`` the JSON export writes (``game-3``); accepted back as a GAME_ID.
 ID_PREFIX = "game-"
 
 
 def parse_game_id(text: str) -> int:
-    """Read a game id: a whole number >= 1, or the export's ``game-N``; raise :class:`UsageError` otherwise."""
+    """Read a game id: a whole number 1 to :data:`MAX_GAME_ID`, or the export's ``game-N``; raise
+    :class:`UsageError` otherwise."""
     digits = text.strip()
     if digits.startswith(ID_PREFIX):
         digits = digits[len(ID_PREFIX):]
+    shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+    if digits.isascii() and digits.isdigit() and (len(digits) > 19 or int(digits) > MAX_GAME_ID):
+        raise UsageError(f"game id {shown} is larger than any game number (at most {MAX_GAME_ID}); "
+                         "give the ID column of 'dicetable games', e.g. 3")
     try:
         value = int(digits)
     except ValueError:
         value = 0
     if value < 1 or str(value) != digits:
-        raise UsageError(f"game id {text!r} is not a game number; give the ID column "
+        raise UsageError(f"game id {shown} is not a game number; give the ID column "
                          f"of 'dicetable games' or the export's id, e.g. 3 or {ID_PREFIX}3")
     return value
 
@@ -112,10 +120,50 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = game_to_csv(state)
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        existed = output.exists()
+        try:
+            write_whole(output, text)
+        except OSError as exc:
+            kept = "the file there is left as it was" if existed else "nothing was written"
+            raise UsageError(f"cannot write --output {str(output)!r}: {exc.strerror or exc}; {kept}; free some "
+                             "space or give a folder you can write to") from None
     else:
         print(text, end="")
     return 0
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to `path` whole or not at all: into a temporary file beside it, flushed to
+    disk, then renamed over it, so a kill or a full disk mid-write leaves the previous file as it was
+    (writing in place left it at 0 bytes).
+
+    Raises
+    ------
+    OSError
+        If it cannot be written (the temporary file is removed).
+    """
+    import os
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():  # keep the file's permissions (mkstemp makes it 0600)
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def analysis_text(events: tuple[Any, ...], fmt: str) -> str:

@@ -71,13 +71,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _short(text: str, most: int = 80) -> str:
+    """`text` quoted for a message, cut to `most` characters."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + f"... ({len(text)} characters)"
+
+
 def parse_card(ruleset: Ruleset, text: str | None) -> Card:
     """Read ``--card`` JSON text into a validated :class:`~table.rules.Card`.
 
     Raises
     ------
     UsageError
-        If the text is not a JSON object.
+        If the text is not a JSON object (or is nested too deeply to parse).
     table.rules.UnknownBoxError, table.rules.InvalidCardError
         If a box or its points are impossible for ``ruleset``.
     """
@@ -87,12 +92,15 @@ def parse_card(ruleset: Ruleset, text: str | None) -> Card:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
-            f"--card is not valid JSON ({exc.msg} at character {exc.pos}): {text!r}; "
+            f"--card is not valid JSON ({exc.msg} at character {exc.pos}): {_short(text)}; "
             'write an object like \'{"yahtzee": 50, "threes": 9}\''
         ) from None
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
+        raise UsageError("--card is nested too deeply to be a card; write one object of box -> points, "
+                         'like \'{"yahtzee": 50, "threes": 9}\'') from None
     if not isinstance(data, dict):
         raise UsageError(
-            f"--card must be a JSON object of box -> points, got {text!r}; "
+            f"--card must be a JSON object of box -> points, got {_short(text)}; "
             'e.g. \'{"yahtzee": 50, "threes": 9}\''
         )
     return Card.from_mapping(ruleset, data)

@@ -146,8 +146,12 @@ def load_game(path: str | Path, game_id: str | None = None) -> Mapping[str, Any]
     Raises
     ------
     UsageError
-        If the file cannot be read, is not JSON, or the game cannot be picked.
+        If the file is not a regular file, cannot be read, is not JSON (or is nested too deeply to
+        parse), or the game cannot be picked.
     """
+    if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():  # a named pipe would never end
+        raise UsageError(f"game file {str(path)!r} is not a regular file (a named pipe, device or socket); "
+                         "give the path of a recorded game JSON file")
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -159,6 +163,9 @@ def load_game(path: str | Path, game_id: str | None = None) -> Mapping[str, Any]
     except json.JSONDecodeError as exc:
         raise UsageError(f"game file {str(path)!r} is not valid JSON: {exc.msg} "
                          f"(line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
+        raise UsageError(f"game file {str(path)!r} is nested too deeply to be a game; give a recorded game "
+                         "JSON file (as 'dicetable export' writes)") from None
     if isinstance(data, dict) and "games" in data and "players" not in data:
         games = data["games"]
         if not isinstance(games, list) or not games:

@@ -7,7 +7,9 @@ Messages in
 (a tap on a box: :meth:`TableApp.tap_box`), ``{"type": "hold", "die": 0, "held": true, "seen": N}`` (a tap
 on a die: :meth:`TableApp.set_hold`); ``seen``: the ``seq`` of the snapshot the page showed (acting commands
 without it are not taken), ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}``. A message that
-is not a JSON object with fields of the right types closes the socket (code 1003; :func:`parse_message`).
+is not a JSON object with fields of the right types closes the socket (code 1003; :func:`parse_message`), one
+over :data:`~table.display.messages.MAX_MESSAGE_CHARS` before it is parsed (code 1009; the server reads none
+over :data:`~table.display.connections.WS_MAX_BYTES`).
 
 Clients on the table itself (loopback, or the addresses in ``local``) may send
 commands; any other client is read-only unless its message carries the table's
@@ -28,7 +30,7 @@ from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
 
-from table.display.messages import parse_message
+from table.display.messages import MessageTooLong, parse_message
 from table.display.pin_guard import PinGuard
 from table.display.request_checks import plain_address, same_origin
 from table.inputs.commands import Command
@@ -118,7 +120,7 @@ async def serve_page_socket(socket: WebSocket, table: Any, hub: Hub, guard: PinG
                 msg = parse_message(received.get("text"))
             except ValueError as exc:
                 log.info("closed the WebSocket of %s: %s", host, exc)
-                await socket.close(code=1003, reason=str(exc))
+                await socket.close(code=1009 if isinstance(exc, MessageTooLong) else 1003, reason=str(exc))
                 break
             kind = msg.get("type")
             if kind == "rendered":

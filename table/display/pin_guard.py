@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import collections
-import ipaddress
 import math
 import secrets
 import time
 from collections.abc import Callable
 
-from table.display.request_checks import plain_address
+from table.display.request_checks import address_block
 
 
 class PinGuard:
@@ -95,15 +94,8 @@ class PinGuard:
 
     @staticmethod
     def _key(host: str | None) -> str | None:
-        """Whose count `host` adds to: the address itself, or for IPv6 its /64 network."""
-        host = plain_address(host)
-        try:
-            address = ipaddress.ip_address(host or "")
-        except ValueError:
-            return host
-        if isinstance(address, ipaddress.IPv6Address):
-            return str(ipaddress.IPv6Network((address, 64), strict=False))
-        return host
+        """Whose count `host` adds to: the address itself, or for IPv6 its /64 network (:func:`address_block`)."""
+        return address_block(host)
 
     def _wait_s(self, key: str | None) -> float:
         return max(0.0, self._until.get(key, 0.0) - self.clock())

@@ -33,6 +33,20 @@ def plain_address(host: str | None) -> str | None:
     return host
 
 
+def address_block(host: str | None) -> str | None:
+    """Whose count a client address adds to (wrong PINs, open connections): an IPv4 address itself, an
+    IPv6 one its /64 network, the block one phone or one home network is given (RFC 4291's interface
+    identifier is the last 64 bits); anything else (no address, a test client's name) as given."""
+    host = plain_address(host)
+    try:
+        address = ipaddress.ip_address(host or "")
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address) and not address.is_loopback:
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return host
+
+
 def host_allowed(host: str | None, names: frozenset[str] | set[str]) -> bool:
     """Whether a request's ``Host`` header (``name``, ``name:port``, ``[v6]:port``) names the table.
 

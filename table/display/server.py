@@ -9,6 +9,7 @@ Routes
 ``GET /camera.jpg``           the small camera view with the reading drawn on it
 ``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
+                              (downloads: made once per game state, one at a time, :mod:`table.display.served_exports`)
 ``WS  /ws``                   snapshots out, the page's commands in (:mod:`table.display.page_socket`)
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
@@ -18,6 +19,8 @@ is locked out for 30 s, twice as long after each further wrong PIN; after 20 wro
 within an hour from all addresses together, every address is (:class:`PinGuard`,
 :mod:`table.display.pin_guard`). Requests for a ``Host`` that is not the table, and
 WebSockets from another site's page, are refused (:mod:`table.display.request_checks`).
+:class:`DisplayServer` caps the connections of each client address, gives each request a deadline and
+reads no WebSocket message over 16 KiB (:mod:`table.display.connections`).
 
 The pieces are re-exported here: :func:`parse_message` and :data:`FIELDS`
 (:mod:`table.display.messages`), :class:`PinGuard`, :class:`HostCheck`,
@@ -26,20 +29,22 @@ The pieces are re-exported here: :func:`parse_message` and :data:`FIELDS`
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, WebSocket
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.display.export import scorecards_csv, scorecards_png
+from table.display.connections import ConnectionLimits, server_config
+from table.display.listening import listen_error, table_host_names
 from table.display.messages import FIELDS, parse_message
 from table.display.page_socket import Hub, serve_page_socket
 from table.display.pin_guard import PinGuard
 from table.display.request_checks import HostCheck, host_allowed, plain_address, same_origin
-from table.display.listening import listen_error, table_host_names
+from table.display.served_exports import ServedExports
 
 __all__ = [
     "FIELDS", "LOCAL_HOSTS", "STATIC", "DisplayServer", "HostCheck", "Hub", "PinGuard", "bind_listener",
@@ -82,52 +87,39 @@ def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOS
     local = frozenset(local_hosts)
 
     @app.get("/")
-    def index() -> Any:
+    async def index() -> Any:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
+    # The quick routes are async (no thread of the pool): the downloads' threads never hold them up.
     @app.get("/health")
-    def health() -> Any:
+    async def health() -> Any:
         return {"ok": True, "seq": table.seq, "screen": table.screen}
 
     @app.get("/api/state")
-    def state() -> Any:
-        return JSONResponse(table.snapshot)
+    async def state() -> Any:
+        # json.dumps escapes what is not ASCII: text UTF-8 cannot carry (a lone surrogate) never makes a 500
+        return Response(json.dumps(table.snapshot, separators=(",", ":")), media_type="application/json")
 
     @app.get("/camera.jpg")
-    def camera() -> Any:
+    async def camera() -> Any:
         data = table.camera_jpeg
         if not data:
             return Response(status_code=404, content=b"no camera view yet")
         return Response(content=data, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+    exports = app.state.exports = ServedExports(table)
+
     @app.get("/export/scorecards.csv")
     def export_csv() -> Any:
-        st = table.state
-        if st is None:
-            return Response(status_code=404, content=b"no game yet")
-        return Response(content=scorecards_csv(st), media_type="text/csv",
-                        headers={"Content-Disposition": 'attachment; filename="scorecards.csv"'})
+        return exports.answer("scorecards.csv")
 
     @app.get("/export/scorecards.png")
     def export_png() -> Any:
-        st = table.state
-        if st is None:
-            return Response(status_code=404, content=b"no game yet")
-        return Response(content=scorecards_png(st), media_type="image/png",
-                        headers={"Content-Disposition": 'inline; filename="scorecards.png"'})
+        return exports.answer("scorecards.png")
 
     @app.get("/export/analysis.csv")
     def export_analysis() -> Any:
-        if table.state is None:
-            return Response(status_code=404, content=b"no game yet")
-        try:
-            analysis = table.analysis_now()
-        except (OSError, ValueError) as exc:  # no value table for this variant, a free-roll session
-            return Response(status_code=404, content=f"no analysis: {exc}".encode())
-        if analysis is None:
-            return Response(status_code=404, content=b"no game yet")
-        return Response(content=analysis.to_csv().encode("utf-8"), media_type="text/csv",
-                        headers={"Content-Disposition": 'attachment; filename="analysis.csv"'})
+        return exports.answer("analysis.csv")
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:
@@ -153,8 +145,12 @@ def bind_listener(host: str, port: int) -> socket.socket:
         this machine's (give another ``--listen``), a port in use (give another
         ``--port`` or stop the program using it), a port below 1024 without root.
     """
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    # IPPROTO_TCP named, so that asyncio sets TCP_NODELAY on each accepted socket (it checks the protocol
+    # number, which a socket made with the default 0 lacks); set on the listener too, which Linux passes
+    # on. Without it each keep-alive response waited for the client's delayed ACK: /health p50 44 ms, 1.3 ms with.
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.bind((host, port))
     except OSError as exc:
@@ -164,7 +160,7 @@ def bind_listener(host: str, port: int) -> socket.socket:
 
 
 class DisplayServer:
-    """uvicorn serving :func:`create_app` in a thread.
+    """uvicorn serving :func:`create_app` in a thread, behind :class:`ConnectionLimits` (:attr:`limits`).
 
     Parameters
     ----------
@@ -189,13 +185,8 @@ class DisplayServer:
         self.host = host
         self._sock = bind_listener(host, port)
         self.port = self._sock.getsockname()[1]
-        try:  # uvicorn >= 0.35 deprecates its legacy websockets protocol in favour of this one
-            import uvicorn.protocols.websockets.websockets_sansio_impl  # noqa: F401
-            ws = "websockets-sansio"
-        except ImportError:
-            ws = "websockets"
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="off", ws=ws)
-        self.server = uvicorn.Server(config)
+        self.limits = ConnectionLimits()
+        self.server = uvicorn.Server(server_config(self.app, self.limits))
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
                                         name="dicetable-display", daemon=True)
 

@@ -20,7 +20,12 @@ log = logging.getLogger(__name__)
 
 
 class _Debounced:
-    """One button's debounced state: edges within ``debounce_s`` of the last accepted change are bounce."""
+    """One button's debounced state: edges within ``debounce_s`` of the last accepted change are bounce.
+
+    When the window after an accepted change closes with the line at the other level (a tap shorter
+    than ``debounce_s``: its release fell inside the window), that level is taken then: otherwise the
+    button stayed "pressed" and the next press, seen as no change, was lost.
+    """
 
     def __init__(self, panel: ButtonPanel, command: Command, button: Any) -> None:
         self.panel = panel
@@ -28,18 +33,55 @@ class _Debounced:
         self.button = button
         self.pressed = False
         self.changed_at = -1e9
+        self._lock = threading.Lock()
+        self._settle_due = False  # a look at the line is scheduled for when the window closes
         button.when_pressed = self._edge
         button.when_released = self._edge
 
     def _edge(self) -> None:
-        now = self.panel.clock()
-        level = bool(self.button.is_pressed)
-        if level == self.pressed or now - self.changed_at < self.panel.pin_map.debounce_s:
-            return  # no change, or contact bounce
+        with self._lock:
+            now = self.panel.clock()
+            level = bool(self.button.is_pressed)
+            left_s = self.changed_at + self.panel.pin_map.debounce_s - now
+            if left_s > 0:  # contact bounce, or a tap shorter than the window: look again when it closes
+                if level != self.pressed and not self._settle_due:
+                    self._settle_due = True
+                    self.panel.schedule(left_s, self._settle)
+                return
+            if level != self.pressed:
+                self._accept(level, now)
+
+    def _settle(self) -> None:
+        """The window has closed (a timer): take the level the line settled at, if it changed."""
+        with self._lock:
+            self._settle_due = False
+            if self.panel.closed:
+                return
+            now = self.panel.clock()
+            left_s = self.changed_at + self.panel.pin_map.debounce_s - now
+            if left_s > 0:  # the clock says not yet (a late change, or a test's clock)
+                self._settle_due = True
+                self.panel.schedule(left_s, self._settle)
+                return
+            try:
+                level = bool(self.button.is_pressed)
+            except Exception:  # closed meanwhile
+                return
+            if level != self.pressed:
+                self._accept(level, now)
+
+    def _accept(self, level: bool, now: float) -> None:
         held_s = now - self.changed_at
         self.pressed = level
         self.changed_at = now
         self.panel._changed(self.command, level, held_s)
+
+
+def _timer(delay_s: float, fn: Callable[[], None]) -> None:
+    """Call `fn` on a thread of its own after `delay_s` seconds."""
+    timer = threading.Timer(delay_s, fn)
+    timer.daemon = True
+    timer.start()
 
 
 class ButtonPanel:
@@ -65,6 +107,9 @@ class ButtonPanel:
         Monotonic time in seconds (default :func:`time.monotonic`); tests inject a fake.
     on_short_undo : callable, optional
         Called when UNDO is released before the long press.
+    schedule : callable, optional
+        ``schedule(delay_s, fn)`` calls ``fn()`` after `delay_s` seconds (default: a timer thread);
+        used to look at a button again when its debounce window closes. Tests give their own.
 
     Raises
     ------
@@ -79,13 +124,15 @@ class ButtonPanel:
 
     def __init__(self, pin_map: PinMap | dict[str, int], *, on_command: Callable[[Command], None],
                  pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
-                 on_short_undo: Callable[[], None] | None = None) -> None:
+                 on_short_undo: Callable[[], None] | None = None,
+                 schedule: Callable[[float, Callable[[], None]], Any] = _timer) -> None:
         if not isinstance(pin_map, PinMap):
             pin_map = PinMap({Command(k): v for k, v in pin_map.items()})
         self.pin_map = pin_map
         self.on_command = on_command
         self.on_short_undo = on_short_undo
         self.clock = clock
+        self.schedule = schedule
         self._lock = threading.Lock()
         self._buttons: list[_Debounced] = []
         self._leds: dict[int, Any] = {}

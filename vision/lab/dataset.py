@@ -70,8 +70,8 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     Raises
     ------
     DatasetError
-        If the folder or ``labels.json`` is missing, is not valid JSON, or
-        lists no images; or an entry lacks ``file``, names a photo outside the
+        If the folder or ``labels.json`` is missing, is not valid JSON (or is
+        nested too deeply to parse), or lists no images; or an entry lacks ``file``, names a photo outside the
         folder, one that is not there or one named before, lacks a ``dice``
         list, gives ``width``/``height`` that are not whole numbers, or has a
         die without a value 1-6 (a whole number: not ``true``, ``"5"`` or
@@ -90,6 +90,9 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
         data = json.loads(labels_path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{str(labels_path)!r} is not valid JSON: {exc}") from exc
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
+        raise DatasetError(f"{str(labels_path)!r} is nested too deeply to be labels; give "
+                           '{"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]}') from None
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
     out = []
