@@ -115,7 +115,6 @@ SIDE_FACE_MIN_VALUE: int = 4
 SIDE_FACE_ANGLE_DEG: float = 75.0
 
 
-
 def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     """Face values whose pip layout the marked pips of one crop hold.
 
@@ -152,8 +151,9 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     return set(_held_layouts(pip_map, margin, range(1, 7)))
 
 
-def holds_layout_of(pip_map: np.ndarray, margin: float, value: int,
-                    side_faces_towards: tuple[float, float] | None = None) -> bool:
+def holds_layout_of(
+    pip_map: np.ndarray, margin: float, value: int, side_faces_towards: tuple[float, float] | None = None
+) -> bool:
     """Whether the marked pips of one crop hold the layout of `value`.
 
     Without `side_faces_towards`, ``value in layouts_on_map(...)``. With it,
@@ -200,8 +200,9 @@ def _readings(pip_map: np.ndarray, margin: float) -> Iterator[tuple[np.ndarray, 
         yield all_peaks[all_peaks[:, 2] >= threshold], False
 
 
-def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
-                  side_faces_towards: tuple[float, float] | None = None) -> Iterator[int]:
+def _held_layouts(
+    pip_map: np.ndarray, margin: float, values: Collection[int], side_faces_towards: tuple[float, float] | None = None
+) -> Iterator[int]:
     """Yield each value in `values` whose layout the marks hold (see :func:`holds_layout_of`); repeats possible.
 
     Lazy: :func:`holds_layout_of` stops at the first value, so the later
@@ -213,8 +214,9 @@ def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
         seen.append((marks, sized, held))
         if held:
             yield len(marks)
-    if side_faces_towards is None or any(_holds_whole(marks, sized) if held is None else held
-                                         for marks, sized, held in seen):
+    if side_faces_towards is None or any(
+        _holds_whole(marks, sized) if held is None else held for marks, sized, held in seen
+    ):
         return  # marks that hold some layout as a whole are that face's pips, none a side face's
     towards = np.asarray(side_faces_towards, np.float64)
     for marks, sized, _ in seen:

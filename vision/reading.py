@@ -38,8 +38,12 @@ class UnknownReason(StrEnum):
 
 
 _REASON_SHORT = {
-    UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
-    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
+    UnknownReason.PIPS_DISAGREE: "pipsX",
+    UnknownReason.LOW_CONFIDENCE: "unsure",
+    UnknownReason.NOT_A_FACE: "noface",
+    UnknownReason.LEANING: "lean",
+    UnknownReason.CUT_OFF: "cut",
+    UnknownReason.TOO_SMALL: "small",
     UnknownReason.PART_OF_A_DIE: "part",
 }
 
@@ -84,8 +88,12 @@ class DieReading:
         null when a value is given. ``confidence`` of an unknown die is the
         reader's confidence in its best guess, which was not enough.
         """
-        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 4),
-                "reason": None if self.reason is None else str(self.reason)}
+        return {
+            "value": self.value,
+            "box": list(self.box),
+            "confidence": round(float(self.confidence), 4),
+            "reason": None if self.reason is None else str(self.reason),
+        }
 
 
 @dataclass(frozen=True, slots=True)

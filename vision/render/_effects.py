@@ -36,8 +36,12 @@ def flat_surface(rng: np.random.Generator, name: str, w: int, h: int, scale: int
         small = flat_surface(rng, name, -(-w // scale), -(-h // scale))
         return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     opts = FLAT_SURFACES[name]
-    base = np.clip(np.asarray(opts[int(rng.integers(len(opts)))], np.float32)
-                   * (1 + rng.uniform(-0.08, 0.08, 3)).astype(np.float32), 0, 1)
+    base = np.clip(
+        np.asarray(opts[int(rng.integers(len(opts)))], np.float32)
+        * (1 + rng.uniform(-0.08, 0.08, 3)).astype(np.float32),
+        0,
+        1,
+    )
     if name in ("felt", "wood", "paper"):
         return _texture(rng, name, h, w, base).astype(np.float32)
     if name == "cardboard":
@@ -51,8 +55,14 @@ def flat_surface(rng: np.random.Generator, name: str, w: int, h: int, scale: int
             x0, y0 = rng.uniform(0, w), rng.uniform(0, h)
             a = rng.uniform(0, math.pi)
             ln = rng.uniform(3, 14)
-            cv2.line(fib, (int(x0), int(y0)), (int(x0 + ln * math.cos(a)), int(y0 + ln * math.sin(a))),
-                     float(rng.uniform(-1, 1)), 1, cv2.LINE_AA)
+            cv2.line(
+                fib,
+                (int(x0), int(y0)),
+                (int(x0 + ln * math.cos(a)), int(y0 + ln * math.sin(a))),
+                float(rng.uniform(-1, 1)),
+                1,
+                cv2.LINE_AA,
+            )
         f = f + 0.05 * fib
         return (base[None, None, :] * f[..., None]).astype(np.float32)
     if name == "black_cloth":
@@ -139,8 +149,16 @@ def _die_window(img: np.ndarray, pose: DiePose, look: DieLook, pad: float = 4.0)
     return x0, y0, x1, y1, hull
 
 
-def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value: int,
-                      material: Material, rng: np.random.Generator, tint: float = 1.0) -> None:
+def draw_material_die(
+    img: np.ndarray,
+    pose: DiePose,
+    look: DieLook,
+    light: Light,
+    value: int,
+    material: Material,
+    rng: np.random.Generator,
+    tint: float = 1.0,
+) -> None:
     """Draw one flat die of any :class:`Material` into ``img`` (in place)."""
     if material.kind == "solid":
         draw_die(img, pose, look, light, value, tint=tint)
@@ -178,8 +196,15 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
     off = PIP_OFFSET * fside
     for pu, pv in PIP_LAYOUTS[7 - value]:
         u, v = -pu * off, pv * off  # seen from above, the bottom face is mirrored
-        cv2.circle(back, (int(round((fx + u * c + v * s) * 4)), int(round((fy - u * s + v * c) * 4))),
-                   int(round(look.pip_radius * fside * 4)), 1.0, -1, cv2.LINE_AA, 2)
+        cv2.circle(
+            back,
+            (int(round((fx + u * c + v * s) * 4)), int(round((fy - u * s + v * c) * 4))),
+            int(round(look.pip_radius * fside * 4)),
+            1.0,
+            -1,
+            cv2.LINE_AA,
+            2,
+        )
     back = cv2.GaussianBlur(back, (0, 0), 0.04 * side + 0.6) * 0.35
     back = np.maximum(back, _side_pips_seen_through(h, w, sp, look, value, rng))
     pipc = np.asarray(look.pip, np.float32)
@@ -193,8 +218,9 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
     sub[:] = a + t * (seen - b)
 
 
-def _side_pips_seen_through(h: int, w: int, pose: DiePose, look: DieLook, value: int,
-                            rng: np.random.Generator) -> np.ndarray:
+def _side_pips_seen_through(
+    h: int, w: int, pose: DiePose, look: DieLook, value: int, rng: np.random.Generator
+) -> np.ndarray:
     """Where a translucent die's side-face pips show through its top, float32 (h, w) in ``[0, 1]``.
 
     Seen from above, a pip painted on a side face lies on the die's outline;
@@ -222,14 +248,24 @@ def _side_pips_seen_through(h: int, w: int, pose: DiePose, look: DieLook, value:
             u, v = nu * edge + tu * along, nv * edge + tv * along
             x, y = cx + u * c + v * s, cy - u * s + v * c
             angle = math.degrees(math.atan2(-tu * s + tv * c, tu * c + tv * s))
-            cv2.ellipse(layer, (int(round(x * 4)), int(round(y * 4))),
-                        (max(1, int(round(r * 4))), max(1, int(round(r * 4 * (0.3 + bend))))),
-                        angle, 0, 360, 1.0, -1, cv2.LINE_AA, 2)
+            cv2.ellipse(
+                layer,
+                (int(round(x * 4)), int(round(y * 4))),
+                (max(1, int(round(r * 4))), max(1, int(round(r * 4 * (0.3 + bend))))),
+                angle,
+                0,
+                360,
+                1.0,
+                -1,
+                cv2.LINE_AA,
+                2,
+            )
     return cv2.GaussianBlur(layer, (0, 0), 0.04 * fside + 0.6) * strength
 
 
-def add_glare(img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[float, float, float]],
-              strength: float) -> None:
+def add_glare(
+    img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[float, float, float]], strength: float
+) -> None:
     """Specular glare (in place): one broad lamp reflection plus small hot spots.
 
     ``spots_xy`` lists ``(x, y, face_px)`` of top faces; each gets a glare spot
@@ -255,8 +291,7 @@ def add_glare(img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[fl
     img += glare[..., None].astype(np.float32)
 
 
-def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float,
-                    hfov_deg: float = 62.0) -> np.ndarray:
+def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float, hfov_deg: float = 62.0) -> np.ndarray:
     """3x3 homography of a camera turned `tilt_deg` off straight-down about a random axis.
 
     The centre of the view stays at the image centre, and the view is zoomed just
@@ -280,8 +315,12 @@ def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float,
     def covers(z: float) -> bool:
         inv = np.linalg.inv(zoomed(z))
         src = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), inv).reshape(-1, 2)
-        return bool((src[:, 0] >= -0.5).all() and (src[:, 0] <= w + 0.5).all()
-                    and (src[:, 1] >= -0.5).all() and (src[:, 1] <= h + 0.5).all())
+        return bool(
+            (src[:, 0] >= -0.5).all()
+            and (src[:, 0] <= w + 0.5).all()
+            and (src[:, 1] >= -0.5).all()
+            and (src[:, 1] <= h + 0.5).all()
+        )
 
     lo, hi = 0.5, 4.0
     if covers(lo):
@@ -311,10 +350,19 @@ def _face_texture(look: DieLook, value: int, size: int) -> tuple[np.ndarray, np.
     off = PIP_OFFSET * size
     for pu, pv in PIP_LAYOUTS[value]:
         cx, cy = size / 2 + pu * off, size / 2 + pv * off
-        cv2.circle(pips, (int(round(cx * ss)), int(round(cy * ss))), int(round(look.pip_radius * size * ss)),
-                   1.0, -1, cv2.LINE_AA, 2)
-    edge = np.minimum.reduce(np.meshgrid(np.arange(size), np.arange(size))
-                             + np.meshgrid(size - 1 - np.arange(size), size - 1 - np.arange(size)))
+        cv2.circle(
+            pips,
+            (int(round(cx * ss)), int(round(cy * ss))),
+            int(round(look.pip_radius * size * ss)),
+            1.0,
+            -1,
+            cv2.LINE_AA,
+            2,
+        )
+    edge = np.minimum.reduce(
+        np.meshgrid(np.arange(size), np.arange(size))
+        + np.meshgrid(size - 1 - np.arange(size), size - 1 - np.arange(size))
+    )
     shade = 0.8 + 0.2 * np.clip(edge / max(look.bevel * size, 1.0), 0, 1)
     tex = body[None, None, :] * shade[..., None].astype(np.float32)
     tex = tex * (1 - pips[..., None]) + (pipc * 0.8)[None, None, :] * pips[..., None]
@@ -345,7 +393,12 @@ def leaning_vertices(base_xy: tuple[float, float], side: float, yaw_deg: float, 
 #: seen from outside, starting at the face's own top-left) and which die face it is
 #: (0 top, 1 +x, 2 +y, 3 -x, 4 -y, 5 bottom).
 _FACES = (
-    ((4, 5, 7, 6), 0), ((1, 5, 7, 3), 1), ((2, 3, 7, 6), 2), ((0, 4, 6, 2), 3), ((0, 1, 5, 4), 4), ((0, 1, 3, 2), 5),
+    ((4, 5, 7, 6), 0),
+    ((1, 5, 7, 3), 1),
+    ((2, 3, 7, 6), 2),
+    ((0, 4, 6, 2), 3),
+    ((0, 1, 5, 4), 4),
+    ((0, 1, 3, 2), 5),
 )
 
 
@@ -361,8 +414,16 @@ def leaning_outline(verts: np.ndarray, origin: tuple[float, float], cam_h: float
     return cv2.convexHull(project(verts, origin, cam_h).astype(np.float32)).reshape(-1, 2)
 
 
-def draw_leaning_die(img: np.ndarray, verts: np.ndarray, look: DieLook, light: Light, value: int,
-                     origin: tuple[float, float], cam_h: float, shadow: float) -> None:
+def draw_leaning_die(
+    img: np.ndarray,
+    verts: np.ndarray,
+    look: DieLook,
+    light: Light,
+    value: int,
+    origin: tuple[float, float],
+    cam_h: float,
+    shadow: float,
+) -> None:
     """Draw a tilted cube (from :func:`leaning_vertices`) with its cast shadow, in place."""
     H, W = img.shape[:2]
     lx, ly, lz = light.direction

@@ -71,8 +71,12 @@ def _looks(rng: np.random.Generator, n: int) -> list[tuple[str, DieLook]]:
     return out
 
 
-def _overlaps(hull: np.ndarray, centre: tuple[float, float], radius: float,
-              placed: list[tuple[np.ndarray, tuple[float, float], float]]) -> bool:
+def _overlaps(
+    hull: np.ndarray,
+    centre: tuple[float, float],
+    radius: float,
+    placed: list[tuple[np.ndarray, tuple[float, float], float]],
+) -> bool:
     for other, oc, orad in placed:
         if math.hypot(centre[0] - oc[0], centre[1] - oc[1]) > radius + orad + 1:
             continue
@@ -167,9 +171,16 @@ class TrayScene:
     (3, 3, 2, 2, 4)
     """
 
-    def __init__(self, *, seed: int | np.random.Generator = 0, size: tuple[int, int] = (640, 480),
-                 style: str | None = None, die_px: float | None = None, n_dice: int = 5,
-                 tray_scale: int = 1) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int | np.random.Generator = 0,
+        size: tuple[int, int] = (640, 480),
+        style: str | None = None,
+        die_px: float | None = None,
+        n_dice: int = 5,
+        tray_scale: int = 1,
+    ) -> None:
         w, h = _check_size(size)
         if style is not None and style not in STYLES:
             raise ValueError(f"unknown tray style {style!r}; use one of {', '.join(STYLES)} (or None for random)")
@@ -183,16 +194,25 @@ class TrayScene:
         self.style = style if style is not None else STYLES[int(rng.integers(len(STYLES)))]
         az = rng.uniform(0, 2 * math.pi)
         el = math.radians(rng.uniform(40, 72))
-        self._light = Light((math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)),
-                            ambient=float(rng.uniform(0.35, 0.55)))
+        self._light = Light(
+            (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)),
+            ambient=float(rng.uniform(0.35, 0.55)),
+        )
         self._origin = (w / 2 + rng.uniform(-0.05, 0.05) * w, h / 2 + rng.uniform(-0.05, 0.05) * h)
         self._k = float(rng.uniform(0.03, 0.07))
         base_px = float(die_px) if die_px is not None else float(rng.uniform(42, 56)) * scale
         if isinstance(tray_scale, bool) or not isinstance(tray_scale, (int, np.integer)) or not 1 <= tray_scale <= 8:
             raise ValueError(f"tray_scale must be a whole number 1-8, got {tray_scale!r}")
-        self._background, self._tray = make_tray(rng, self.style, w, h, self._origin, self._light,
-                                                 wall_px=base_px * rng.uniform(0.8, 1.6),
-                                                 scale=int(tray_scale))
+        self._background, self._tray = make_tray(
+            rng,
+            self.style,
+            w,
+            h,
+            self._origin,
+            self._light,
+            wall_px=base_px * rng.uniform(0.8, 1.6),
+            scale=int(tray_scale),
+        )
         area = _floor_area(self._tray, w, h)
         if die_px is None:
             base_px = min(base_px, math.sqrt(0.28 * area / n_dice) / 1.1)
@@ -222,8 +242,14 @@ class TrayScene:
     def _hull(self, p: Placement) -> np.ndarray:
         return die_outline(self._pose(p), self._looks[p.slot][1])
 
-    def layout(self, values: Sequence[int], *, seed: int | np.random.Generator = 0,
-               keep: Mapping[int, Placement] | None = None, touching: bool = False) -> tuple[Placement, ...]:
+    def layout(
+        self,
+        values: Sequence[int],
+        *,
+        seed: int | np.random.Generator = 0,
+        keep: Mapping[int, Placement] | None = None,
+        touching: bool = False,
+    ) -> tuple[Placement, ...]:
         """Lay dice showing `values` on the floor without overlap (touching allowed).
 
         Parameters
@@ -252,12 +278,13 @@ class TrayScene:
         """
         vals = _check_values(values)
         if len(vals) > self.n_dice:
-            raise ValueError(f"this scene holds {self.n_dice} dice, got {len(vals)} values; "
-                             f"make a TrayScene with n_dice={len(vals)}")
+            raise ValueError(
+                f"this scene holds {self.n_dice} dice, got {len(vals)} values; make a TrayScene with n_dice={len(vals)}"
+            )
         keep = dict(keep or {})
         for slot, p in keep.items():
             if not 0 <= slot < len(vals) or p.slot != slot or p.value != vals[slot]:
-                raise ValueError(f"kept die {p!r} does not match slot {slot} showing {vals[slot:slot + 1]}")
+                raise ValueError(f"kept die {p!r} does not match slot {slot} showing {vals[slot : slot + 1]}")
         rng = _rng(seed)
         shrink = 1.0
         for _ in range(4):
@@ -300,8 +327,10 @@ class TrayScene:
                     if base is None:
                         continue
                 else:
-                    base = (float(rng.uniform(face * 0.5, w - face * 0.5)),
-                            float(rng.uniform(face * 0.5, h - face * 0.5)))
+                    base = (
+                        float(rng.uniform(face * 0.5, w - face * 0.5)),
+                        float(rng.uniform(face * 0.5, h - face * 0.5)),
+                    )
                 p = Placement(vals[j], base, angle, face, j)
                 hull = self._hull(p)
                 if not _fits(hull, self._tray, w, h):
@@ -336,8 +365,14 @@ class TrayScene:
                 hi = mid
         return (bx + ux * hi, by + uy * hi)
 
-    def nudge(self, placements: Sequence[Placement], *, seed: int | np.random.Generator = 0,
-              max_px: float = 4.0, max_deg: float = 6.0) -> tuple[Placement, ...]:
+    def nudge(
+        self,
+        placements: Sequence[Placement],
+        *,
+        seed: int | np.random.Generator = 0,
+        max_px: float = 4.0,
+        max_deg: float = 6.0,
+    ) -> tuple[Placement, ...]:
         """Jostle every die a little (as a bumped tray would); a die that would hit
         another or leave the floor stays put.
 
@@ -362,16 +397,30 @@ class TrayScene:
         cur = list(placements)
         for i, p in enumerate(cur):
             dx, dy = rng.uniform(-max_px, max_px, 2)
-            q = Placement(p.value, (p.base_xy[0] + float(dx), p.base_xy[1] + float(dy)),
-                          float((p.angle_deg + rng.uniform(-max_deg, max_deg)) % 360.0), p.face_px, p.slot)
+            q = Placement(
+                p.value,
+                (p.base_xy[0] + float(dx), p.base_xy[1] + float(dy)),
+                float((p.angle_deg + rng.uniform(-max_deg, max_deg)) % 360.0),
+                p.face_px,
+                p.slot,
+            )
             hull = self._hull(q)
             others = [(self._hull(o), self._pose(o).top[:2], o.face_px * 0.75 + 2) for k, o in enumerate(cur) if k != i]
-            if _fits(hull, self._tray, w, h) and not _overlaps(hull, self._pose(q).top[:2], q.face_px * 0.75 + 2, others):
+            if _fits(hull, self._tray, w, h) and not _overlaps(
+                hull, self._pose(q).top[:2], q.face_px * 0.75 + 2, others
+            ):
                 cur[i] = q
         return tuple(cur)
 
-    def render(self, placements: Sequence[Placement], *, seed: int | np.random.Generator = 0,
-               noise: float | None = None, blur: float | None = None, jpeg: bool | None = None) -> RenderedTray:
+    def render(
+        self,
+        placements: Sequence[Placement],
+        *,
+        seed: int | np.random.Generator = 0,
+        noise: float | None = None,
+        blur: float | None = None,
+        jpeg: bool | None = None,
+    ) -> RenderedTray:
         """Draw the dice on the tray and take the picture.
 
         Parameters
@@ -412,11 +461,17 @@ class TrayScene:
             x0, y0 = int(math.floor(hull[:, 0].min())), int(math.floor(hull[:, 1].min()))
             x1, y1 = int(math.ceil(hull[:, 0].max())), int(math.ceil(hull[:, 1].max()))
             tx, ty, _ = self._pose(p).top
-            dice.append(RenderedDie(
-                value=p.value, box=(x0, y0, x1 - x0, y1 - y0), centre_xy=(float(tx), float(ty)),
-                angle_deg=float(p.angle_deg % 360.0), colour=self._looks[p.slot][0], face_px=float(p.face_px),
-                outline=tuple((float(x), float(y)) for x, y in hull),
-            ))
+            dice.append(
+                RenderedDie(
+                    value=p.value,
+                    box=(x0, y0, x1 - x0, y1 - y0),
+                    centre_xy=(float(tx), float(ty)),
+                    angle_deg=float(p.angle_deg % 360.0),
+                    colour=self._looks[p.slot][0],
+                    face_px=float(p.face_px),
+                    outline=tuple((float(x), float(y)) for x, y in hull),
+                )
+            )
         pairs = []
         for i in range(len(dice)):
             for j in range(i + 1, len(dice)):
@@ -429,8 +484,6 @@ class TrayScene:
 
 
 def _floor_area(tray: Tray, w: int, h: int) -> float:
-    ys, xs = np.mgrid[2:h - 2:4, 2:w - 2:4]
+    ys, xs = np.mgrid[2 : h - 2 : 4, 2 : w - 2 : 4]
     inside = tray.floor.sdf(xs.astype(np.float64), ys.astype(np.float64)) < -4
     return float(inside.sum()) * 16.0
-
-

@@ -51,10 +51,28 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #: * around them: ``"clutter"`` (1-3 objects that are not dice beside them: a stand with
 #:   a lit LED edge, a dark block, a pen, a coin; :func:`vision.render.add_clutter`).
 CONDITIONS: tuple[str, ...] = (
-    "plain", "dark_dice", "translucent", "marbled", "coloured_pips", "rounded",
-    "felt", "wood", "paper", "cardboard", "black_cloth", "white_card", "tray",
-    "glare", "perspective", "blur", "noise", "jpeg",
-    "touching", "leaning", "border", "clutter",
+    "plain",
+    "dark_dice",
+    "translucent",
+    "marbled",
+    "coloured_pips",
+    "rounded",
+    "felt",
+    "wood",
+    "paper",
+    "cardboard",
+    "black_cloth",
+    "white_card",
+    "tray",
+    "glare",
+    "perspective",
+    "blur",
+    "noise",
+    "jpeg",
+    "touching",
+    "leaning",
+    "border",
+    "clutter",
 )
 
 _TRAY_STYLES = ("round", "box", "felt", "wood")
@@ -119,13 +137,15 @@ class Conditions:
         if not 0.0 <= self.tilt_deg <= 30.0:
             raise ValueError(f"tilt_deg must be 0-30 degrees, got {self.tilt_deg!r}")
         if not (0.0 <= self.blur <= 10.0 and 0.0 <= self.noise <= 80.0 and 0.0 <= self.glare <= 3.0):
-            raise ValueError(f"blur must be 0-10 px, noise 0-80 grey levels and glare 0-3; got "
-                             f"{self.blur!r}, {self.noise!r}, {self.glare!r}")
+            raise ValueError(
+                f"blur must be 0-10 px, noise 0-80 grey levels and glare 0-3; got "
+                f"{self.blur!r}, {self.noise!r}, {self.glare!r}"
+            )
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be 5-100 or None, got {self.jpeg_quality!r}")
 
     @classmethod
-    def sample(cls, rng: np.random.Generator, condition: str | None = None) -> "Conditions":
+    def sample(cls, rng: np.random.Generator, condition: str | None = None) -> Conditions:
         """Draw conditions: every factor at random (``condition=None``), or a mild
         scene with the named condition of :data:`CONDITIONS` pushed hard.
 
@@ -149,11 +169,17 @@ class Conditions:
                 border=bool(rng.random() < 0.15),
             )
         if condition not in CONDITIONS:
-            raise ValueError(f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)} "
-                             "(or None for every factor at random)")
+            raise ValueError(
+                f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)} "
+                "(or None for every factor at random)"
+            )
         tray = f"tray_{_TRAY_STYLES[int(rng.integers(len(_TRAY_STYLES)))]}"
-        base = cls(surface=tray, blur=float(rng.uniform(0.3, 0.8)), noise=float(rng.uniform(1.5, 4.0)),
-                   jpeg_quality=int(rng.integers(70, 93)) if rng.random() < 0.5 else None)
+        base = cls(
+            surface=tray,
+            blur=float(rng.uniform(0.3, 0.8)),
+            noise=float(rng.uniform(1.5, 4.0)),
+            jpeg_quality=int(rng.integers(70, 93)) if rng.random() < 0.5 else None,
+        )
         push = {
             "plain": {},
             "dark_dice": {"look": "dark"},
@@ -175,9 +201,14 @@ class Conditions:
         return dataclasses.replace(base, **push)
 
 
-def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator = 0,
-                      condition: str | None = None, conditions: Conditions | None = None,
-                      size: tuple[int, int] = (640, 480)) -> RenderedTray:
+def render_randomised(
+    values: Sequence[int],
+    *,
+    seed: int | np.random.Generator = 0,
+    condition: str | None = None,
+    conditions: Conditions | None = None,
+    size: tuple[int, int] = (640, 480),
+) -> RenderedTray:
     """Render dice under randomised or named stress conditions, with unreadable dice labelled.
 
     Parameters
@@ -241,8 +272,16 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     if special and cond.leaning:
         extra = _add_leaning(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, rng)
     for p in placements:
-        draw_material_die(img, scene._pose(p), scene._looks[p.slot][1], light, p.value, looks[p.slot][2], rng,
-                          tint=scene._tints[p.slot])
+        draw_material_die(
+            img,
+            scene._pose(p),
+            scene._looks[p.slot][1],
+            light,
+            p.value,
+            looks[p.slot][2],
+            rng,
+            tint=scene._tints[p.slot],
+        )
     if special and cond.border:
         extra = _add_partial(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, looks, rng)
     if cond.glare > 0:
@@ -252,15 +291,25 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     dice = [_truth(scene, p, hull) for p, hull in zip(placements, hulls)]
     if extra is not None:
         dice.append(extra)
-    pairs = [(i, j) for i in range(len(placements)) for j in range(i + 1, len(placements))
-             if _hull_distance(hulls[i], hulls[j]) <= 0.5]
+    pairs = [
+        (i, j)
+        for i in range(len(placements))
+        for j in range(i + 1, len(placements))
+        if _hull_distance(hulls[i], hulls[j]) <= 0.5
+    ]
     if cond.tilt_deg > 0:
         H = tilt_homography(rng, w, h, cond.tilt_deg)
         img = cv2.warpPerspective(img, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         dice = [_warped(d, H, w, h) for d in dice]
     scale = min(w / 640, h / 480)
-    image = finish(img, rng, light=scene._lighting, noise=cond.noise, blur=cond.blur * max(scale, 0.5),
-                   jpeg_quality=cond.jpeg_quality)
+    image = finish(
+        img,
+        rng,
+        light=scene._lighting,
+        noise=cond.noise,
+        blur=cond.blur * max(scale, 0.5),
+        jpeg_quality=cond.jpeg_quality,
+    )
     kept = [d for d in dice if d is not None]
     if cond.clutter:
         image = add_clutter(image, rng, [d.box for d in kept])
@@ -298,10 +347,15 @@ def _looks(rng: np.random.Generator, n: int, cond: Conditions) -> list[tuple[str
         else:
             nm, body, second, pip = MARBLED_DICE[int(rng.integers(len(MARBLED_DICE)))]
             mat = Material("marbled", second=second)
-        jit = (1 + rng.uniform(-0.06, 0.06, 3))
+        jit = 1 + rng.uniform(-0.06, 0.06, 3)
         b = tuple(float(x) for x in np.clip(np.asarray(body) * jit, 0, 1))
-        entry = (nm, DieLook(b, tuple(pip), corner=float(corner), bevel=float(bevel), pip_radius=float(pip_r),
-                             gloss=float(gloss)), mat)
+        entry = (
+            nm,
+            DieLook(
+                b, tuple(pip), corner=float(corner), bevel=float(bevel), pip_radius=float(pip_r), gloss=float(gloss)
+            ),
+            mat,
+        )
         first = first or entry
         out.append(entry)
     return out
@@ -318,10 +372,16 @@ def _box(outline: np.ndarray, w: int, h: int) -> tuple[int, int, int, int]:
 def _truth(scene: TrayScene, p: Placement, hull: np.ndarray, unreadable: Unreadable | None = None) -> RenderedDie:
     w, h = scene.size
     tx, ty, _ = scene._pose(p).top
-    return RenderedDie(value=p.value, box=_box(hull, w, h), centre_xy=(float(tx), float(ty)),
-                       angle_deg=float(p.angle_deg % 360.0), colour=scene._looks[p.slot][0],
-                       face_px=float(p.face_px), outline=tuple((float(x), float(y)) for x, y in hull),
-                       unreadable=unreadable)
+    return RenderedDie(
+        value=p.value,
+        box=_box(hull, w, h),
+        centre_xy=(float(tx), float(ty)),
+        angle_deg=float(p.angle_deg % 360.0),
+        colour=scene._looks[p.slot][0],
+        face_px=float(p.face_px),
+        outline=tuple((float(x), float(y)) for x, y in hull),
+        unreadable=unreadable,
+    )
 
 
 def _visible_fraction(outline: np.ndarray, w: int, h: int) -> float:
@@ -340,9 +400,14 @@ def _warped(d: RenderedDie, H: np.ndarray, w: int, h: int) -> RenderedDie | None
     c = cv2.perspectiveTransform(np.float64([[d.centre_xy]]), H).reshape(2)
     scale = math.sqrt(max(cv2.contourArea(hull), 1e-6) / max(cv2.contourArea(np.float32(d.outline)), 1e-6))
     unreadable = d.unreadable or (Unreadable.PARTIAL if frac < 0.92 else None)
-    return dataclasses.replace(d, box=_box(hull, w, h), centre_xy=(float(c[0]), float(c[1])),
-                               face_px=d.face_px * scale, outline=tuple((float(x), float(y)) for x, y in hull),
-                               unreadable=unreadable)
+    return dataclasses.replace(
+        d,
+        box=_box(hull, w, h),
+        centre_xy=(float(c[0]), float(c[1])),
+        face_px=d.face_px * scale,
+        outline=tuple((float(x), float(y)) for x, y in hull),
+        unreadable=unreadable,
+    )
 
 
 def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, rng) -> RenderedDie | None:
@@ -366,8 +431,12 @@ def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, r
             px_, py_ = float(rng.uniform(0, w)), float(rng.uniform(0, h))
             floor = scene._tray.floor
             d = float(floor.sdf(np.float64(px_), np.float64(py_)))
-            gx = float(floor.sdf(np.float64(px_ + 0.5), np.float64(py_)) - floor.sdf(np.float64(px_ - 0.5), np.float64(py_)))
-            gy = float(floor.sdf(np.float64(px_), np.float64(py_ + 0.5)) - floor.sdf(np.float64(px_), np.float64(py_ - 0.5)))
+            gx = float(
+                floor.sdf(np.float64(px_ + 0.5), np.float64(py_)) - floor.sdf(np.float64(px_ - 0.5), np.float64(py_))
+            )
+            gy = float(
+                floor.sdf(np.float64(px_), np.float64(py_ + 0.5)) - floor.sdf(np.float64(px_), np.float64(py_ - 0.5))
+            )
             gn = math.hypot(gx, gy)
             if gn < 1e-6:
                 continue
@@ -401,9 +470,16 @@ def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, r
         if _overlaps(hull, centre, face * 1.2, others):
             continue
         draw_leaning_die(img, verts, look, light, value, origin, cam_h, scene._shadow)
-        return RenderedDie(value=value, box=_box(hull, w, h), centre_xy=(float(centre[0]), float(centre[1])),
-                           angle_deg=yaw % 360.0, colour=scene._looks[slot][0], face_px=float(face),
-                           outline=tuple((float(x), float(y)) for x, y in hull), unreadable=Unreadable.LEANING)
+        return RenderedDie(
+            value=value,
+            box=_box(hull, w, h),
+            centre_xy=(float(centre[0]), float(centre[1])),
+            angle_deg=yaw % 360.0,
+            colour=scene._looks[slot][0],
+            face_px=float(face),
+            outline=tuple((float(x), float(y)) for x, y in hull),
+            unreadable=Unreadable.LEANING,
+        )
     return None
 
 

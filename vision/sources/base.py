@@ -67,7 +67,9 @@ def check_image(image: Any, where: str) -> np.ndarray:
         raise SourceError(f"{where} gave no image")
     arr = np.asarray(image)
     if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or min(arr.shape[:2]) < 8:
-        raise SourceError(f"{where} gave an unusable image: shape {arr.shape}, dtype {arr.dtype}; expected (H, W, 3) uint8")
+        raise SourceError(
+            f"{where} gave an unusable image: shape {arr.shape}, dtype {arr.dtype}; expected (H, W, 3) uint8"
+        )
     if arr.ndim == 2:
         arr = np.repeat(arr[:, :, None], 3, axis=2)
     elif arr.shape[2] == 4:
@@ -98,7 +100,6 @@ class FrameSource(abc.ABC):
     #: True when each frame carries the scripted truth (synthetic sources), so the
     #: ``TruthReader`` can stand in for the pip reader to test the watcher alone.
     carries_truth: bool = False
-
 
     #: Short name used in reprs and messages.
     kind: str = "source"
