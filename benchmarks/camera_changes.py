@@ -1,7 +1,8 @@
 """The reader on DEV photos as other cameras would take them (:mod:`vision.lab.camera_changes`).
 
 Usage: python benchmarks/camera_changes.py [--dev DIR] [--changes none,warm,...] [--fold K]
-       [--source PREFIX] [--seed S] [--quarter-turns K] [--save DIR] [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
+       [--source PREFIX] [--seed S] [--quarter-turns K] [--save DIR] [--face-model ONNX]
+       [--detector-model ONNX] [--pip-model ONNX]
 
 Each change (white balance, exposure, haze, sensor noise, defocus, JPEG,
 more or fewer pixels, a turned or tilted camera) is applied to every DEV

@@ -10,8 +10,9 @@ Renders ``--n`` images of five dice per condition of
 :func:`vision.reader.read_image` on one OpenCV thread and prints per condition:
 readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
 (leaning / cut by the border) and how many of them were given a misleading
-value, dice found where none was drawn (with and without a value), per-die accuracy, silent-error rate (all silent errors over all dice
-drawn) and ms per image (reading only). Scoring rules: :mod:`vision.lab.stress`.
+value, dice found where none was drawn (with and without a value), per-die
+accuracy, silent-error rate (all silent errors over all dice drawn) and ms per
+image (reading only). Scoring rules: :mod:`vision.lab.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
 unreadable dice, value above), the reading in red (``?`` for unknown).
@@ -96,7 +97,8 @@ def main() -> None:
         r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver, read=read)
         print(
             f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
-            f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {r.extra_unknown:5d} {100 * r.accuracy:5.1f}% "
+            f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {r.extra_unknown:5d} "
+            f"{100 * r.accuracy:5.1f}% "
             f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}",
             flush=True,
         )
@@ -117,7 +119,8 @@ def main() -> None:
         }
     print(
         "unrd: leaning or border-cut dice drawn; unrdV: of those given a misleading value; "
-        "xtraV: valued dice where none was drawn; xtraU: unknown dice where none was drawn (phantoms); silent = (wrong + unrdV + xtraV) / all dice drawn"
+        "xtraV: valued dice where none was drawn; xtraU: unknown dice where none was drawn (phantoms); "
+        "silent = (wrong + unrdV + xtraV) / all dice drawn"
     )
     if args.json:
         with open(args.json, "w") as fh:

@@ -64,7 +64,7 @@ def resolve(repo: Path, numpy_version: str) -> list[tuple[str, str, str]]:
             str(cons),
             str(repo),
         ]
-        subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
         items = json.loads(report.read_text())["install"]
     return [
         (i["metadata"]["name"], i["metadata"]["version"], i["download_info"]["url"].rsplit("/", 1)[-1]) for i in items

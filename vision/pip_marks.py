@@ -119,7 +119,8 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     """Face values whose pip layout the marked pips of one crop hold.
 
     The map is thresholded at :data:`PIP_THRESHOLD` (and at
-    :data:`SPLIT_THRESHOLDS`, for pips whose marks touch); its blobs are the pips (:func:`vision._reader_pips.pip_blobs` rules: size,
+    :data:`SPLIT_THRESHOLDS`, for pips whose marks touch); its blobs are the pips
+    (:func:`vision._reader_pips.pip_blobs` rules: size,
     roundness, not touching the box edge). Its peaks above each of
     :data:`PEAK_THRESHOLDS` are a second reading of where the pips are
     (:func:`marked_peaks`; 2 to 6 of them, sizes not compared, no lone peak
@@ -192,7 +193,10 @@ def holds_layout_of(
 
 
 def _readings(pip_map: np.ndarray, margin: float) -> Iterator[tuple[np.ndarray, bool]]:
-    """Each reading of where the pips are: ``(marks, sized)``, the blobs at each threshold, then the peaks at each height."""
+    """Each reading of where the pips are: ``(marks, sized)``.
+
+    The blobs at each threshold, then the peaks at each height.
+    """
     for threshold in (PIP_THRESHOLD, *SPLIT_THRESHOLDS):
         yield marked_pips(pip_map, margin, threshold), True
     all_peaks = marked_peaks(pip_map, margin, min(PEAK_THRESHOLDS)) if PEAK_THRESHOLDS else np.zeros((0, 3))
@@ -229,7 +233,10 @@ def _holds_whole(marks: np.ndarray, sized: bool) -> bool:
 
 
 def _holds_layout_beside_side_faces(marks: np.ndarray, value: int, sized: bool, towards: np.ndarray) -> bool:
-    """Whether `value` of the marks hold its layout and the others lie beside that face, `towards` (:func:`holds_layout_of`)."""
+    """Whether `value` of the marks hold its layout and the others lie beside that face.
+
+    The face is `towards` (:func:`holds_layout_of`).
+    """
     from vision._reader_pips import layout_spacing
 
     n = len(marks)
@@ -323,7 +330,7 @@ def marked_pips(pip_map: np.ndarray, margin: float, threshold: float = PIP_THRES
     mask = (np.asarray(pip_map) >= threshold).astype(np.uint8)
     n, _, stats, cents = cv2.connectedComponentsWithStats(mask)
     out = []
-    for (x, y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
+    for (_x, _y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
         if is_pip_shaped(w, h, area, box * box):
             out.append(((cx + 0.5) / box - side / (2 * box), (cy + 0.5) / box - side / (2 * box), area / (box * box)))
     return np.array(out, np.float64).reshape(-1, 3)

@@ -49,7 +49,10 @@ _REASON_SHORT = {
 
 
 def short_reason(reason: str) -> str:
-    """The short label of an unknown die's `reason`: :attr:`UnknownReason.short`, or its first 6 letters if it is another text."""
+    """The short label of an unknown die's `reason`.
+
+    It is :attr:`UnknownReason.short`, or its first 6 letters if it is another text.
+    """
     try:
         return UnknownReason(reason).short
     except ValueError:

@@ -54,7 +54,10 @@ class BotStep:
 
 
 class BuiltinBot:
-    """The simple built-in player (:mod:`table.strategy.builtin_player`) with the bot interface (see :class:`table.strategy.Bot`)."""
+    """The simple built-in player (:mod:`table.strategy.builtin_player`) with the bot interface.
+
+    See :class:`table.strategy.Bot`.
+    """
 
     level = "builtin"
 

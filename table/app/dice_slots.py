@@ -43,7 +43,7 @@ def assign_slots(
             if not holds[i]:
                 continue
 
-            def rank(j: int) -> tuple[int, float]:
+            def rank(j: int, i: int = i) -> tuple[int, float]:
                 value, held, xy = read[j]
                 same = value == prev[i]
                 pref = 0 if (same and held) else 1 if same else 2 if held else 3

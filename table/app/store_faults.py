@@ -79,7 +79,10 @@ class StoreFaults:
         return None if self.fault is None else RETRY_S
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-        """Run ``fn(*args)``; if its write fails, put the app's state back, say so and re-raise the :class:`StoreError`."""
+        """Run ``fn(*args)``; if its write fails, put the app's state back, say so and re-raise.
+
+        The error re-raised is the :class:`StoreError`.
+        """
         app = self.app
         saved = {k: _copied(getattr(app, k)) for k in UNDO_ATTRS if hasattr(app, k)}
         commits = app._store.commits

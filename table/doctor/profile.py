@@ -23,7 +23,10 @@ def load(name: str, folder: Path | None) -> Any:
 
 
 def check_profile(name: str, folder: Path | None, camera: str | None = None) -> Check:
-    """The profile `name` loads; the shipped ``default`` with a real camera is a warning (made for the synthetic one)."""
+    """The profile `name` loads.
+
+    The shipped ``default`` with a real camera is a warning (it is made for the synthetic one).
+    """
     from calibration.errors import ProfileError
     from calibration.profile import PACKAGED_PROFILES_DIR
 

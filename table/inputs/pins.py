@@ -130,7 +130,9 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     except FileNotFoundError:
-        raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
+        raise UsageError(
+            f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
     except UnicodeDecodeError as exc:

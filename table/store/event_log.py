@@ -298,7 +298,10 @@ class Store:
         return int(rows[0][0]) if rows else None
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        """All rows of `sql`; an SQLite error is :class:`StoreCorruptError` (damaged) or :class:`StoreError` (why, what to do)."""
+        """All rows of `sql`.
+
+        An SQLite error is :class:`StoreCorruptError` (damaged) or :class:`StoreError` (why, what to do).
+        """
         try:
             return self.conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:

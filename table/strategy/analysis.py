@@ -17,7 +17,8 @@ The model is *solitaire-optimal per player*: each card is priced as if its
 owner played alone to maximise their own expected final score (upper bonus and
 Yahtzee bonuses included), which is what the tables hold; it ignores the
 opponents' scores (playing to win can differ near the end of a close game).
-A box the turn timer chose is priced like any other.  Holds are the ones declared on the table (HOLD buttons or the page); a person
+A box the turn timer chose is priced like any other.  Holds are the ones
+declared on the table (HOLD buttons or the page); a person
 who kept dice without declaring them is analysed as having re-rolled all five.
 Undone actions are not analysed: only the decisions that stand in the log.
 

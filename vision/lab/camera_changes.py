@@ -96,7 +96,10 @@ def _median_side(boxes: Sequence[Box], image: np.ndarray) -> float:
 
 
 def _defocus(image, boxes, rng):
-    """A lens slightly out of focus: Gaussian blur with sigma 4 % of the median die side (about 1.6 px on 40 px dice)."""
+    """A lens slightly out of focus.
+
+    Gaussian blur with sigma 4 % of the median die side (about 1.6 px on 40 px dice).
+    """
     sigma = 0.04 * _median_side(boxes, image)
     return cv2.GaussianBlur(image, (0, 0), sigmaX=sigma), list(boxes)
 

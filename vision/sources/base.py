@@ -162,8 +162,8 @@ class FrameSource(abc.ABC):
     def _grab(self) -> tuple[np.ndarray, float, Any]:
         """Return ``(image, timestamp_s, truth)`` of the next frame."""
 
-    def _release(self) -> None:
-        """Free the device; called once by :meth:`close`."""
+    def _release(self) -> None:  # noqa: B027  (optional hook; the default has nothing to free)
+        """Free the device; called once by :meth:`close`. Subclasses may override; the default does nothing."""
 
     def close(self) -> None:
         """Release the camera or file; safe to call twice."""

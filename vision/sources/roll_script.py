@@ -24,6 +24,9 @@ from vision.sources import _world as world
 
 CameraPose = world.CameraPose
 
+#: The default camera pose (frozen, so one shared instance is safe as a default argument).
+DEFAULT_CAMERA_POSE = CameraPose()
+
 __all__ = ["PHASES", "ScriptedRoll", "TruthDie", "FrameTruth", "RollPlan", "default_script"]
 
 #: Phases of a scripted roll, in order.
@@ -210,7 +213,7 @@ def default_script(seed: int = 0) -> tuple[ScriptedRoll, ...]:
 
 
 def _plan(
-    script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int, cam: CameraPose = CameraPose()
+    script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int, cam: CameraPose = DEFAULT_CAMERA_POSE
 ) -> tuple[list[_State], list[RollPlan]]:
     states: list[_State] = []
     plans: list[RollPlan] = []

@@ -31,6 +31,7 @@ import numpy as np
 from vision.sources import _world as world
 from vision.sources.base import FrameSource, SourceEnded
 from vision.sources.roll_script import (  # noqa: F401  (re-exported; _plan for table._livetray)
+    DEFAULT_CAMERA_POSE,
     PHASES,
     CameraPose,
     FrameTruth,
@@ -89,7 +90,7 @@ class SyntheticSource(FrameSource):
         noise: float = 2.0,
         colour: str = "ivory",
         loop: bool = False,
-        camera: CameraPose = CameraPose(),
+        camera: CameraPose = DEFAULT_CAMERA_POSE,
     ) -> None:
         super().__init__()
         self._seed = int(seed)

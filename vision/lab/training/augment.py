@@ -95,7 +95,9 @@ def augment_record(args: argparse.Namespace) -> dict[str, float]:
 
 
 def augment_options(args: argparse.Namespace) -> dict[str, object]:
-    """Keyword arguments of :func:`augment` for a training run: :func:`augment_record` and the streak and degradation generators.
+    """Keyword arguments of :func:`augment` for a training run.
+
+    They are :func:`augment_record` and the streak and degradation generators.
 
     The specular streaks and the camera degradations are drawn from generators
     of their own, seeded from ``args.seed`` apart from the run's main

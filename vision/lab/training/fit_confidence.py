@@ -100,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         result = evaluate(
             args.dev_dir,
-            lambda img: read_image(img, calibrated=False, **twin),
-            keep=lambda name: dev_fold(name) == fold,
+            lambda img: read_image(img, calibrated=False, **twin),  # noqa: B023  (evaluate() runs it this iteration)
+            keep=lambda name: dev_fold(name) == fold,  # noqa: B023  (evaluate() runs it this iteration)
         )
         photos += len(result.images)
         for im in result.images:

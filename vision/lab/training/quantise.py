@@ -87,7 +87,10 @@ def _sha256(path: Path) -> str:
 
 
 def _network(kind: str, path: Path):
-    """The project's reader of a face-reader or pip-finder file: :class:`vision.face.FaceReader` or :class:`vision.pips.PipFinder`."""
+    """The project's reader of a face-reader or pip-finder file.
+
+    It is :class:`vision.face.FaceReader` or :class:`vision.pips.PipFinder`.
+    """
     from vision.face import FaceReader
     from vision.pips import PipFinder
 
@@ -95,7 +98,10 @@ def _network(kind: str, path: Path):
 
 
 def _agreement(kind: str, float_path: Path, int8_path: Path, crops: np.ndarray) -> dict:
-    """How closely the quantised network follows the float one on `crops` (N, 64, 64, 3) uint8, as the reader reads them."""
+    """How closely the quantised network follows the float one.
+
+    `crops` is (N, 64, 64, 3) uint8, as the reader reads them.
+    """
     a, b = _network(kind, float_path).predict(crops), _network(kind, int8_path).predict(crops)
     if kind == "face_reader.onnx":
         diff = np.abs(a - b).max(axis=1)

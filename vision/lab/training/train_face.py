@@ -88,7 +88,10 @@ from vision.lab.training.half_weights import store_half_weights
 
 
 class FaceNet(nn.Module):
-    """Small CNN: 4 conv+BN+ReLU stages (the first with stride 2) with max-pooling between, global average pool, linear 7."""
+    """Small CNN.
+
+    4 conv+BN+ReLU stages (the first with stride 2) with max-pooling between, global average pool, linear 7.
+    """
 
     def __init__(self, widths: tuple[int, ...] = (32, 48, 64, 96), depth: int = 1) -> None:
         super().__init__()
@@ -404,9 +407,10 @@ def main(argv: list[str] | None = None) -> int:
         + ", global avg pool, dropout 0.2, linear 7",
         "n_params": res["n_params"],
         "training_data": {
-            "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; matteop65 'pips' boxes widened "
+            "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; "
+            "matteop65 'pips' boxes widened "
             f"to die boxes (side = {PIPS_TO_DIE} x median pip-box side of values 2-6); Rune55 'face' boxes "
-            + ("used (x%.2f)" % FACE_TO_DIE if args.face_boxes else "not used")
+            + (f"used (x{FACE_TO_DIE:.2f})" if args.face_boxes else "not used")
             + "; negatives: background squares (IoU<0.1), between two dice, half off a die"
             + "".join(f"; photos whose notes begin {t!r} left out" for t in args.leave_out_train),
             "synthetic": f"vision.lab.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",

@@ -326,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
             "(pips = those blobs); negatives with no pips",
             "drawn": f"vision.lab.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
-            "rendered": f"vision.render.render_randomised images with the renderer's pip positions: {args.render_randomised}",
+            "rendered": "vision.render.render_randomised images with the renderer's pip positions: "
+            f"{args.render_randomised}",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
             "teacher": (
                 f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
