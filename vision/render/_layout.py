@@ -1,55 +1,25 @@
-"""Lay dice on a tray without overlap and draw them: :class:`TrayScene`."""
+"""Lay dice on a tray without overlap and draw them: :class:`TrayScene`.
+
+The argument checks live in :mod:`vision.render._arguments`; :class:`Placement` and the
+overlap and fit geometry in :mod:`vision.render._placement` (both re-exported here).
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from vision.render._arguments import _check_size, _check_values, _rng
 from vision.render._die import DieLook, DiePose, Light, die_outline, draw_die, draw_shadow
-from vision.render._scene import Tray, finish, lighting, make_tray
+from vision.render._placement import Placement, _fits, _floor_area, _hull_distance, _overlaps
+from vision.render._scene import Tray as Tray
+from vision.render._scene import finish, lighting, make_tray
 from vision.render._types import DICE_COLOURS, MAX_DICE, STYLES, RenderedDie, RenderedTray
 
 _PLACE_TRIES = 600
-
-
-def _rng(seed: int | np.random.Generator) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
-    return np.random.default_rng(int(seed))
-
-
-def _check_values(values: Sequence[int]) -> tuple[int, ...]:
-    try:
-        vals = tuple(values)
-    except TypeError:
-        raise ValueError(f"values must be a sequence of face values 1-6, got {values!r}") from None
-    if not vals:
-        raise ValueError("values is empty; give 1 to 30 face values 1-6, e.g. [3, 5, 6, 6, 1]")
-    if len(vals) > MAX_DICE:
-        raise ValueError(
-            f"too many dice for the tray: {len(vals)} values given, at most {MAX_DICE} fit; "
-            "render them in several images"
-        )
-    for v in vals:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-            raise ValueError(f"face value {v!r} is impossible on a d6; every value must be 1-6 (got {list(vals)})")
-    return tuple(int(v) for v in vals)
-
-
-def _check_size(size: tuple[int, int]) -> tuple[int, int]:
-    try:
-        w, h = (int(x) for x in size)
-    except (TypeError, ValueError):
-        raise ValueError(f"size must be (width, height) in pixels, got {size!r}") from None
-    if w < 64 or h < 64 or w > 8192 or h > 8192:
-        raise ValueError(f"size must be (width, height) between 64 and 8192 px each, got {size!r}")
-    return w, h
 
 
 def _looks(rng: np.random.Generator, n: int) -> list[tuple[str, DieLook]]:
@@ -71,62 +41,8 @@ def _looks(rng: np.random.Generator, n: int) -> list[tuple[str, DieLook]]:
     return out
 
 
-def _overlaps(
-    hull: np.ndarray,
-    centre: tuple[float, float],
-    radius: float,
-    placed: list[tuple[np.ndarray, tuple[float, float], float]],
-) -> bool:
-    for other, oc, orad in placed:
-        if math.hypot(centre[0] - oc[0], centre[1] - oc[1]) > radius + orad + 1:
-            continue
-        area, _ = cv2.intersectConvexConvex(hull, other)
-        if area > 0.05:
-            return True
-    return False
-
-
-def _fits(hull: np.ndarray, tray: Tray, w: int, h: int) -> bool:
-    if hull[:, 0].min() < 1 or hull[:, 1].min() < 1 or hull[:, 0].max() > w - 2 or hull[:, 1].max() > h - 2:
-        return False
-    return bool(tray.floor_distance(hull).max() <= -1.5)
-
-
-def _hull_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Gap in px between two convex outlines (0 or less when they touch or overlap)."""
-    ca, cb = a.reshape(-1, 1, 2), b.reshape(-1, 1, 2)
-    d = min(-cv2.pointPolygonTest(cb, (float(x), float(y)), True) for x, y in a)
-    d = min(d, min(-cv2.pointPolygonTest(ca, (float(x), float(y)), True) for x, y in b))
-    return float(d)
-
-
 class _NoRoom(Exception):
     """Internal: the dice did not fit."""
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where one die lies in a :class:`TrayScene` and which face is up.
-
-    Parameters
-    ----------
-    value : int
-        Face value 1-6 on top.
-    base_xy : tuple of 2 float
-        Centre of the die's footprint on the tray floor, ``(x, y)`` image pixels.
-    angle_deg : float
-        Rotation, degrees counter-clockwise as seen in the image, ``[0, 360)``.
-    face_px : float
-        Side of the top face in pixels.
-    slot : int
-        Which of the scene's dice this is (fixes its colour), ``0 <= slot < n_dice``.
-    """
-
-    value: int
-    base_xy: tuple[float, float]
-    angle_deg: float
-    face_px: float
-    slot: int
 
 
 class TrayScene:
@@ -481,9 +397,3 @@ class TrayScene:
                 if _hull_distance(hulls[i], hulls[j]) <= 0.5:
                     pairs.append((i, j))
         return RenderedTray(image=image, dice=tuple(dice), style=self.style, touching=tuple(pairs))
-
-
-def _floor_area(tray: Tray, w: int, h: int) -> float:
-    ys, xs = np.mgrid[2 : h - 2 : 4, 2 : w - 2 : 4]
-    inside = tray.floor.sdf(xs.astype(np.float64), ys.astype(np.float64)) < -4
-    return float(inside.sum()) * 16.0

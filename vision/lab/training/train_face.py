@@ -54,6 +54,9 @@ logits as torch on a few crops (max abs difference printed).
 The packaged network is this float one quantised to 8-bit integers:
 ``python -m vision.lab.training.quantise OUT/face_reader.onnx --out vision/models``
 (:mod:`vision.lab.training.quantise`).
+
+The network is :class:`vision.lab.training.face_net.FaceNet`; the drawn, rendered
+and DEV crops come from :mod:`vision.lab.training.face_caches` (both re-exported here).
 """
 
 from __future__ import annotations
@@ -69,7 +72,6 @@ import torch
 from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
-from vision.lab.training import synth
 from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record, centre_crop
 from vision.lab.training.data import (
     CONTEXT_FACTOR,
@@ -81,106 +83,10 @@ from vision.lab.training.data import (
     load_cache,
     recorded_command,
     samples_from_noted_photos,
-    save_npz_atomically,
-    source_hash,
 )
+from vision.lab.training.face_caches import dev_training_cache, render_cache, synth_cache
+from vision.lab.training.face_net import FaceNet
 from vision.lab.training.half_weights import store_half_weights
-
-
-class FaceNet(nn.Module):
-    """Small CNN.
-
-    4 conv+BN+ReLU stages (the first with stride 2) with max-pooling between, global average pool, linear 7.
-    """
-
-    def __init__(self, widths: tuple[int, ...] = (32, 48, 64, 96), depth: int = 1) -> None:
-        super().__init__()
-        layers: list[nn.Module] = []
-        cin = 3
-        for i, w in enumerate(widths):
-            layers += [
-                nn.Conv2d(cin, w, 3, stride=2 if i == 0 else 1, padding=1, bias=False),
-                nn.BatchNorm2d(w),
-                nn.ReLU(inplace=True),
-            ]
-            for _ in range(depth - 1 if i > 0 else 0):  # extra convs in the stages after the first
-                layers += [nn.Conv2d(w, w, 3, padding=1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
-            if i < len(widths) - 1:
-                layers.append(nn.MaxPool2d(2))
-            cin = w
-        self.features = nn.Sequential(*layers)
-        self.pool = nn.AdaptiveAvgPool2d(1)
-        self.drop = nn.Dropout(0.2)
-        self.head = nn.Linear(cin, len(CLASS_NAMES))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.pool(self.features(x)).flatten(1)
-        return self.head(self.drop(x))
-
-
-def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Drawn context crops (:func:`vision.lab.training.synth.synth_set`), cached in `cache_dir`."""
-    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{source_hash(synth.__file__)}.npz"
-    if path.is_file():
-        z = np.load(path)
-        return z["crops"], z["labels"]
-    t = time.time()
-    crops, labels = synth.synth_set(n_per_class, seed, size=CONTEXT_SIZE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_npz_atomically(path, crops=crops, labels=labels)
-    print(f"drew {len(labels)} synthetic crops in {time.time() - t:.0f} s", flush=True)
-    return crops, labels
-
-
-def render_cache(
-    n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False, leaning: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones,
-    with a leaning die in each when `leaning`), cached (:func:`vision.lab.training.render_data.cached_render_samples`).
-
-    Returns
-    -------
-    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
-        BGR context crops; N is 0 when `n_images` is 0.
-    labels : ndarray of shape (N,), dtype int64
-        0 (not a readable face: background, half off a die, a leaning die) or the face value 1-6.
-    """
-    from vision.lab.training.render_data import cached_render_samples
-
-    crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised, leaning=leaning)
-    return crops, labels
-
-
-def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """Context crops of the DEV photos to train on (``--dev-train``), and the held-out fold.
-
-    ``none``: no DEV crops. ``all``: every DEV photo (positives and negatives,
-    cut as in :func:`vision.lab.training.data.build_samples`). ``fold:K``: the
-    photos outside fold K (:func:`vision.lab.training.data.dev_fold`), so that
-    fold K measures the model honestly.
-
-    Returns
-    -------
-    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
-    labels : ndarray of shape (N,), dtype int64
-    held_out : int or None
-        The fold not trained on, or None.
-
-    Raises
-    ------
-    ValueError
-        If ``--dev-train`` is not ``none``, ``all`` or ``fold:K``.
-    """
-    from vision.lab.training.data import build_samples, dev_train_selection
-
-    mode = args.dev_train
-    if mode == "none":
-        return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), None
-    files = [s.file for s in build_samples(args.dev_dir, seed=args.seed)]
-    keep, held_out = dev_train_selection(mode, files)  # checks the mode before any crop is cut
-    crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
-    print(f"DEV photos trained on ({mode}): {keep.sum()} of {len(keep)} samples", flush=True)
-    return crops[keep], labels[keep], held_out
 
 
 def train(args: argparse.Namespace) -> dict:
