@@ -16,9 +16,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from table.app.session import GameSession
 from table.game import StartGame, execute
 from table.game.autoplay import random_command
-from table.app.session import GameSession
 from table.rules import RULESET_IDS
 from table.store import open_store
 
@@ -30,8 +30,10 @@ def _pct(samples: list[float], q: float) -> float:
 
 def _report(label: str, samples_s: list[float]) -> None:
     ms = [s * 1000 for s in samples_s]
-    print(f"{label}: n={len(ms)}  median {statistics.median(ms):.3f} ms  "
-          f"p99 {_pct(ms, 0.99):.3f} ms  max {max(ms):.3f} ms")
+    print(
+        f"{label}: n={len(ms)}  median {statistics.median(ms):.3f} ms  "
+        f"p99 {_pct(ms, 0.99):.3f} ms  max {max(ms):.3f} ms"
+    )
 
 
 def bench(db: Path, n_events: int, seed: int = 0) -> None:
@@ -44,8 +46,9 @@ def bench(db: Path, n_events: int, seed: int = 0) -> None:
         while len(store_times) < n_events:
             ruleset = RULESET_IDS[k % len(RULESET_IDS)]
             k += 1
-            session = GameSession.start(store, StartGame(
-                at=time.time(), ruleset=ruleset, players=("Ann", "Bo", "Cy", "Di")))
+            session = GameSession.start(
+                store, StartGame(at=time.time(), ruleset=ruleset, players=("Ann", "Bo", "Cy", "Di"))
+            )
             while not session.state.finished and len(store_times) < n_events:
                 command = random_command(session.state, rng, time.time())
                 t0 = time.perf_counter()
@@ -64,8 +67,9 @@ def main() -> None:
     """Parse arguments and run :func:`bench`."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=2000, help="commands to time (default 2000)")
-    parser.add_argument("--db", type=Path, default=None,
-                        help="store file to use (default: a new one in a temporary folder)")
+    parser.add_argument(
+        "--db", type=Path, default=None, help="store file to use (default: a new one in a temporary folder)"
+    )
     args = parser.parse_args()
     if args.db:
         bench(args.db, args.events)

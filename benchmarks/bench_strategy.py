@@ -29,9 +29,12 @@ from pathlib import Path
 import numpy as np
 
 PUBLISHED = {
-    ("yahtzee", "none"): 245.8708, ("yahtzee", "free_choice"): 254.5896,
-    ("yahtzee", "forced"): 254.5877, ("yatzy", "standard"): 248.4400,
-    ("yacht", "standard"): 191.7744, ("generala", "standard"): 162.4695,
+    ("yahtzee", "none"): 245.8708,
+    ("yahtzee", "free_choice"): 254.5896,
+    ("yahtzee", "forced"): 254.5877,
+    ("yatzy", "standard"): 248.4400,
+    ("yacht", "standard"): 191.7744,
+    ("generala", "standard"): 162.4695,
     ("chaser", "standard"): 174.5586,
 }
 
@@ -51,10 +54,16 @@ def build_one(ruleset: str, variant: str) -> dict[str, object]:
     table = build_table(ruleset, variant)
     seconds = time.perf_counter() - started
     path = table.save(cache_dir() / file_name(ruleset, variant))
-    return {"ruleset": ruleset, "variant": variant, "expected": table.expected,
-            "published": PUBLISHED.get((ruleset, variant)), "build_s": seconds,
-            "peak_mb": _peak_mb(), "baseline_mb": baseline,
-            "file_mb": path.stat().st_size / 1e6}
+    return {
+        "ruleset": ruleset,
+        "variant": variant,
+        "expected": table.expected,
+        "published": PUBLISHED.get((ruleset, variant)),
+        "build_s": seconds,
+        "peak_mb": _peak_mb(),
+        "baseline_mb": baseline,
+        "file_mb": path.stat().st_size / 1e6,
+    }
 
 
 def advice_latency(pairs: list[tuple[str, str]], n: int, seed: int = 1) -> list[dict[str, object]]:
@@ -70,8 +79,7 @@ def advice_latency(pairs: list[tuple[str, str]], n: int, seed: int = 1) -> list[
         times: dict[str, list[float]] = {"holds": [], "boxes": []}
         for i in range(n):
             filled = rng.sample(rs.boxes, rng.randrange(len(rs.boxes)))
-            card = Card.from_mapping(rs, {b: rng.choice(sorted(possible_points(rs, b)))
-                                          for b in filled})
+            card = Card.from_mapping(rs, {b: rng.choice(sorted(possible_points(rs, b))) for b in filled})
             dice = tuple(rng.randint(1, 6) for _ in range(5))
             kind = "holds" if i % 2 == 0 else "boxes"
             started = time.perf_counter()
@@ -81,9 +89,16 @@ def advice_latency(pairs: list[tuple[str, str]], n: int, seed: int = 1) -> list[
                 advise_boxes(table, card, dice, 3)
             times[kind].append((time.perf_counter() - started) * 1000)
         for kind, values in times.items():
-            rows.append({"ruleset": ruleset, "variant": variant, "kind": kind,
-                         "median_ms": float(np.median(values)),
-                         "p95_ms": float(np.percentile(values, 95)), "n": len(values)})
+            rows.append(
+                {
+                    "ruleset": ruleset,
+                    "variant": variant,
+                    "kind": kind,
+                    "median_ms": float(np.median(values)),
+                    "p95_ms": float(np.percentile(values, 95)),
+                    "n": len(values),
+                }
+            )
     return rows
 
 
@@ -95,21 +110,22 @@ def bot_scores(ruleset: str, variant: str, games: int) -> dict[str, float]:
     out = {}
     for level in BOT_LEVELS:
         bot = make_bot(level, ruleset, variant)
-        scores = [card_total(ruleset, play_solitaire(bot, ruleset, np.random.default_rng(s),
-                                                     variant)) for s in range(games)]
+        scores = [
+            card_total(ruleset, play_solitaire(bot, ruleset, np.random.default_rng(s), variant)) for s in range(games)
+        ]
         out[level] = float(np.mean(scores))
     return out
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rules", nargs="*", help="ruleset ids (default: all)")
     parser.add_argument("--one", nargs=2, metavar=("RULES", "VARIANT"), help=argparse.SUPPRESS)
     parser.add_argument("--advice-only", action="store_true", help="skip the builds")
     parser.add_argument("--advice-n", type=int, default=400, help="advice requests per table")
-    parser.add_argument("--bots", type=int, default=0, metavar="GAMES",
-                        help="also play GAMES solitaire games per bot level and ruleset")
+    parser.add_argument(
+        "--bots", type=int, default=0, metavar="GAMES", help="also play GAMES solitaire games per bot level and ruleset"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
     args = parser.parse_args()
 
@@ -125,33 +141,40 @@ def main() -> int:
     report: dict[str, object] = {}
     if not args.advice_only:
         builds = []
-        print(f"{'ruleset':<9} {'variant':<12} {'expected':>9} {'published':>9} "
-              f"{'build s':>8} {'peak MB':>8} {'file MB':>8}")
+        print(
+            f"{'ruleset':<9} {'variant':<12} {'expected':>9} {'published':>9} "
+            f"{'build s':>8} {'peak MB':>8} {'file MB':>8}"
+        )
         for ruleset, variant in pairs:
-            out = subprocess.run([sys.executable, __file__, "--one", ruleset, variant],
-                                 check=True, capture_output=True, text=True).stdout
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", ruleset, variant], check=True, capture_output=True, text=True
+            ).stdout
             row = json.loads(out.strip().splitlines()[-1])
             builds.append(row)
             pub = row["published"]
-            print(f"{ruleset:<9} {variant:<12} {row['expected']:9.4f} "
-                  f"{'' if pub is None else f'{pub:9.4f}':>9} {row['build_s']:8.1f} "
-                  f"{row['peak_mb']:8.0f} {row['file_mb']:8.2f}", flush=True)
+            print(
+                f"{ruleset:<9} {variant:<12} {row['expected']:9.4f} "
+                f"{'' if pub is None else f'{pub:9.4f}':>9} {row['build_s']:8.1f} "
+                f"{row['peak_mb']:8.0f} {row['file_mb']:8.2f}",
+                flush=True,
+            )
         total = sum(float(r["file_mb"]) for r in builds)
-        print(f"tables on disk: {total:.2f} MB in all; baseline process "
-              f"{builds[0]['baseline_mb']:.0f} MB")
+        print(f"tables on disk: {total:.2f} MB in all; baseline process {builds[0]['baseline_mb']:.0f} MB")
         report["builds"] = builds
     latency = advice_latency(pairs, args.advice_n)
     print(f"{'ruleset':<9} {'variant':<12} {'advice':<6} {'median ms':>9} {'p95 ms':>8}")
     for row in latency:
-        print(f"{row['ruleset']:<9} {row['variant']:<12} {row['kind']:<6} "
-              f"{row['median_ms']:9.2f} {row['p95_ms']:8.2f}")
+        print(f"{row['ruleset']:<9} {row['variant']:<12} {row['kind']:<6} {row['median_ms']:9.2f} {row['p95_ms']:8.2f}")
     report["advice"] = latency
     if args.bots:
         bots = {}
         for ruleset, variant in pairs:
             bots[f"{ruleset}/{variant}"] = scores = bot_scores(ruleset, variant, args.bots)
-            print(f"bots {ruleset} ({variant}), {args.bots} games: "
-                  + ", ".join(f"{k} {v:.1f}" for k, v in scores.items()), flush=True)
+            print(
+                f"bots {ruleset} ({variant}), {args.bots} games: "
+                + ", ".join(f"{k} {v:.1f}" for k, v in scores.items()),
+                flush=True,
+            )
         report["bots"] = bots
     if args.json:
         print(json.dumps(report))

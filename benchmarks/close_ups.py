@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vision import render  # noqa: E402
-from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
 from vision.images import load_image  # noqa: E402
-from vision.reader import networks_from_files, read_image  # noqa: E402
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
 from vision.lab.stress import close_up_window  # noqa: E402
+from vision.reader import networks_from_files, read_image  # noqa: E402
 
 #: The networks every picture is read with (:func:`vision.reader.networks_from_files`; set by ``main``).
 NETWORKS: dict = {}
@@ -114,8 +114,11 @@ def cropped_dice(dev: Path, share: float) -> Counter:
                 read = reading.dice[by_truth[main]].value
                 counts["right" if read == die.value else "unknown" if read is None else "wrong"] += 1
             counts["extraV"] += sum(1 for i, d in enumerate(reading.dice) if i not in matched and d.value is not None)
-            counts["nbWrong"] += sum(1 for j, i in by_truth.items() if j != main and reading.dice[i].value is not None
-                                     and reading.dice[i].value != in_view[j][1])
+            counts["nbWrong"] += sum(
+                1
+                for j, i in by_truth.items()
+                if j != main and reading.dice[i].value is not None and reading.dice[i].value != in_view[j][1]
+            )
     return counts
 
 
@@ -128,7 +131,7 @@ def tray_in_photo() -> Counter:
             ch, cw = int(h * factor), int(w * factor)
             photo = np.full((ch, cw, 3), (60 + seed * 10) % 200 + 30, np.uint8)
             oy, ox = (ch - h) // 2, (cw - w) // 2
-            photo[oy:oy + h, ox:ox + w] = tray.image
+            photo[oy : oy + h, ox : ox + w] = tray.image
             truth = [((d.box[0] + ox, d.box[1] + oy, d.box[2], d.box[3]), d.value) for d in tray.dice]
             _score(_read(photo), truth, counts)
     return counts
@@ -140,17 +143,22 @@ def tiled(dev: Path, prefix: str, grid: int, photos: int) -> Counter:
     items = [it for it in load_dataset(dev) if it.path.name.startswith(prefix)][:photos]
     per = grid * grid
     for k in range(0, len(items) - per + 1, per):
-        group = items[k:k + per]
+        group = items[k : k + per]
         originals = [load_image(it.path) for it in group]
         h, w = originals[0].shape[:2]
         images = [im if im.shape[:2] == (h, w) else cv2.resize(im, (w, h)) for im in originals]
-        photo = np.vstack([np.hstack(images[r * grid:(r + 1) * grid]) for r in range(grid)])
+        photo = np.vstack([np.hstack(images[r * grid : (r + 1) * grid]) for r in range(grid)])
         truth = []
         for j, (it, original) in enumerate(zip(group, originals)):
             sy, sx = h / original.shape[0], w / original.shape[1]
             oy, ox = (j // grid) * h, (j % grid) * w
-            truth += [((round(d.box[0] * sx) + ox, round(d.box[1] * sy) + oy, round(d.box[2] * sx), round(d.box[3] * sy)),
-                       d.value) for d in it.dice]
+            truth += [
+                (
+                    (round(d.box[0] * sx) + ox, round(d.box[1] * sy) + oy, round(d.box[2] * sx), round(d.box[3] * sy)),
+                    d.value,
+                )
+                for d in it.dice
+            ]
         _score(_read(photo), truth, counts)
     return counts
 
@@ -159,8 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="the DEV set (default: %(default)s)")
     for kind in ("face", "detector", "pip"):
-        parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX",
-                            help=f"{kind} model to read with instead of the packaged one")
+        parser.add_argument(
+            f"--{kind}-model",
+            type=Path,
+            default=None,
+            metavar="ONNX",
+            help=f"{kind} model to read with instead of the packaged one",
+        )
     args = parser.parse_args(argv)
     from vision.errors import VisionError
 
@@ -174,20 +187,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {args.dev} is absent; only the rendered rows are measured", file=sys.stderr)
     jobs = [("tray in photo", tray_in_photo)]
     if have_dev:
-        jobs = [("single", lambda: single_close_ups(args.dev))] + [
-            (f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9, 1.0)
-        ] + jobs + [("tiled 2x2", lambda: tiled(args.dev, "nell", 2, 40)),
-                    ("kingpi 3x3", lambda: tiled(args.dev, "kingpi", 3, 9))]
+        jobs = (
+            [("single", lambda: single_close_ups(args.dev))]
+            + [(f"crop {s:.2f}", lambda s=s: cropped_dice(args.dev, s)) for s in (0.2, 0.3, 0.45, 0.65, 0.9, 1.0)]
+            + jobs
+            + [
+                ("tiled 2x2", lambda: tiled(args.dev, "nell", 2, 40)),
+                ("kingpi 3x3", lambda: tiled(args.dev, "kingpi", 3, 9)),
+            ]
+        )
     print(f"{'pictures':<14}" + "".join(f"{c:>9}" for c in COLUMNS) + f"{'seconds':>9}")
     for name, job in jobs:
         start = time.perf_counter()
         counts = job()
         rows.append((name, counts))
-        print(f"{name:<14}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{time.perf_counter() - start:>9.1f}",
-              flush=True)
-    print("right / unknown / wrong / missed: the labelled dice; extraV: values given where no die is in view"
-          " (single: values beyond the one die); nbWrong (crops): wrong values given to neighbours in view,"
-          " most of them cut by the picture's edge")
+        print(
+            f"{name:<14}" + "".join(f"{counts[c]:>9}" for c in COLUMNS) + f"{time.perf_counter() - start:>9.1f}",
+            flush=True,
+        )
+    print(
+        "right / unknown / wrong / missed: the labelled dice; extraV: values given where no die is in view"
+        " (single: values beyond the one die); nbWrong (crops): wrong values given to neighbours in view,"
+        " most of them cut by the picture's edge"
+    )
     return 0
 
 

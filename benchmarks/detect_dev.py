@@ -13,14 +13,13 @@ import argparse
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 
 import cv2
 import numpy as np
 
 from vision.detect import DieDetector, box_iou
-from vision.lab.evaluate import load_dataset, match_dice
 from vision.images import load_image
+from vision.lab.evaluate import load_dataset, match_dice
 
 
 def main() -> None:
@@ -48,8 +47,10 @@ def main() -> None:
                 stats[key] += [len(truth), len(pairs), len(kept), iou_ok]
     print(f"detector median {statistics.median(times):.1f} ms, p95 {np.percentile(times, 95):.1f} ms per image")
     for (thr, src), (n, found, k, ok) in sorted(stats.items()):
-        print(f"thr {thr:.2f} {src:7s} labelled {int(n):4d} recall {found / max(n, 1):.3f} "
-              f"(IoU>=.5: {ok / max(n, 1):.3f}) precision {found / max(k, 1):.3f} extras {int(k - found)}")
+        print(
+            f"thr {thr:.2f} {src:7s} labelled {int(n):4d} recall {found / max(n, 1):.3f} "
+            f"(IoU>=.5: {ok / max(n, 1):.3f}) precision {found / max(k, 1):.3f} extras {int(k - found)}"
+        )
 
 
 if __name__ == "__main__":

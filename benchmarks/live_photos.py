@@ -29,8 +29,9 @@ def main(prefix: str = "") -> None:
         image = cv2.imread(str(DEV / im["file"]))
         h, w = image.shape[:2]
         scale = min(1.0, 640.0 / w)
-        geo = TrayGeometry.from_corners([(0, 0), (w, 0), (w, h), (0, h)], width_mm=w * scale,
-                                        height_mm=h * scale, px_per_mm=1.0)
+        geo = TrayGeometry.from_corners(
+            [(0, 0), (w, 0), (w, h), (0, h)], width_mm=w * scale, height_mm=h * scale, px_per_mm=1.0
+        )
         side = float(np.median([max(d["box"][2], d["box"][3]) for d in im["dice"]])) * scale
         watcher = RollWatcher(read_image, geometry=geo, die_mm=side)
         events = [e for k in range(5) for e in watcher.update(image, index=k)]

@@ -27,8 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.lab.evaluate import load_dataset
 from vision.images import load_image
+from vision.lab.evaluate import load_dataset
 from vision.reader import networks_from_files, read_image
 
 
@@ -54,10 +54,20 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--models", type=Path, default=None, metavar="DIR",
-                        help="read with DIR/face_reader.onnx and DIR/pip_finder.onnx (default: the packaged ones)")
-    parser.add_argument("--against", type=Path, default=None, metavar="DIR",
-                        help="also time DIR's face reader and pip finder, in turn with the first pair")
+    parser.add_argument(
+        "--models",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="read with DIR/face_reader.onnx and DIR/pip_finder.onnx (default: the packaged ones)",
+    )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also time DIR's face reader and pip finder, in turn with the first pair",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)
     items = load_dataset(args.dataset)
@@ -77,12 +87,16 @@ def main() -> None:
     for name in pairs:
         label = f"{args.against}" if name else (f"{args.models}" if args.models else "packaged networks")
         print(f"{label}:")
-        print(f"{'source':8} {'images':>6} {'wall median':>11} {'wall p95':>8} {'cpu median':>10} {'cpu p95':>7}  "
-              f"(ms per photo, best of {args.repeat})")
+        print(
+            f"{'source':8} {'images':>6} {'wall median':>11} {'wall p95':>8} {'cpu median':>10} {'cpu p95':>7}  "
+            f"(ms per photo, best of {args.repeat})"
+        )
         for key in sorted({k for n, k in wall if n == name}):
             w, c = wall[name, key], cpu[name, key]
-            print(f"{key:8} {len(w):6d} {statistics.median(w):11.1f} {np.percentile(w, 95):8.1f} "
-                  f"{statistics.median(c):10.1f} {np.percentile(c, 95):7.1f}")
+            print(
+                f"{key:8} {len(w):6d} {statistics.median(w):11.1f} {np.percentile(w, 95):8.1f} "
+                f"{statistics.median(c):10.1f} {np.percentile(c, 95):7.1f}"
+            )
     if args.against is not None:
         ratio = statistics.median(wall["", "ALL"]) / statistics.median(wall["against", "ALL"])
         print(f"median wall time, first pair over --against: {ratio:.2f}")

@@ -10,8 +10,9 @@ Renders ``--n`` images of five dice per condition of
 :func:`vision.reader.read_image` on one OpenCV thread and prints per condition:
 readable dice, right, wrong (silent), unknown, missed, unreadable dice drawn
 (leaning / cut by the border) and how many of them were given a misleading
-value, dice found where none was drawn (with and without a value), per-die accuracy, silent-error rate (all silent errors over all dice
-drawn) and ms per image (reading only). Scoring rules: :mod:`vision.lab.stress`.
+value, dice found where none was drawn (with and without a value), per-die
+accuracy, silent-error rate (all silent errors over all dice drawn) and ms per
+image (reading only). Scoring rules: :mod:`vision.lab.stress`.
 ``--save DIR`` writes each image with a silent error (every image with
 ``--save-all``) as ``DIR/<condition>_<k>.png``: the truth in green (grey for
 unreadable dice, value above), the reading in red (``?`` for unknown).
@@ -33,8 +34,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.render import CONDITIONS
 from vision.lab.stress import run_stress
+from vision.render import CONDITIONS
 
 
 def main() -> None:
@@ -46,12 +47,21 @@ def main() -> None:
     parser.add_argument("--save", default="", help="write annotated images with silent errors to this folder")
     parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
-    parser.add_argument("--threshold", type=float, default=None,
-                        help="the reader's value threshold to try, strictly between 0 and 1 "
-                             "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.75)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="the reader's value threshold to try, strictly between 0 and 1 "
+        "(default: the shipped vision.reader.VALUE_THRESHOLD, 0.75)",
+    )
     for kind in ("face", "detector", "pip"):
-        parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX",
-                            help=f"{kind} model to read with instead of the packaged one")
+        parser.add_argument(
+            f"--{kind}-model",
+            type=Path,
+            default=None,
+            metavar="ONNX",
+            help=f"{kind} model to read with instead of the packaged one",
+        )
     args = parser.parse_args()
     if args.threshold is not None and not 0.0 < args.threshold < 1.0:
         parser.error(f"--threshold must be strictly between 0 and 1 (e.g. 0.5), got {args.threshold}")
@@ -73,23 +83,45 @@ def main() -> None:
         if c != "random" and c not in CONDITIONS:
             parser.error(f"unknown condition {c!r}; use some of {', '.join(CONDITIONS)}, random")
     models = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in vars(args).items() if k.endswith("_model") and v)
-    print(f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}"
-          + (f"; {models}" if models else ""))
-    print(f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
-          f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}")
+    print(
+        f"{args.n} images of 5 dice per condition, seed {args.seed}, value threshold {threshold:.2f}"
+        + (f"; {models}" if models else "")
+    )
+    print(
+        f"{'condition':<12} {'dice':>5} {'right':>5} {'wrong':>5} {'unkn':>5} {'miss':>5} "
+        f"{'unrd':>5} {'unrdV':>5} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'ms/img':>7}"
+    )
     out = {}
     for c in names:
         saver = _saver(Path(args.save), c, args.save_all) if args.save else None
         r = run_stress(None if c == "random" else c, args.n, seed=args.seed, on_image=saver, read=read)
-        print(f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
-              f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {r.extra_unknown:5d} {100 * r.accuracy:5.1f}% "
-              f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}", flush=True)
-        out[c] = {"images": r.images, "dice": r.dice, "right": r.right, "wrong": r.wrong, "unknown": r.unknown,
-                  "missed": r.missed, "unreadable": r.unreadable, "unreadable_valued": r.unreadable_valued,
-                  "extra_valued": r.extra_valued, "extra_unknown": r.extra_unknown, "accuracy": r.accuracy, "silent_rate": r.silent_rate,
-                  "ms_per_image": r.ms_per_image}
-    print("unrd: leaning or border-cut dice drawn; unrdV: of those given a misleading value; "
-          "xtraV: valued dice where none was drawn; xtraU: unknown dice where none was drawn (phantoms); silent = (wrong + unrdV + xtraV) / all dice drawn")
+        print(
+            f"{c:<12} {r.dice:5d} {r.right:5d} {r.wrong:5d} {r.unknown:5d} {r.missed:5d} "
+            f"{r.unreadable:5d} {r.unreadable_valued:5d} {r.extra_valued:5d} {r.extra_unknown:5d} "
+            f"{100 * r.accuracy:5.1f}% "
+            f"{100 * r.silent_rate:5.1f}% {r.ms_per_image:7.1f}",
+            flush=True,
+        )
+        out[c] = {
+            "images": r.images,
+            "dice": r.dice,
+            "right": r.right,
+            "wrong": r.wrong,
+            "unknown": r.unknown,
+            "missed": r.missed,
+            "unreadable": r.unreadable,
+            "unreadable_valued": r.unreadable_valued,
+            "extra_valued": r.extra_valued,
+            "extra_unknown": r.extra_unknown,
+            "accuracy": r.accuracy,
+            "silent_rate": r.silent_rate,
+            "ms_per_image": r.ms_per_image,
+        }
+    print(
+        "unrd: leaning or border-cut dice drawn; unrdV: of those given a misleading value; "
+        "xtraV: valued dice where none was drawn; xtraU: unknown dice where none was drawn (phantoms); "
+        "silent = (wrong + unrdV + xtraV) / all dice drawn"
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=1)
@@ -117,13 +149,29 @@ def _saver(folder: Path, condition: str, every: bool):
             x, y, w, h = d.box
             colour = (160, 160, 160) if d.unreadable else (0, 200, 0)
             cv2.rectangle(img, (x, y), (x + w, y + h), colour, 1)
-            cv2.putText(img, f"{d.value}{'*' if d.unreadable else ''}", (x, max(y - 3, 10)),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                f"{d.value}{'*' if d.unreadable else ''}",
+                (x, max(y - 3, 10)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                colour,
+                1,
+                cv2.LINE_AA,
+            )
         for d in reading.dice:
             x, y, w, h = d.box
             cv2.rectangle(img, (x + 2, y + 2), (x + w - 2, y + h - 2), (0, 0, 255), 1)
-            cv2.putText(img, "?" if d.value is None else str(d.value), (x + w - 12, y + h + 14),
-                        cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1, cv2.LINE_AA)
+            cv2.putText(
+                img,
+                "?" if d.value is None else str(d.value),
+                (x + w - 12, y + h + 14),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                0.5,
+                (0, 0, 255),
+                1,
+                cv2.LINE_AA,
+            )
         cv2.imwrite(str(folder / f"{condition}_{k}.png"), img)
 
     return save

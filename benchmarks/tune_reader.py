@@ -24,13 +24,19 @@ from collections import defaultdict
 import cv2
 import numpy as np
 
+from vision._reader_pips import pips_match
 from vision.detect import default_detector
-from vision.lab.evaluate import load_dataset, match_dice
 from vision.face import crop_die, reading_face_reader
 from vision.images import load_image
-from vision._reader_pips import pips_match
+from vision.lab.evaluate import load_dataset, match_dice
 from vision.pips import PipFinder, default_pip_finder, layouts_on_map
-from vision.reader import DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, FACE_CROP_MARGIN, _second_look, pip_contrast_view
+from vision.reader import (
+    DROP_MAX_DETECTOR_SCORE,
+    DROP_NOT_A_DIE_PROB,
+    FACE_CROP_MARGIN,
+    _second_look,
+    pip_contrast_view,
+)
 
 
 def main() -> None:
@@ -40,8 +46,12 @@ def main() -> None:
     parser.add_argument("--no-tta", action="store_true")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85])
     parser.add_argument("--pip-model", default=None)
-    parser.add_argument("--fold", type=int, default=None,
-                        help="only the DEV photos of this fold (vision.lab.training.data.dev_fold), e.g. the held-out one")
+    parser.add_argument(
+        "--fold",
+        type=int,
+        default=None,
+        help="only the DEV photos of this fold (vision.lab.training.data.dev_fold), e.g. the held-out one",
+    )
     parser.add_argument("--all-sources", action="store_true")
     parser.add_argument("--margin", type=float, default=FACE_CROP_MARGIN, help="crop margin (vision.face.crop_die)")
     args = parser.parse_args()
@@ -73,8 +83,21 @@ def main() -> None:
             bests = {int(np.argmax(q[1:]) + 1) for q in (p[i], pt[i])}
             classical = {v for v in bests if pips_match(view, v, args.margin)}  # values the blobs hold
             learned = layouts_on_map(maps[i], args.margin)
-            rows.append((item.source, truth.get(i, 0), p[i], pt[i], d.score, {
-                "none": set(range(1, 7)), "classical": classical, "learned": learned, "either": classical | learned}))
+            rows.append(
+                (
+                    item.source,
+                    truth.get(i, 0),
+                    p[i],
+                    pt[i],
+                    d.score,
+                    {
+                        "none": set(range(1, 7)),
+                        "classical": classical,
+                        "learned": learned,
+                        "either": classical | learned,
+                    },
+                )
+            )
     print(f"{'thr':>5} {'second':9} {'source':7} {'accuracy':>8} {'silent':>7} {'unknown':>7}")
     for thr in args.thresholds:
         for gate in ("none", "classical", "learned", "either", "either@0.6", "either@0.8"):
@@ -85,7 +108,9 @@ def main() -> None:
                 q = p if args.no_tta else pt
                 best = int(np.argmax(q[1:]) + 1)
                 if "@" in gate:  # learned, or classical when the face reader is at least this sure
-                    given = q[best] >= thr and (best in pips["learned"] or (q[best] >= float(gate[7:]) and best in pips["classical"]))
+                    given = q[best] >= thr and (
+                        best in pips["learned"] or (q[best] >= float(gate[7:]) and best in pips["classical"])
+                    )
                 else:
                     given = q[best] >= thr and best in pips[gate]
                 for key in (source, "ALL"):
@@ -100,6 +125,7 @@ def main() -> None:
                     c, s_, u = stats[key]
                     n = max(1, n_true[key])
                     print(f"{thr:5.2f} {gate:9} {key:7} {c / n:8.3f} {s_ / n:7.3f} {u / n:7.3f}")
+
 
 if __name__ == "__main__":
     main()

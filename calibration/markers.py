@@ -63,10 +63,26 @@ def marker_sheet(layout: MarkerLayout, *, dpi: int = 300, page_mm: tuple[float, 
     side = int(round(layout.size_mm * ppm))
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = dpi / 300.0
-    cv2.putText(page, f"dicetable tray markers ({layout.dictionary}), {layout.size_mm:g} mm each", (int(12 * ppm),
-                int(18 * ppm)), font, 1.6 * scale, 0, max(1, int(3 * scale)), cv2.LINE_AA)
-    cv2.putText(page, "Print at 100% (no fit-to-page). The bar below must measure 50 mm.",
-                (int(12 * ppm), int(28 * ppm)), font, 1.1 * scale, 0, max(1, int(2 * scale)), cv2.LINE_AA)
+    cv2.putText(
+        page,
+        f"dicetable tray markers ({layout.dictionary}), {layout.size_mm:g} mm each",
+        (int(12 * ppm), int(18 * ppm)),
+        font,
+        1.6 * scale,
+        0,
+        max(1, int(3 * scale)),
+        cv2.LINE_AA,
+    )
+    cv2.putText(
+        page,
+        "Print at 100% (no fit-to-page). The bar below must measure 50 mm.",
+        (int(12 * ppm), int(28 * ppm)),
+        font,
+        1.1 * scale,
+        0,
+        max(1, int(2 * scale)),
+        cv2.LINE_AA,
+    )
     y_bar = int(36 * ppm)
     cv2.rectangle(page, (int(12 * ppm), y_bar), (int(62 * ppm), y_bar + int(3 * ppm)), 0, -1)
     for i, mid in enumerate(layout.ids):
@@ -74,12 +90,20 @@ def marker_sheet(layout: MarkerLayout, *, dpi: int = 300, page_mm: tuple[float, 
         cx = (col + 0.5) * cell_w * ppm
         cy = (60 + (row + 0.5) * cell_h) * ppm
         x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
-        page[y0:y0 + side, x0:x0 + side] = cv2.aruco.generateImageMarker(dictionary, int(mid), side)
+        page[y0 : y0 + side, x0 : x0 + side] = cv2.aruco.generateImageMarker(dictionary, int(mid), side)
         quiet = int(round(4 * ppm))
         cv2.rectangle(page, (x0 - quiet, y0 - quiet), (x0 + side + quiet, y0 + side + quiet), 160, 1)
         label = f"id {mid}: {CORNER_NAMES[i]} corner, {layout.size_mm:g} mm"
-        cv2.putText(page, label, (int(cx - 40 * ppm), int(y0 + side + 12 * ppm)), font, 1.0 * scale, 0,
-                    max(1, int(2 * scale)), cv2.LINE_AA)
+        cv2.putText(
+            page,
+            label,
+            (int(cx - 40 * ppm), int(y0 + side + 12 * ppm)),
+            font,
+            1.0 * scale,
+            0,
+            max(1, int(2 * scale)),
+            cv2.LINE_AA,
+        )
     return page
 
 

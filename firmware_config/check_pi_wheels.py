@@ -27,9 +27,17 @@ from pi_constraints import constraints  # noqa: E402
 
 # Bookworm's glibc is 2.36, so every manylinux tag from 2_36 down to 2_17 (= manylinux2014) installs;
 # pip does not widen a --platform tag to older glibc versions itself, so each is named.
-PI_PLATFORM = [*(arg for minor in range(36, 16, -1) for arg in ("--platform", f"manylinux_2_{minor}_aarch64")),
-               "--platform", "manylinux2014_aarch64",
-               "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
+PI_PLATFORM = [
+    *(arg for minor in range(36, 16, -1) for arg in ("--platform", f"manylinux_2_{minor}_aarch64")),
+    "--platform",
+    "manylinux2014_aarch64",
+    "--python-version",
+    "3.11",
+    "--implementation",
+    "cp",
+    "--abi",
+    "cp311",
+]
 
 
 def resolve(repo: Path, numpy_version: str) -> list[tuple[str, str, str]]:
@@ -38,13 +46,29 @@ def resolve(repo: Path, numpy_version: str) -> list[tuple[str, str, str]]:
         cons = Path(tmp) / "constraints.txt"
         cons.write_text(constraints(numpy_version))
         report = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
-               "--report", str(report), "--only-binary=:all:", *PI_PLATFORM, "--target", str(Path(tmp) / "t"),
-               "-c", str(cons), str(repo)]
-        subprocess.run(cmd, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--dry-run",
+            "--quiet",
+            "--ignore-installed",
+            "--report",
+            str(report),
+            "--only-binary=:all:",
+            *PI_PLATFORM,
+            "--target",
+            str(Path(tmp) / "t"),
+            "-c",
+            str(cons),
+            str(repo),
+        ]
+        subprocess.run(cmd, check=True, capture_output=True, text=True)
         items = json.loads(report.read_text())["install"]
-    return [(i["metadata"]["name"], i["metadata"]["version"], i["download_info"]["url"].rsplit("/", 1)[-1])
-            for i in items]
+    return [
+        (i["metadata"]["name"], i["metadata"]["version"], i["download_info"]["url"].rsplit("/", 1)[-1]) for i in items
+    ]
 
 
 def problems(resolved: list[tuple[str, str, str]], numpy_version: str) -> list[str]:

@@ -23,7 +23,22 @@ from table.errors import DicetableError
 from vision.errors import VisionError
 
 #: Subcommand modules, in the order ``dicetable --help`` lists them.
-COMMAND_MODULES = ("demo", "read", "eval", "options", "replay", "games", "export", "strategy", "advise", "calibrate", "watch", "play", "bench", "doctor")
+COMMAND_MODULES = (
+    "demo",
+    "read",
+    "eval",
+    "options",
+    "replay",
+    "games",
+    "export",
+    "strategy",
+    "advise",
+    "calibrate",
+    "watch",
+    "play",
+    "bench",
+    "doctor",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

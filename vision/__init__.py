@@ -31,9 +31,9 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover
+    from vision._onnx import chosen_backend
     from vision.images import load_image
     from vision.reader import read_image
-    from vision._onnx import chosen_backend
     from vision.reading import DieReading, ImageReading
 
 

@@ -66,8 +66,10 @@ def onnx_threads() -> int:
         return usable_cores()
     if asked:
         if not asked.isdigit() or int(asked) < 1:
-            raise ValueError(f"{THREADS_ENV}={asked!r} is not a number of threads; give a whole number >= 1, "
-                             "or 'all' (or unset it: every core)")
+            raise ValueError(
+                f"{THREADS_ENV}={asked!r} is not a number of threads; give a whole number >= 1, "
+                "or 'all' (or unset it: every core)"
+            )
         return int(asked)
     return max(1, min(usable_cores(), cv2.getNumThreads()))
 
@@ -90,8 +92,10 @@ def chosen_backend() -> str:
         import onnxruntime  # noqa: F401
     except ImportError:
         if asked == "onnxruntime":
-            raise ValueError(f"{BACKEND_ENV}=onnxruntime but onnxruntime is not installed; "
-                             "run 'pip install onnxruntime' or unset the variable to use OpenCV's dnn") from None
+            raise ValueError(
+                f"{BACKEND_ENV}=onnxruntime but onnxruntime is not installed; "
+                "run 'pip install onnxruntime' or unset the variable to use OpenCV's dnn"
+            ) from None
         return "opencv"
     return "onnxruntime"
 
@@ -168,9 +172,11 @@ def retrain_hint(stem: str, trainer: str) -> str:
     str
         Reinstall, or retrain with the command recorded in the model's JSON.
     """
-    return ("reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
-            f"`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/{stem}.json "
-            f"(python -m vision.lab.training.{trainer} --out vision/models ...)")
+    return (
+        "reinstall dicetable to get the packaged model back, or, in a source checkout, retrain it with "
+        f"`pip install -e '.[train]'` then the command recorded under \"command\" in vision/models/{stem}.json "
+        f"(python -m vision.lab.training.{trainer} --out vision/models ...)"
+    )
 
 
 def model_hint(path: Path, packaged: Path, what: str, stem: str, trainer: str) -> str:
@@ -202,12 +208,22 @@ def model_hint(path: Path, packaged: Path, what: str, stem: str, trainer: str) -
         is_packaged = False
     if is_packaged:
         return retrain_hint(stem, trainer)
-    return (f"give the .onnx file of a {what} model (as `python -m vision.lab.training.{trainer}` writes it), "
-            "or leave it out to use the packaged one")
+    return (
+        f"give the .onnx file of a {what} model (as `python -m vision.lab.training.{trainer}` writes it), "
+        "or leave it out to use the packaged one"
+    )
 
 
-def check_network(net: OnnxNet, path: Path, what: str, error: type[Exception], hint: str, blob: np.ndarray,
-                  fits: Callable[[tuple[int, ...]], bool], expected: str) -> np.ndarray:
+def check_network(
+    net: OnnxNet,
+    path: Path,
+    what: str,
+    error: type[Exception],
+    hint: str,
+    blob: np.ndarray,
+    fits: Callable[[tuple[int, ...]], bool],
+    expected: str,
+) -> np.ndarray:
     """Run `net` once on `blob` and check the shape of its output: is it a `what` network at all?
 
     A network of another kind (a face reader given as the die detector, say)
@@ -256,13 +272,16 @@ def check_network(net: OnnxNet, path: Path, what: str, error: type[Exception], h
             why = lines[-1].strip() if lines else type(exc).__name__
         raise error(f"{head}: it cannot read input of shape {tuple(blob.shape)} ({why}); {hint}") from None
     if not fits(tuple(out.shape)):
-        raise error(f"{head}: for input of shape {tuple(blob.shape)} it gives output of shape {tuple(out.shape)}, "
-                    f"expected {expected}; {hint}")
+        raise error(
+            f"{head}: for input of shape {tuple(blob.shape)} it gives output of shape {tuple(out.shape)}, "
+            f"expected {expected}; {hint}"
+        )
     return out
 
 
-def load_onnx(path: Path, what: str, error: type[Exception], hint: str,
-              stem: str | None = None) -> tuple[OnnxNet, dict[str, Any]]:
+def load_onnx(
+    path: Path, what: str, error: type[Exception], hint: str, stem: str | None = None
+) -> tuple[OnnxNet, dict[str, Any]]:
     """Load an ONNX model and the JSON metadata beside it.
 
     Parameters

@@ -26,8 +26,17 @@ import itertools
 import cv2
 import numpy as np
 
-__all__ = ["count_pips", "pip_blobs", "pips_match", "match_subset", "box_inset", "is_pip_shaped", "layout_spacing",
-           "layout_fit", "PIP_LAYOUTS"]
+__all__ = [
+    "count_pips",
+    "pip_blobs",
+    "pips_match",
+    "match_subset",
+    "box_inset",
+    "is_pip_shaped",
+    "layout_spacing",
+    "layout_fit",
+    "PIP_LAYOUTS",
+]
 
 #: Pip centres of face values 1-6 in units of the pip spacing, face centre at
 #: the origin, ``(x, y)``.
@@ -126,7 +135,7 @@ def _inner_dark(contrast_view: np.ndarray, margin: float) -> np.ndarray | None:
     grey = contrast_view[..., 0] if contrast_view.ndim == 3 else contrast_view
     side = grey.shape[0]
     m = box_inset(side, margin)
-    inner = np.ascontiguousarray(grey[m:side - m, m:side - m])
+    inner = np.ascontiguousarray(grey[m : side - m, m : side - m])
     if inner.shape[0] < 8:
         return None
     _, dark = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
@@ -178,13 +187,15 @@ def _binarisations(contrast_view: np.ndarray, margin: float) -> list[np.ndarray]
     grey = contrast_view[..., 0] if contrast_view.ndim == 3 else contrast_view
     side = grey.shape[0]
     m = box_inset(side, margin)
-    inner = np.ascontiguousarray(grey[m:side - m, m:side - m])
+    inner = np.ascontiguousarray(grey[m : side - m, m : side - m])
     s = inner.shape[0]
     if s < 8:
         return []
     _, whole = cv2.threshold(inner, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     q = s // 5
-    t, _ = cv2.threshold(np.ascontiguousarray(inner[q:s - q, q:s - q]), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    t, _ = cv2.threshold(
+        np.ascontiguousarray(inner[q : s - q, q : s - q]), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU
+    )
     _, centre = cv2.threshold(inner, t, 255, cv2.THRESH_BINARY_INV)
     local = cv2.adaptiveThreshold(
         inner, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, max(3, (s // 3) | 1), LOCAL_CONTRAST

@@ -23,8 +23,11 @@ READ_COLOUR: tuple[int, int, int] = (40, 200, 40)
 UNKNOWN_COLOUR: tuple[int, int, int] = (0, 140, 255)
 
 _OUTCOME_COLOURS = {
-    "correct": READ_COLOUR, "wrong": (0, 0, 255), "unknown": UNKNOWN_COLOUR,
-    "missed": (255, 0, 255), "extra": (255, 128, 0),
+    "correct": READ_COLOUR,
+    "wrong": (0, 0, 255),
+    "unknown": UNKNOWN_COLOUR,
+    "missed": (255, 0, 255),
+    "extra": (255, 128, 0),
 }
 
 
@@ -94,8 +97,16 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
     line_px = tallest + cv2.getTextSize("g", cv2.FONT_HERSHEY_SIMPLEX, scale, thick)[1] + 8
     band = np.zeros((line_px * len(lines), out.shape[1], 3), np.uint8)
     for i, line in enumerate(lines):
-        cv2.putText(band, line, (5, i * line_px + line_px - 8), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 220, 255),
-                    thick, cv2.LINE_AA)
+        cv2.putText(
+            band,
+            line,
+            (5, i * line_px + line_px - 8),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            (0, 220, 255),
+            thick,
+            cv2.LINE_AA,
+        )
     return np.vstack([band, out])
 
 

@@ -27,7 +27,12 @@ from vision.detect_boxes import CONTAINED_SHARE, DEFAULT_NMS_IOU, box_intersecti
 from vision.detect_coarse import LargeCandidate
 
 __all__ = [
-    "PIP_BOX_SHARE", "SAME_DIE_SHARE", "PIP_BOX_MAX_PROB", "FACE_LIKE_PROB", "close_up_dice", "same_die_boxes",
+    "PIP_BOX_SHARE",
+    "SAME_DIE_SHARE",
+    "PIP_BOX_MAX_PROB",
+    "FACE_LIKE_PROB",
+    "close_up_dice",
+    "same_die_boxes",
 ]
 
 
@@ -138,12 +143,17 @@ def close_up_dice(
         faces = [i for i in cand.inside if inner_best[i] >= FACE_LIKE_PROB and inner_best[i] > first_look[i][0]]
         pips = [i for i in faces if max(boxes[i][2], boxes[i][3]) < SAME_DIE_SHARE * side]
         v = values[k]
-        if (sure[k] and len(pips) <= v
-                and not any(inner_values[i] > v and inner_best[i] >= PIP_BOX_MAX_PROB for i in pips)):
+        if (
+            sure[k]
+            and len(pips) <= v
+            and not any(inner_values[i] > v and inner_best[i] >= PIP_BOX_MAX_PROB for i in pips)
+        ):
             maybe.append(j)
         elif best[k] > probs[k][0] and all(
-            inner_values[i] <= 2 and inner_best[i] < PIP_BOX_MAX_PROB
-            and max(boxes[i][2], boxes[i][3]) >= PIP_BOX_SHARE * side for i in pips
+            inner_values[i] <= 2
+            and inner_best[i] < PIP_BOX_MAX_PROB
+            and max(boxes[i][2], boxes[i][3]) >= PIP_BOX_SHARE * side
+            for i in pips
         ):
             unknown.append(j)
     if maybe:

@@ -68,7 +68,9 @@ class ConfidenceMap:
     def __post_init__(self) -> None:
         r, c = np.asarray(self.raw, np.float64), np.asarray(self.calibrated, np.float64)
         if len(r) == 0 or len(r) != len(c):
-            raise ValueError(f"a confidence map needs as many raw as calibrated knots (at least one), got {len(r)} and {len(c)}")
+            raise ValueError(
+                f"a confidence map needs as many raw as calibrated knots (at least one), got {len(r)} and {len(c)}"
+            )
         if r.min() < 0 or r.max() > 1 or c.min() < 0 or c.max() > 1:
             raise ValueError("confidence-map knots must lie in [0, 1]")
         if np.any(np.diff(r) <= 0) or np.any(np.diff(c) < 0):
@@ -79,7 +81,7 @@ class ConfidenceMap:
         return float(np.interp(float(probability), self.raw, self.calibrated))
 
     @classmethod
-    def identity(cls) -> "ConfidenceMap":
+    def identity(cls) -> ConfidenceMap:
         """The map that changes nothing."""
         return cls((0.0, 1.0), (0.0, 1.0))
 
@@ -139,7 +141,7 @@ def fit_isotonic(probabilities: Sequence[float], right: Sequence[bool], min_bloc
             break
         j = i + 1 if i == 0 else i - 1 if i == len(blocks) - 1 else min(i - 1, i + 1, key=lambda k: blocks[k][1])
         lo, hi = min(i, j), max(i, j)
-        blocks[lo:hi + 1] = [[blocks[lo][k] + blocks[hi][k] for k in range(3)]]
+        blocks[lo : hi + 1] = [[blocks[lo][k] + blocks[hi][k] for k in range(3)]]
     raw = [b[2] / b[1] for b in blocks]
     cal = [(b[0] + 1) / (b[1] + 2) for b in blocks]
     # distinct, increasing raw knots
@@ -169,5 +171,7 @@ def default_confidence_map() -> ConfidenceMap:
         data = json.loads(DEFAULT_MAP_PATH.read_text(encoding="utf-8"))
         return ConfidenceMap(tuple(data["map"]["raw"]), tuple(data["map"]["calibrated"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"confidence map {str(DEFAULT_MAP_PATH)!r} is malformed ({exc}); reinstall dicetable or "
-                         "refit it with 'python -m vision.lab.training.fit_confidence'") from None
+        raise ValueError(
+            f"confidence map {str(DEFAULT_MAP_PATH)!r} is malformed ({exc}); reinstall dicetable or "
+            "refit it with 'python -m vision.lab.training.fit_confidence'"
+        ) from None

@@ -32,11 +32,23 @@ import cv2
 import numpy as np
 
 from vision.detect_boxes import (  # noqa: F401  (re-exported: their home is vision.detect_boxes)
-    CONTAINED_AREA_RATIO, CONTAINED_SHARE, DEFAULT_NMS_IOU, Detection, _drop_contained, _nms, box_intersections,
-    box_iou, contained_in,
+    CONTAINED_AREA_RATIO,
+    CONTAINED_SHARE,
+    DEFAULT_NMS_IOU,
+    Detection,
+    _drop_contained,
+    _nms,
+    box_intersections,
+    box_iou,
+    contained_in,
 )
 from vision.detect_coarse import (  # noqa: F401  (re-exported: their home is vision.detect_coarse)
-    COARSE_BORDER, COARSE_LONG_SIDE, COARSE_LOOK_FEW, COARSE_LOOK_MIN_BOX_SHARE, LARGE_DIE_SHARE, LargeCandidate,
+    COARSE_BORDER,
+    COARSE_LONG_SIDE,
+    COARSE_LOOK_FEW,
+    COARSE_LOOK_MIN_BOX_SHARE,
+    LARGE_DIE_SHARE,
+    LargeCandidate,
     large_candidates,
 )
 from vision.errors import VisionError
@@ -152,9 +164,16 @@ class DieDetector:
         # pip finder takes only its crops, and would fail at the first photo with the runtime's own error
         probe_h, probe_w = 2 * _PAD, 3 * _PAD
         expected = (1, 5, probe_h // STRIDE, probe_w // STRIDE)
-        check_network(self._net, path, "die-detector", DetectorModelError, hint,
-                      np.zeros((1, 3, probe_h, probe_w), np.float32), lambda shape: shape == expected,
-                      f"{expected}: 5 maps on a {STRIDE} px grid, for a photo of any size")
+        check_network(
+            self._net,
+            path,
+            "die-detector",
+            DetectorModelError,
+            hint,
+            np.zeros((1, 3, probe_h, probe_w), np.float32),
+            lambda shape: shape == expected,
+            f"{expected}: 5 maps on a {STRIDE} px grid, for a photo of any size",
+        )
         self.model_path = path
         self.score_threshold = float(score_threshold)
         self.nms_iou = float(nms_iou)

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = [
-    "Detection", "box_iou", "box_intersections", "contained_in", "CONTAINED_SHARE", "CONTAINED_AREA_RATIO",
+    "Detection",
+    "box_iou",
+    "box_intersections",
+    "contained_in",
+    "CONTAINED_SHARE",
+    "CONTAINED_AREA_RATIO",
     "DEFAULT_NMS_IOU",
 ]
 
@@ -120,7 +125,9 @@ def contained_in(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
     inner_area = inner[:, 2] * inner[:, 3]
     outer_area = outer[:, 2] * outer[:, 3]
     inter = box_intersections(inner, outer)
-    return (inter >= CONTAINED_SHARE * inner_area[:, None]) & (outer_area[None] >= CONTAINED_AREA_RATIO * inner_area[:, None])
+    return (inter >= CONTAINED_SHARE * inner_area[:, None]) & (
+        outer_area[None] >= CONTAINED_AREA_RATIO * inner_area[:, None]
+    )
 
 
 def _drop_contained(boxes: np.ndarray, keep: list[int]) -> list[int]:
@@ -130,4 +137,3 @@ def _drop_contained(boxes: np.ndarray, keep: list[int]) -> list[int]:
     b = boxes[keep]
     inside = contained_in(b, b)
     return [k for k, row in zip(keep, inside) if not row.any()]
-

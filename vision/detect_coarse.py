@@ -23,8 +23,13 @@ import numpy as np
 from vision.detect_boxes import Detection, _nms, box_intersections, contained_in
 
 __all__ = [
-    "COARSE_LONG_SIDE", "COARSE_BORDER", "LARGE_DIE_SHARE", "COARSE_LOOK_MIN_BOX_SHARE", "COARSE_LOOK_FEW",
-    "LargeCandidate", "large_candidates",
+    "COARSE_LONG_SIDE",
+    "COARSE_BORDER",
+    "LARGE_DIE_SHARE",
+    "COARSE_LOOK_MIN_BOX_SHARE",
+    "COARSE_LOOK_FEW",
+    "LargeCandidate",
+    "large_candidates",
 ]
 
 #: Long side (px) of the coarse look for dice too big for
@@ -87,8 +92,9 @@ class _Looker(Protocol):
     def _decode(self, maps: np.ndarray, scale: float, shape: tuple[int, int]) -> tuple[Detection, ...]: ...
 
 
-def large_candidates(detector: _Looker, image_bgr: np.ndarray,
-                     found: tuple[Detection, ...]) -> tuple[LargeCandidate, ...]:
+def large_candidates(
+    detector: _Looker, image_bgr: np.ndarray, found: tuple[Detection, ...]
+) -> tuple[LargeCandidate, ...]:
     """Boxes of a coarse look that may be dice too big for :meth:`vision.detect.DieDetector.detect`.
 
     Parameters
@@ -119,8 +125,9 @@ def large_candidates(detector: _Looker, image_bgr: np.ndarray,
     if len(found) >= COARSE_LOOK_FEW and biggest < COARSE_LOOK_MIN_BOX_SHARE * long_side:
         return ()  # dice found, none big enough to be the pips of a close-up die
     base, base_scale = _shrunk(image_bgr, COARSE_LONG_SIDE)  # one shrink of the photo serves both looks
-    looks = (_coarse_look(detector, base, 0.0, base_scale, shape)
-             + _coarse_look(detector, base, COARSE_BORDER, base_scale, shape))
+    looks = _coarse_look(detector, base, 0.0, base_scale, shape) + _coarse_look(
+        detector, base, COARSE_BORDER, base_scale, shape
+    )
     looks = tuple(sorted(looks, key=lambda d: -d.score))
     if looks:
         boxes = np.array([d.box for d in looks], np.float64)
@@ -133,12 +140,16 @@ def large_candidates(detector: _Looker, image_bgr: np.ndarray,
     inside = contained_in(found_boxes, big_boxes)
     touches = box_intersections(found_boxes, big_boxes) > 0
     # a big box holding found boxes, or one the main look missed altogether
-    return tuple(LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
-                 for d, col, near in zip(big, inside.T, touches.T) if col.any() or not near.any())
+    return tuple(
+        LargeCandidate(d, tuple(int(i) for i in np.nonzero(col)[0]))
+        for d, col, near in zip(big, inside.T, touches.T)
+        if col.any() or not near.any()
+    )
 
 
-def _coarse_look(detector: _Looker, base: np.ndarray, border: float, base_scale: float,
-                 shape: tuple[int, int]) -> tuple[Detection, ...]:
+def _coarse_look(
+    detector: _Looker, base: np.ndarray, border: float, base_scale: float, shape: tuple[int, int]
+) -> tuple[Detection, ...]:
     """Candidates of a look at :data:`COARSE_LONG_SIDE` px at the photo framed by `border` (share of its long side).
 
     `base` is the photo shrunk to :data:`COARSE_LONG_SIDE` px (BGR

@@ -31,7 +31,11 @@ import numpy as np
 from vision._onnx import OnnxNet, check_network, model_hint
 from vision.errors import VisionError
 from vision.face_crops import (  # noqa: F401  (re-exported; _crop_square for the training data)
-    CROP_SIZE, DEFAULT_MARGIN, _crop_square, crop_die, preprocess,
+    CROP_SIZE,
+    DEFAULT_MARGIN,
+    _crop_square,
+    crop_die,
+    preprocess,
 )
 
 __all__ = [
@@ -164,8 +168,7 @@ class FaceReader:
         cascade = self.metadata.get("cascade")
         if cascade is not None:
             second_path, self.consult_below = _cascade_entry(cascade, path, hint)
-            self._second_net, _ = load_onnx(second_path, "face-reader (cascade's second network)", FaceModelError,
-                                            hint)
+            self._second_net, _ = load_onnx(second_path, "face-reader (cascade's second network)", FaceModelError, hint)
             _check_network(self._second_net, second_path, self.metadata, hint)
             self.second_model_path = second_path
 
@@ -235,15 +238,17 @@ def _cascade_entry(cascade: object, path: Path, hint: str) -> tuple[Path, float]
     """
     where = f"face-reader metadata {str(path.with_suffix('.json'))!r}"
     if not isinstance(cascade, dict) or "second" not in cascade or "consult_below" not in cascade:
-        raise FaceModelError(f"{where} has a \"cascade\" entry without \"second\" (a model file name) and "
-                             f"\"consult_below\" (a probability); {hint}")
+        raise FaceModelError(
+            f'{where} has a "cascade" entry without "second" (a model file name) and '
+            f'"consult_below" (a probability); {hint}'
+        )
     second, below = cascade["second"], cascade["consult_below"]
     if not isinstance(second, str) or Path(second).name != second or second in ("", ".", "..", path.name):
-        raise FaceModelError(f"{where}: cascade \"second\" must name another model file beside {path.name!r}, "
-                             f"got {second!r}; {hint}")
+        raise FaceModelError(
+            f'{where}: cascade "second" must name another model file beside {path.name!r}, got {second!r}; {hint}'
+        )
     if isinstance(below, bool) or not isinstance(below, (int, float)) or not 0.0 < float(below) <= 1.0:
-        raise FaceModelError(f"{where}: cascade consult_below must be a number in (0, 1], got {below!r}; "
-                             f"{hint}")
+        raise FaceModelError(f"{where}: cascade consult_below must be a number in (0, 1], got {below!r}; {hint}")
     return path.parent / second, float(below)
 
 
@@ -258,9 +263,16 @@ def _check_network(net: OnnxNet, path: Path, metadata: dict, hint: str) -> None:
             f"face-reader model {str(path)!r} was trained on {crop_size} px crops but "
             f"vision.face.CROP_SIZE is {CROP_SIZE}; {hint}"
         )
-    check_network(net, path, "face-reader", FaceModelError, hint, np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
-                  lambda shape: int(np.prod(shape)) == len(CLASS_NAMES),
-                  f"(1, {len(CLASS_NAMES)}): one score per class")
+    check_network(
+        net,
+        path,
+        "face-reader",
+        FaceModelError,
+        hint,
+        np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
+        lambda shape: int(np.prod(shape)) == len(CLASS_NAMES),
+        f"(1, {len(CLASS_NAMES)}): one score per class",
+    )
 
 
 @lru_cache(maxsize=1)
@@ -288,4 +300,3 @@ def reading_face_reader(model_path: str | Path | None = None) -> FaceReader:
         If the model file is missing, corrupt or not a face reader.
     """
     return FaceReader(model_path, mirrored=READ_MIRRORED)
-

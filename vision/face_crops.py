@@ -94,9 +94,7 @@ def _crop_square(image: np.ndarray, cx: float, cy: float, side: float, size: int
     # An integer translation with nearest-neighbour sampling copies pixels
     # exactly and replicates the border where the square leaves the image.
     shift = np.array([[1.0, 0.0, -x0], [0.0, 1.0, -y0]], dtype=np.float64)
-    square = cv2.warpAffine(
-        image, shift, (side_px, side_px), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE
-    )
+    square = cv2.warpAffine(image, shift, (side_px, side_px), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_REPLICATE)
     interp = cv2.INTER_AREA if side_px > size else cv2.INTER_LINEAR
     return cv2.resize(square, (size, size), interpolation=interp)
 
@@ -127,7 +125,9 @@ def preprocess(crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
     if isinstance(crops, np.ndarray) and crops.ndim == 4:
         batch = crops
     else:
-        batch = np.stack([np.asarray(c) for c in crops]) if len(crops) else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        batch = (
+            np.stack([np.asarray(c) for c in crops]) if len(crops) else np.zeros((0, CROP_SIZE, CROP_SIZE, 3), np.uint8)
+        )
     if batch.dtype != np.uint8 or batch.shape[1:] != (CROP_SIZE, CROP_SIZE, 3):
         raise ValueError(
             f"crops must be uint8 arrays of shape ({CROP_SIZE}, {CROP_SIZE}, 3) as made by "
@@ -148,7 +148,6 @@ def _check_image(image: np.ndarray) -> np.ndarray:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] == 0 or image.shape[1] == 0:
         raise ValueError(
-            f"image_bgr must have shape (H, W, 3) with H, W > 0, got {image.shape}; "
-            "convert with cv2.cvtColor first"
+            f"image_bgr must have shape (H, W, 3) with H, W > 0, got {image.shape}; convert with cv2.cvtColor first"
         )
     return image

@@ -36,8 +36,9 @@ def has_display() -> bool:
     return gui.upper() not in ("NONE", "") and bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def annotate(image: np.ndarray, watcher: RollWatcher, *, fps: float | None = None,
-             event: RollEvent | None = None) -> np.ndarray:
+def annotate(
+    image: np.ndarray, watcher: RollWatcher, *, fps: float | None = None, event: RollEvent | None = None
+) -> np.ndarray:
     """Draw the watcher's view over a camera frame.
 
     Dice read are boxed green, flagged dice (held die turned, die not moved)
@@ -103,13 +104,16 @@ def annotate(image: np.ndarray, watcher: RollWatcher, *, fps: float | None = Non
     out[:band] = (out[:band].astype(np.float32) * 0.35).astype(np.uint8)
     for k, text in enumerate(lines):
         org = (8, 20 + 20 * k)
-        cv2.putText(out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, state_colour if k == 0 else (255, 255, 255), 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, state_colour if k == 0 else (255, 255, 255), 1, cv2.LINE_AA
+        )
     return out
 
 
-_PAGE = (b"<!doctype html><html><head><title>dicetable watch</title></head>"
-         b"<body style='margin:0;background:#111'><img src='/stream' style='max-width:100%'></body></html>")
+_PAGE = (
+    b"<!doctype html><html><head><title>dicetable watch</title></head>"
+    b"<body style='margin:0;background:#111'><img src='/stream' style='max-width:100%'></body></html>"
+)
 
 
 class MjpegServer:
@@ -180,8 +184,13 @@ class MjpegServer:
                         seq, jpeg = server.wait_frame(seq, 1.0)
                         if jpeg is None:
                             continue
-                        self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                                         + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
+                        self.wfile.write(
+                            b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                            + str(len(jpeg)).encode()
+                            + b"\r\n\r\n"
+                            + jpeg
+                            + b"\r\n"
+                        )
                 except (BrokenPipeError, ConnectionResetError):
                     pass
                 finally:

@@ -115,12 +115,12 @@ SIDE_FACE_MIN_VALUE: int = 4
 SIDE_FACE_ANGLE_DEG: float = 75.0
 
 
-
 def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     """Face values whose pip layout the marked pips of one crop hold.
 
     The map is thresholded at :data:`PIP_THRESHOLD` (and at
-    :data:`SPLIT_THRESHOLDS`, for pips whose marks touch); its blobs are the pips (:func:`vision._reader_pips.pip_blobs` rules: size,
+    :data:`SPLIT_THRESHOLDS`, for pips whose marks touch); its blobs are the pips
+    (:func:`vision._reader_pips.pip_blobs` rules: size,
     roundness, not touching the box edge). Its peaks above each of
     :data:`PEAK_THRESHOLDS` are a second reading of where the pips are
     (:func:`marked_peaks`; 2 to 6 of them, sizes not compared, no lone peak
@@ -152,8 +152,9 @@ def layouts_on_map(pip_map: np.ndarray, margin: float) -> set[int]:
     return set(_held_layouts(pip_map, margin, range(1, 7)))
 
 
-def holds_layout_of(pip_map: np.ndarray, margin: float, value: int,
-                    side_faces_towards: tuple[float, float] | None = None) -> bool:
+def holds_layout_of(
+    pip_map: np.ndarray, margin: float, value: int, side_faces_towards: tuple[float, float] | None = None
+) -> bool:
     """Whether the marked pips of one crop hold the layout of `value`.
 
     Without `side_faces_towards`, ``value in layouts_on_map(...)``. With it,
@@ -192,7 +193,10 @@ def holds_layout_of(pip_map: np.ndarray, margin: float, value: int,
 
 
 def _readings(pip_map: np.ndarray, margin: float) -> Iterator[tuple[np.ndarray, bool]]:
-    """Each reading of where the pips are: ``(marks, sized)``, the blobs at each threshold, then the peaks at each height."""
+    """Each reading of where the pips are: ``(marks, sized)``.
+
+    The blobs at each threshold, then the peaks at each height.
+    """
     for threshold in (PIP_THRESHOLD, *SPLIT_THRESHOLDS):
         yield marked_pips(pip_map, margin, threshold), True
     all_peaks = marked_peaks(pip_map, margin, min(PEAK_THRESHOLDS)) if PEAK_THRESHOLDS else np.zeros((0, 3))
@@ -200,8 +204,9 @@ def _readings(pip_map: np.ndarray, margin: float) -> Iterator[tuple[np.ndarray, 
         yield all_peaks[all_peaks[:, 2] >= threshold], False
 
 
-def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
-                  side_faces_towards: tuple[float, float] | None = None) -> Iterator[int]:
+def _held_layouts(
+    pip_map: np.ndarray, margin: float, values: Collection[int], side_faces_towards: tuple[float, float] | None = None
+) -> Iterator[int]:
     """Yield each value in `values` whose layout the marks hold (see :func:`holds_layout_of`); repeats possible.
 
     Lazy: :func:`holds_layout_of` stops at the first value, so the later
@@ -213,8 +218,9 @@ def _held_layouts(pip_map: np.ndarray, margin: float, values: Collection[int],
         seen.append((marks, sized, held))
         if held:
             yield len(marks)
-    if side_faces_towards is None or any(_holds_whole(marks, sized) if held is None else held
-                                         for marks, sized, held in seen):
+    if side_faces_towards is None or any(
+        _holds_whole(marks, sized) if held is None else held for marks, sized, held in seen
+    ):
         return  # marks that hold some layout as a whole are that face's pips, none a side face's
     towards = np.asarray(side_faces_towards, np.float64)
     for marks, sized, _ in seen:
@@ -227,7 +233,10 @@ def _holds_whole(marks: np.ndarray, sized: bool) -> bool:
 
 
 def _holds_layout_beside_side_faces(marks: np.ndarray, value: int, sized: bool, towards: np.ndarray) -> bool:
-    """Whether `value` of the marks hold its layout and the others lie beside that face, `towards` (:func:`holds_layout_of`)."""
+    """Whether `value` of the marks hold its layout and the others lie beside that face.
+
+    The face is `towards` (:func:`holds_layout_of`).
+    """
     from vision._reader_pips import layout_spacing
 
     n = len(marks)
@@ -321,7 +330,7 @@ def marked_pips(pip_map: np.ndarray, margin: float, threshold: float = PIP_THRES
     mask = (np.asarray(pip_map) >= threshold).astype(np.uint8)
     n, _, stats, cents = cv2.connectedComponentsWithStats(mask)
     out = []
-    for (x, y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
+    for (_x, _y, w, h, area), (cx, cy) in zip(stats[1:n], cents[1:n]):
         if is_pip_shaped(w, h, area, box * box):
             out.append(((cx + 0.5) / box - side / (2 * box), (cy + 0.5) / box - side / (2 * box), area / (box * box)))
     return np.array(out, np.float64).reshape(-1, 3)

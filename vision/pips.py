@@ -28,13 +28,34 @@ from vision._onnx import check_network, model_hint
 from vision.errors import VisionError
 from vision.face import CROP_SIZE, preprocess
 from vision.pip_marks import (  # noqa: F401  (re-exported: their home is vision.pip_marks)
-    AREA_RATIO, CENTRE_OFFSET, LAYOUT_TOLERANCE, ONE_MIN_AREA, PEAK_SEPARATION, PEAK_THRESHOLDS, PIP_THRESHOLD,
-    SIDE_FACE_ALONG, SIDE_FACE_ANGLE_DEG, SIDE_FACE_DISTANCE, SIDE_FACE_MARKS, SIDE_FACE_MIN_VALUE, SPACING_RANGE,
-    SPLIT_THRESHOLDS, holds_layout_of, layouts_on_map, marked_peaks, marked_pips,
+    AREA_RATIO,
+    CENTRE_OFFSET,
+    LAYOUT_TOLERANCE,
+    ONE_MIN_AREA,
+    PEAK_SEPARATION,
+    PEAK_THRESHOLDS,
+    PIP_THRESHOLD,
+    SIDE_FACE_ALONG,
+    SIDE_FACE_ANGLE_DEG,
+    SIDE_FACE_DISTANCE,
+    SIDE_FACE_MARKS,
+    SIDE_FACE_MIN_VALUE,
+    SPACING_RANGE,
+    SPLIT_THRESHOLDS,
+    holds_layout_of,
+    layouts_on_map,
+    marked_peaks,
+    marked_pips,
 )
 
 __all__ = [
-    "PipFinder", "PipModelError", "default_pip_finder", "layouts_on_map", "holds_layout_of", "marked_peaks", "PIP_THRESHOLD",
+    "PipFinder",
+    "PipModelError",
+    "default_pip_finder",
+    "layouts_on_map",
+    "holds_layout_of",
+    "marked_peaks",
+    "PIP_THRESHOLD",
 ]
 
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "models" / "pip_finder.onnx"
@@ -75,11 +96,16 @@ class PipFinder:
         self._net, self.metadata = load_onnx(path, "pip-finder", PipModelError, hint, stem="pip_finder")
         self.model_path = path
         # one square map per crop, as _forward reads it (a face reader's 7 scores or a detector's 5 maps are not)
-        check_network(self._net, path, "pip-finder", PipModelError, hint,
-                      np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
-                      lambda shape: (len(shape) >= 2 and shape[-1] == shape[-2]
-                                     and int(np.prod(shape)) == shape[-1] ** 2),
-                      "one square map per crop, such as (1, 1, 32, 32)")
+        check_network(
+            self._net,
+            path,
+            "pip-finder",
+            PipModelError,
+            hint,
+            np.zeros((1, 3, CROP_SIZE, CROP_SIZE), np.float32),
+            lambda shape: len(shape) >= 2 and shape[-1] == shape[-2] and int(np.prod(shape)) == shape[-1] ** 2,
+            "one square map per crop, such as (1, 1, 32, 32)",
+        )
 
     def __repr__(self) -> str:
         return f"PipFinder(model_path={str(self.model_path)!r})"
@@ -91,8 +117,11 @@ class PipFinder:
         if side == CROP_SIZE:
             return out
         # the network marks pips at a coarser stride; bring the maps to crop size
-        return np.stack([cv2.resize(m, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR) for m in out]) \
-            if n else np.zeros((0, CROP_SIZE, CROP_SIZE), np.float32)
+        return (
+            np.stack([cv2.resize(m, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR) for m in out])
+            if n
+            else np.zeros((0, CROP_SIZE, CROP_SIZE), np.float32)
+        )
 
     def predict(self, crops: Sequence[np.ndarray] | np.ndarray) -> np.ndarray:
         """Pip maps for a batch of die crops, in one forward pass.

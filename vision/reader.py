@@ -54,14 +54,35 @@ from vision.closeups import close_up_dice, same_die_boxes
 from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
-    BLUR_SHARPNESS, BRIGHT_SHARE, DARK_MEAN_LEVEL, SMALL_DIE_PX, _dice_problems, _exposure, _too_bright, check_image,
+    BLUR_SHARPNESS,
+    BRIGHT_SHARE,
+    DARK_MEAN_LEVEL,
+    SMALL_DIE_PX,
+    _dice_problems,
+    _exposure,
+    _too_bright,
+    check_image,
 )
 from vision.reader_second_look import (  # noqa: F401  (SECOND_LOOK_BELOW re-exported)
-    SECOND_LOOK_BELOW, _FaceReaderLike, _second_look, pip_contrast_view,
+    SECOND_LOOK_BELOW,
+    _FaceReaderLike,
+    _second_look,
+    pip_contrast_view,
 )
 from vision.reader_verdict import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_verdict)
-    CUT_ASPECT, CUT_SIDE_RATIO, DROP_MAX_DETECTOR_SCORE, DROP_NOT_A_DIE_PROB, EDGE_PX, EDGE_SHARE, LEANING_AREA_RATIO,
-    MIN_DIE_PX, PART_RATIO, SPECK_RATIO, VALUE_THRESHOLD, _box_reasons, _specks,
+    CUT_ASPECT,
+    CUT_SIDE_RATIO,
+    DROP_MAX_DETECTOR_SCORE,
+    DROP_NOT_A_DIE_PROB,
+    EDGE_PX,
+    EDGE_SHARE,
+    LEANING_AREA_RATIO,
+    MIN_DIE_PX,
+    PART_RATIO,
+    SPECK_RATIO,
+    VALUE_THRESHOLD,
+    _box_reasons,
+    _specks,
 )
 from vision.reading import DieReading, ImageReading, UnknownReason
 
@@ -186,13 +207,15 @@ def read_image(
     forced_unknown = [False] * len(candidates)
     pips_checked: dict[Detection, bool] = {}  # close-up dice whose pips were checked already, for their best value
     if large:
+
         def close_up_pips_agree(rows: list[int], values: list[int]) -> list[bool]:
             agreed = _pips_agree(pip_finder, image, [candidates[i].box for i in rows], [crops[i] for i in rows], values)
             pips_checked.update((candidates[i], agree) for i, agree in zip(rows, agreed))
             return agreed
 
-        taken, unsure = close_up_dice(large, [d.box for d in detections], probs, first_look,
-                                      len(detections), value_threshold, close_up_pips_agree)
+        taken, unsure = close_up_dice(
+            large, [d.box for d in detections], probs, first_look, len(detections), value_threshold, close_up_pips_agree
+        )
         dropped = {i for j in taken + unsure for i in large[j].inside}
         dropped |= same_die_boxes([d.box for d in detections], [large[j].detection.box for j in taken + unsure])
         keep = [i for i in range(len(detections)) if i not in dropped]
@@ -225,8 +248,9 @@ def read_image(
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     agrees = [pips_checked.get(det, False) for det, _, _ in kept]
     asked = [i for i in asked if kept[i][0] not in pips_checked]
-    agreed = _pips_agree(pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked],
-                         [bests[i] for i in asked])
+    agreed = _pips_agree(
+        pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked], [bests[i] for i in asked]
+    )
     for i, agree in zip(asked, agreed):
         agrees[i] = agree
     dice: list[DieReading] = []
@@ -252,8 +276,9 @@ def read_image(
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))
 
 
-def networks_from_files(face_model: str | Path | None = None, detector_model: str | Path | None = None,
-                        pip_model: str | Path | None = None) -> dict[str, object]:
+def networks_from_files(
+    face_model: str | Path | None = None, detector_model: str | Path | None = None, pip_model: str | Path | None = None
+) -> dict[str, object]:
     """:func:`read_image` keyword arguments that read with these model files instead of the packaged ones.
 
     For measuring other networks (held-out twins, a retrained or quantised

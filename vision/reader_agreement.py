@@ -38,8 +38,13 @@ class PipFinderLike(Protocol):
     def predict(self, crops) -> np.ndarray: ...
 
 
-def _pips_agree(pip_finder: PipFinderLike, image: np.ndarray, boxes: list[tuple[int, int, int, int]],
-                crops: list[np.ndarray], values: list[int]) -> list[bool]:
+def _pips_agree(
+    pip_finder: PipFinderLike,
+    image: np.ndarray,
+    boxes: list[tuple[int, int, int, int]],
+    crops: list[np.ndarray],
+    values: list[int],
+) -> list[bool]:
     """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
 
     Marks of the side faces that face the photo's centre may be left out

@@ -78,9 +78,7 @@ def check_image(image_bgr: object, name: str = "image_bgr") -> np.ndarray:
     elif image_bgr.ndim == 3 and image_bgr.shape[2] == 1:
         image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
-        raise ValueError(
-            f"{name} must have shape (H, W, 3) (BGR) or (H, W) (grey), got {image_bgr.shape}"
-        )
+        raise ValueError(f"{name} must have shape (H, W, 3) (BGR) or (H, W) (grey), got {image_bgr.shape}")
     if image_bgr.shape[0] < MIN_SIDE_PX or image_bgr.shape[1] < MIN_SIDE_PX:
         raise ValueError(f"{name} is too small ({image_bgr.shape[1]}x{image_bgr.shape[0]} px); give a photo")
     return image_bgr
@@ -136,7 +134,7 @@ def _too_bright(blown: np.ndarray, step: int, boxes: list[tuple[int, int, int, i
     """
     outside = np.ones_like(blown)
     for x, y, w, h in boxes:
-        outside[y // step: -(-(y + h) // step), x // step: -(-(x + w) // step)] = False
+        outside[y // step : -(-(y + h) // step), x // step : -(-(x + w) // step)] = False
     if outside.mean() < 0.25:
         return []
     share = float(blown[outside].mean())
@@ -178,8 +176,9 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
     unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if die_px < SMALL_DIE_PX:
         if unreadable:
-            problems.append(f"dice only about {die_px:.0f} px across in the picture: "
-                            "move the camera closer or use a bigger photo")
+            problems.append(
+                f"dice only about {die_px:.0f} px across in the picture: move the camera closer or use a bigger photo"
+            )
     elif _is_blurred(crops):
         problems.append("frame blurred: wait for the dice to settle or check the focus")
     if leaning_count:
@@ -188,8 +187,9 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
             f"re-roll or nudge {_it_or_them(leaning_count)} flat"
         )
     if cut_count:
-        problems.append(f"{_dice_word(cut_count)} cut off by the edge of the picture: "
-                        f"move {_it_or_them(cut_count)} into view")
+        problems.append(
+            f"{_dice_word(cut_count)} cut off by the edge of the picture: move {_it_or_them(cut_count)} into view"
+        )
     if unreadable:
         problems.append(f"{_dice_word(unreadable)} unreadable: re-roll or adjust")
     return problems

@@ -47,7 +47,9 @@ def _second_look(face_reader: _FaceReaderLike, crops: list[np.ndarray], probs: n
     if not unsure:
         return probs
     views = [crops[i] for i in unsure] + [pip_contrast_view(crops[i]) for i in unsure]
-    batch = [views[j] if k == 0 else np.ascontiguousarray(np.rot90(views[j], k)) for k in range(4) for j in range(len(views))]
+    batch = [
+        views[j] if k == 0 else np.ascontiguousarray(np.rot90(views[j], k)) for k in range(4) for j in range(len(views))
+    ]
     batch[: len(unsure)] = []  # the plain crops' first look is already in `probs`
     more = np.asarray(face_reader.predict(batch), dtype=np.float64)
     n = len(unsure)
@@ -85,9 +87,9 @@ def pip_contrast_view(crop_bgr: np.ndarray) -> np.ndarray:
     """
     lab = cv2.cvtColor(crop_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     h, w = lab.shape[:2]
-    centre = lab[h // 4: 3 * h // 4, w // 4: 3 * w // 4]
+    centre = lab[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4]
     body = np.median(centre.reshape(-1, 3), axis=0)
     dist = np.sqrt(((lab - body) ** 2).sum(axis=2))
-    scale = float(np.percentile(dist[h // 4: 3 * h // 4, w // 4: 3 * w // 4], 97)) + 1e-3
+    scale = float(np.percentile(dist[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4], 97)) + 1e-3
     grey = (255.0 - np.clip(dist * (255.0 / scale), 0.0, 255.0)).astype(np.uint8)
     return cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)

@@ -19,8 +19,17 @@ from vision.detect_boxes import contained_in
 from vision.reading import DieReading, UnknownReason
 
 __all__ = [
-    "VALUE_THRESHOLD", "DROP_NOT_A_DIE_PROB", "DROP_MAX_DETECTOR_SCORE", "SPECK_RATIO", "MIN_DIE_PX", "PART_RATIO",
-    "LEANING_AREA_RATIO", "EDGE_PX", "EDGE_SHARE", "CUT_ASPECT", "CUT_SIDE_RATIO",
+    "VALUE_THRESHOLD",
+    "DROP_NOT_A_DIE_PROB",
+    "DROP_MAX_DETECTOR_SCORE",
+    "SPECK_RATIO",
+    "MIN_DIE_PX",
+    "PART_RATIO",
+    "LEANING_AREA_RATIO",
+    "EDGE_PX",
+    "EDGE_SHARE",
+    "CUT_ASPECT",
+    "CUT_SIDE_RATIO",
 ]
 
 #: Least face-reader probability of the best face value (1-6) to give a value
@@ -78,8 +87,9 @@ CUT_ASPECT: float = 0.8
 CUT_SIDE_RATIO: float = 0.75
 
 
-def _box_reasons(boxes: list[tuple[int, int, int, int]], probs: list[np.ndarray], forced: list[bool],
-                 width: int, height: int) -> list[UnknownReason | None]:
+def _box_reasons(
+    boxes: list[tuple[int, int, int, int]], probs: list[np.ndarray], forced: list[bool], width: int, height: int
+) -> list[UnknownReason | None]:
     """Why each die gets no value, judged by its box (and, for leaning, how sure the face reader is); None: read it.
 
     Parameters
@@ -106,8 +116,11 @@ def _box_reasons(boxes: list[tuple[int, int, int, int]], probs: list[np.ndarray]
     median_side = float(np.median(sides))
     whole = [s for b, s in zip(boxes, sides) if not _at_edge(b, width, height)]
     # with every box at the edge (a close-up cut tight), the biggest square one stands for a die in view
-    whole_side = float(np.median(whole)) if whole else float(max(
-        (s for b, s in zip(boxes, sides) if _is_square(b)), default=0.0))
+    whole_side = (
+        float(np.median(whole))
+        if whole
+        else float(max((s for b, s in zip(boxes, sides) if _is_square(b)), default=0.0))
+    )
     reasons: list[UnknownReason | None] = []
     for box, p, area, pips_disagree, side in zip(boxes, probs, areas, forced, sides):
         leaning = len(boxes) >= 3 and area > LEANING_AREA_RATIO * median_area

@@ -38,14 +38,21 @@ class UnknownReason(StrEnum):
 
 
 _REASON_SHORT = {
-    UnknownReason.PIPS_DISAGREE: "pipsX", UnknownReason.LOW_CONFIDENCE: "unsure", UnknownReason.NOT_A_FACE: "noface",
-    UnknownReason.LEANING: "lean", UnknownReason.CUT_OFF: "cut", UnknownReason.TOO_SMALL: "small",
+    UnknownReason.PIPS_DISAGREE: "pipsX",
+    UnknownReason.LOW_CONFIDENCE: "unsure",
+    UnknownReason.NOT_A_FACE: "noface",
+    UnknownReason.LEANING: "lean",
+    UnknownReason.CUT_OFF: "cut",
+    UnknownReason.TOO_SMALL: "small",
     UnknownReason.PART_OF_A_DIE: "part",
 }
 
 
 def short_reason(reason: str) -> str:
-    """The short label of an unknown die's `reason`: :attr:`UnknownReason.short`, or its first 6 letters if it is another text."""
+    """The short label of an unknown die's `reason`.
+
+    It is :attr:`UnknownReason.short`, or its first 6 letters if it is another text.
+    """
     try:
         return UnknownReason(reason).short
     except ValueError:
@@ -84,8 +91,12 @@ class DieReading:
         null when a value is given. ``confidence`` of an unknown die is the
         reader's confidence in its best guess, which was not enough.
         """
-        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 4),
-                "reason": None if self.reason is None else str(self.reason)}
+        return {
+            "value": self.value,
+            "box": list(self.box),
+            "confidence": round(float(self.confidence), 4),
+            "reason": None if self.reason is None else str(self.reason),
+        }
 
 
 @dataclass(frozen=True, slots=True)

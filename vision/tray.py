@@ -86,9 +86,16 @@ class MarkerLayout:
         aruco_dictionary(self.dictionary)
 
     @classmethod
-    def at_corners(cls, width_mm: float, height_mm: float, *, size_mm: float = 16.0,
-                   inset_mm: float | None = None, ids: tuple[int, ...] = (0, 1, 2, 3),
-                   dictionary: str = "DICT_4X4_50") -> MarkerLayout:
+    def at_corners(
+        cls,
+        width_mm: float,
+        height_mm: float,
+        *,
+        size_mm: float = 16.0,
+        inset_mm: float | None = None,
+        ids: tuple[int, ...] = (0, 1, 2, 3),
+        dictionary: str = "DICT_4X4_50",
+    ) -> MarkerLayout:
         """Markers centred diagonally outside each floor corner.
 
         Parameters
@@ -175,8 +182,9 @@ class TrayGeometry:
         object.__setattr__(self, "_inv", np.linalg.inv(m))
 
     @classmethod
-    def from_corners(cls, corners_px: Sequence[Sequence[float]], *, width_mm: float, height_mm: float,
-                     px_per_mm: float) -> TrayGeometry:
+    def from_corners(
+        cls, corners_px: Sequence[Sequence[float]], *, width_mm: float, height_mm: float, px_per_mm: float
+    ) -> TrayGeometry:
         """Geometry from the four floor corners seen in the image.
 
         Parameters
@@ -212,8 +220,12 @@ class TrayGeometry:
         w, h = width_mm * px_per_mm, height_mm * px_per_mm
         dst = np.float32([(0, 0), (w, 0), (w, h), (0, h)])
         m = cv2.getPerspectiveTransform(pts.astype(np.float32), dst)
-        return cls(homography=tuple(map(tuple, m)), width_mm=float(width_mm), height_mm=float(height_mm),
-                   px_per_mm=float(px_per_mm))
+        return cls(
+            homography=tuple(map(tuple, m)),
+            width_mm=float(width_mm),
+            height_mm=float(height_mm),
+            px_per_mm=float(px_per_mm),
+        )
 
     @property
     def matrix(self) -> np.ndarray:
@@ -244,8 +256,7 @@ class TrayGeometry:
         out = cv2.perspectiveTransform(p.reshape(-1, 1, 2), self._inv).reshape(-1, 2)
         return out[0] if one else out
 
-    def rectify(self, image: np.ndarray, *, scale: float = 1.0,
-                interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    def rectify(self, image: np.ndarray, *, scale: float = 1.0, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
         """Warp `image` to the top-down tray view.
 
         Parameters
@@ -275,8 +286,9 @@ class TrayGeometry:
         return TrayGeometry(tuple(map(tuple, m)), self.width_mm, self.height_mm, self.px_per_mm)
 
 
-def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_50", *,
-                   detector: cv2.aruco.ArucoDetector | None = None) -> dict[int, np.ndarray]:
+def detect_markers(
+    image: np.ndarray, dictionary: str = "DICT_4X4_50", *, detector: cv2.aruco.ArucoDetector | None = None
+) -> dict[int, np.ndarray]:
     """Find ArUco markers in a frame.
 
     Parameters
@@ -301,8 +313,15 @@ def detect_markers(image: np.ndarray, dictionary: str = "DICT_4X4_50", *,
     return {int(i): np.asarray(c, np.float64).reshape(4, 2) for i, c in zip(ids.ravel(), corners)}
 
 
-def fit_tray(markers: Mapping[int, np.ndarray], layout: MarkerLayout, *, width_mm: float, height_mm: float,
-             px_per_mm: float, max_error_px: float = 3.0) -> TrayGeometry | CalibrationFailed:
+def fit_tray(
+    markers: Mapping[int, np.ndarray],
+    layout: MarkerLayout,
+    *,
+    width_mm: float,
+    height_mm: float,
+    px_per_mm: float,
+    max_error_px: float = 3.0,
+) -> TrayGeometry | CalibrationFailed:
     """Fit the tray geometry to the corner markers found in a frame.
 
     Parameters

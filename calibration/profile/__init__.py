@@ -37,7 +37,17 @@ from calibration.profile.reading import load_profile, profile_from_dict
 from calibration.profile.saving import profile_to_dict, save_profile
 
 __all__ = [
-    "PACKAGED_PROFILES_DIR", "PROFILE_VERSION", "CameraSettings", "Profile",
-    "check_profile_name", "list_profiles", "load_profile", "profile_folders", "profile_from_dict",
-    "profile_path", "profile_to_dict", "save_profile", "user_profiles_dir",
+    "PACKAGED_PROFILES_DIR",
+    "PROFILE_VERSION",
+    "CameraSettings",
+    "Profile",
+    "check_profile_name",
+    "list_profiles",
+    "load_profile",
+    "profile_folders",
+    "profile_from_dict",
+    "profile_path",
+    "profile_to_dict",
+    "save_profile",
+    "user_profiles_dir",
 ]

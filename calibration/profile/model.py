@@ -59,8 +59,12 @@ class CameraSettings:
             controls["AnalogueGain"] = float(self.analogue_gain)
         if all(g > 0 for g in self.colour_gains):
             controls["ColourGains"] = tuple(self.colour_gains)
-        return {"size": (self.width, self.height), "fps": self.fps, "lens_position": self.lens_position,
-                "controls": controls or None}
+        return {
+            "size": (self.width, self.height),
+            "fps": self.fps,
+            "lens_position": self.lens_position,
+            "controls": controls or None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +123,9 @@ class Profile:
     @property
     def geometry(self) -> TrayGeometry:
         """The tray geometry of the corners."""
-        return TrayGeometry.from_corners(self.corners_px, width_mm=self.width_mm, height_mm=self.height_mm,
-                                         px_per_mm=self.px_per_mm)
+        return TrayGeometry.from_corners(
+            self.corners_px, width_mm=self.width_mm, height_mm=self.height_mm, px_per_mm=self.px_per_mm
+        )
 
     def watch_config(self) -> WatchConfig:
         """The watcher thresholds, with the profile's ``min_confidence``."""

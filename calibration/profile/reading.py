@@ -45,8 +45,11 @@ def load_profile(name_or_path: str | os.PathLike[str], folder: Path | None = Non
     if not path.is_file():
         by_name = folder is None and os.fspath(name_or_path) == name
         have = list_profiles(None if by_name else path.parent)
-        where = (f"not in {str(user_profiles_dir())!r} nor among the shipped profiles" if by_name
-                 else f"{str(path)!r} does not exist")
+        where = (
+            f"not in {str(user_profiles_dir())!r} nor among the shipped profiles"
+            if by_name
+            else f"{str(path)!r} does not exist"
+        )
         raise ProfileNotFoundError(
             f"no calibration profile {name!r} ({where}); "
             f"{RECALIBRATE.replace('NAME', name)}" + (f"; profiles there: {', '.join(have)}" if have else "")
@@ -71,8 +74,7 @@ class _Reader:
 
     def fail(self, key: str, what: str) -> ProfileError:
         loc = f"[{self.table}] {key}" if self.table else key
-        return ProfileError(f"profile {self.where!r}: {loc} {what}; fix it or "
-                            f"{RECALIBRATE.replace('NAME', self.name)}")
+        return ProfileError(f"profile {self.where!r}: {loc} {what}; fix it or {RECALIBRATE.replace('NAME', self.name)}")
 
     def get(self, key: str, default: Any = ...) -> Any:
         if key not in self.data:
@@ -125,21 +127,25 @@ class _Reader:
         if v is None and not required:
             return None
         if not isinstance(v, Mapping):
-            raise ProfileError(f"profile {self.where!r}: the [{key}] table is missing; "
-                               f"{RECALIBRATE.replace('NAME', self.name)}")
+            raise ProfileError(
+                f"profile {self.where!r}: the [{key}] table is missing; {RECALIBRATE.replace('NAME', self.name)}"
+            )
         return v
 
 
-def profile_from_dict(data: Mapping[str, Any], *, name: str, where: str = "<profile>",
-                      folder: Path | None = None) -> Profile:
+def profile_from_dict(
+    data: Mapping[str, Any], *, name: str, where: str = "<profile>", folder: Path | None = None
+) -> Profile:
     """Validate parsed TOML and build the :class:`Profile` (see :func:`load_profile`)."""
     top = _Reader(data, "", where, name)
     version = top.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
         raise top.fail("version", f"must be a whole number, got {version!r}")
     if version > PROFILE_VERSION:
-        raise ProfileError(f"profile {where!r} has version {version}, newer than this dicetable reads "
-                           f"({PROFILE_VERSION}); update dicetable or {RECALIBRATE.replace('NAME', name)}")
+        raise ProfileError(
+            f"profile {where!r} has version {version}, newer than this dicetable reads "
+            f"({PROFILE_VERSION}); update dicetable or {RECALIBRATE.replace('NAME', name)}"
+        )
     if version < 1:
         raise top.fail("version", f"must be 1 to {PROFILE_VERSION}, got {version}")
     t = _Reader(top.table_of("tray"), "tray", where, name)
@@ -160,8 +166,12 @@ def profile_from_dict(data: Mapping[str, Any], *, name: str, where: str = "<prof
         if not isinstance(ids, list) or len(ids) != 4 or not all(isinstance(i, int) for i in ids):
             raise m.fail("ids", f"must be 4 marker ids ({', '.join(CORNER_NAMES)}), got {ids!r}")
         try:
-            markers = MarkerLayout(centres_mm=m.points("centres_mm", 4), size_mm=m.number("size_mm", 2, 200),
-                                   ids=tuple(ids), dictionary=m.text("dictionary", default="DICT_4X4_50"))
+            markers = MarkerLayout(
+                centres_mm=m.points("centres_mm", 4),
+                size_mm=m.number("size_mm", 2, 200),
+                ids=tuple(ids),
+                dictionary=m.text("dictionary", default="DICT_4X4_50"),
+            )
         except ValueError as exc:
             raise m.fail("dictionary/ids", str(exc)) from None
     d = _Reader(top.table_of("dice"), "dice", where, name)
@@ -171,8 +181,12 @@ def profile_from_dict(data: Mapping[str, Any], *, name: str, where: str = "<prof
     ht = top.table_of("hold_area", required=False)
     if ht is not None:
         h = _Reader(ht, "hold_area", where, name)
-        hold = (h.number("x_mm", 0, width), h.number("y_mm", 0, height),
-                h.number("width_mm", die_mm, width), h.number("height_mm", die_mm, height))
+        hold = (
+            h.number("x_mm", 0, width),
+            h.number("y_mm", 0, height),
+            h.number("width_mm", die_mm, width),
+            h.number("height_mm", die_mm, height),
+        )
         if hold[0] + hold[2] > width + 1e-6 or hold[1] + hold[3] > height + 1e-6:
             raise h.fail("x_mm/width_mm", f"put the hold area {hold!r} outside the {width:g} x {height:g} mm tray")
     ref = None
@@ -181,29 +195,52 @@ def profile_from_dict(data: Mapping[str, Any], *, name: str, where: str = "<prof
         ref = _Reader(rt, "reference", where, name).text("empty_tray", default=None) or None
     c = _Reader(top.table_of("camera"), "camera", where, name)
     gains = c.get("colour_gains", [0.0, 0.0])
-    if not isinstance(gains, list) or len(gains) != 2 or not all(
-            isinstance(g, (int, float)) and not isinstance(g, bool) and 0 <= g <= 32 for g in gains):
+    if (
+        not isinstance(gains, list)
+        or len(gains) != 2
+        or not all(isinstance(g, (int, float)) and not isinstance(g, bool) and 0 <= g <= 32 for g in gains)
+    ):
         raise c.fail("colour_gains", f"must be [red, blue] gains 0-32, got {gains!r}")
     camera = CameraSettings(
-        source=c.text("source", default="picamera2"), width=c.number("width", 64, 8192, integer=True),
-        height=c.number("height", 64, 8192, integer=True), fps=c.number("fps", 1, 240, 30.0),
+        source=c.text("source", default="picamera2"),
+        width=c.number("width", 64, 8192, integer=True),
+        height=c.number("height", 64, 8192, integer=True),
+        fps=c.number("fps", 1, 240, 30.0),
         exposure_time_us=c.number("exposure_time_us", 0, 10_000_000, 0, integer=True),
-        analogue_gain=c.number("analogue_gain", 0, 64, 0.0), colour_gains=(float(gains[0]), float(gains[1])),
-        lens_position=c.number("lens_position", 0, 32, None))
+        analogue_gain=c.number("analogue_gain", 0, 64, 0.0),
+        colour_gains=(float(gains[0]), float(gains[1])),
+        lens_position=c.number("lens_position", 0, 32, None),
+    )
     r = _Reader(top.table_of("reader", required=False) or {}, "reader", where, name)
     min_conf = r.number("min_confidence", 0, 1, 0.5)
     wt = top.table_of("watch", required=False) or {}
     known = {f.name for f in dataclasses.fields(WatchConfig)} - {"min_confidence"}
     unknown = sorted(set(wt) - known)
     if unknown:
-        raise ProfileError(f"profile {where!r}: [watch] has unknown keys {', '.join(unknown)} (allowed: "
-                           f"{', '.join(sorted(known))}; min_confidence goes in [reader]); fix it or "
-                           f"{RECALIBRATE.replace('NAME', name)}")
+        raise ProfileError(
+            f"profile {where!r}: [watch] has unknown keys {', '.join(unknown)} (allowed: "
+            f"{', '.join(sorted(known))}; min_confidence goes in [reader]); fix it or "
+            f"{RECALIBRATE.replace('NAME', name)}"
+        )
     try:
         watch = WatchConfig(**{k: v for k, v in wt.items() if k != "min_confidence"})
     except (TypeError, ValueError) as exc:
         raise ProfileError(f"profile {where!r}: [watch] {exc}; fix it or {RECALIBRATE.replace('NAME', name)}") from None
-    return Profile(name=name, corners_px=corners, width_mm=width, height_mm=height, px_per_mm=ppm,
-                   corners_from=corners_from, markers=markers, dice_count=count, die_mm=die_mm,
-                   hold_area_mm=hold, reference=ref, camera=camera, min_confidence=min_conf, watch=watch,
-                   created=str(top.get("created", "")), folder=folder)
+    return Profile(
+        name=name,
+        corners_px=corners,
+        width_mm=width,
+        height_mm=height,
+        px_per_mm=ppm,
+        corners_from=corners_from,
+        markers=markers,
+        dice_count=count,
+        die_mm=die_mm,
+        hold_area_mm=hold,
+        reference=ref,
+        camera=camera,
+        min_confidence=min_conf,
+        watch=watch,
+        created=str(top.get("created", "")),
+        folder=folder,
+    )

@@ -21,23 +21,37 @@ from vision.watch import WatchConfig
 def profile_to_dict(profile: Profile) -> dict[str, Any]:
     """The TOML data of a profile (inverse of :func:`profile_from_dict`)."""
     cam = profile.camera
-    camera: dict[str, Any] = {"source": cam.source, "width": cam.width, "height": cam.height, "fps": cam.fps,
-                              "exposure_time_us": cam.exposure_time_us, "analogue_gain": cam.analogue_gain,
-                              "colour_gains": list(cam.colour_gains)}
+    camera: dict[str, Any] = {
+        "source": cam.source,
+        "width": cam.width,
+        "height": cam.height,
+        "fps": cam.fps,
+        "exposure_time_us": cam.exposure_time_us,
+        "analogue_gain": cam.analogue_gain,
+        "colour_gains": list(cam.colour_gains),
+    }
     if cam.lens_position is not None:
         camera["lens_position"] = cam.lens_position
     out: dict[str, Any] = {
         "version": PROFILE_VERSION,
         "name": profile.name,
         "created": profile.created or _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "tray": {"width_mm": profile.width_mm, "height_mm": profile.height_mm, "px_per_mm": profile.px_per_mm,
-                 "corners_px": [[round(float(x), 3), round(float(y), 3)] for x, y in profile.corners_px],
-                 "corners_from": profile.corners_from},
+        "tray": {
+            "width_mm": profile.width_mm,
+            "height_mm": profile.height_mm,
+            "px_per_mm": profile.px_per_mm,
+            "corners_px": [[round(float(x), 3), round(float(y), 3)] for x, y in profile.corners_px],
+            "corners_from": profile.corners_from,
+        },
     }
     if profile.markers is not None:
         m = profile.markers
-        out["markers"] = {"dictionary": m.dictionary, "ids": list(m.ids), "size_mm": m.size_mm,
-                          "centres_mm": [list(c) for c in m.centres_mm]}
+        out["markers"] = {
+            "dictionary": m.dictionary,
+            "ids": list(m.ids),
+            "size_mm": m.size_mm,
+            "centres_mm": [list(c) for c in m.centres_mm],
+        }
     out["dice"] = {"count": profile.dice_count, "size_mm": profile.die_mm}
     if profile.hold_area_mm is not None:
         x, y, w, h = profile.hold_area_mm
@@ -47,8 +61,11 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
     out["camera"] = camera
     out["reader"] = {"min_confidence": profile.min_confidence}
     default = WatchConfig()
-    out["watch"] = {f.name: getattr(profile.watch, f.name) for f in dataclasses.fields(WatchConfig)
-                    if f.name != "min_confidence" and getattr(profile.watch, f.name) != getattr(default, f.name)}
+    out["watch"] = {
+        f.name: getattr(profile.watch, f.name)
+        for f in dataclasses.fields(WatchConfig)
+        if f.name != "min_confidence" and getattr(profile.watch, f.name) != getattr(default, f.name)
+    }
     return out
 
 
@@ -80,18 +97,24 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ProfileError(f"cannot make the profiles folder {str(d)!r} ({exc.strerror or exc}): a file may stand "
-                           "in its way; give --profiles-dir a folder you can write to") from None
+        raise ProfileError(
+            f"cannot make the profiles folder {str(d)!r} ({exc.strerror or exc}): a file may stand "
+            "in its way; give --profiles-dir a folder you can write to"
+        ) from None
     path = d / f"{profile.name}.toml"
     if reference is not None:
         ref_name = f"{profile.name}.empty.png"
         if not cv2.imwrite(str(d / ref_name), reference):
             raise OSError(f"could not write the empty-tray image {str(d / ref_name)!r}")
         profile = dataclasses.replace(profile, reference=ref_name)
-    text = dumps(profile_to_dict(profile), header=(
-        f"dicetable calibration profile {profile.name!r} (format version {PROFILE_VERSION}).\n"
-        "Made by 'dicetable calibrate'; edit thresholds by hand if you like, then check with\n"
-        f"'dicetable calibrate --check --profile {profile.name} --camera SOURCE'."))
+    text = dumps(
+        profile_to_dict(profile),
+        header=(
+            f"dicetable calibration profile {profile.name!r} (format version {PROFILE_VERSION}).\n"
+            "Made by 'dicetable calibrate'; edit thresholds by hand if you like, then check with\n"
+            f"'dicetable calibrate --check --profile {profile.name} --camera SOURCE'."
+        ),
+    )
     tmp = path.with_suffix(".toml.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)

@@ -27,6 +27,17 @@ from table.app.texts import (
 )
 
 __all__ = [
-    "ACTING_COMMANDS", "ADVICE", "CONFIRM_END", "CONFIRM_PAUSE_S", "CONFIRM_TOO_SOON", "END_VIEWS", "MENU_CLOSED",
-    "MENU_ITEMS", "NOT_SEEN", "ROLLING_S", "SETUP_TOO_SOON", "TableApp", "assign_slots",
+    "ACTING_COMMANDS",
+    "ADVICE",
+    "CONFIRM_END",
+    "CONFIRM_PAUSE_S",
+    "CONFIRM_TOO_SOON",
+    "END_VIEWS",
+    "MENU_CLOSED",
+    "MENU_ITEMS",
+    "NOT_SEEN",
+    "ROLLING_S",
+    "SETUP_TOO_SOON",
+    "TableApp",
+    "assign_slots",
 ]

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from table.game import DiceSource, ReadDice, Reroll, ScoreBox, SetHolds
-from table.strategy.builtin_player import choose_box, choose_holds
 from table.rules import find_ruleset
+from table.strategy.builtin_player import choose_box, choose_holds
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,10 @@ class BotStep:
 
 
 class BuiltinBot:
-    """The simple built-in player (:mod:`table.strategy.builtin_player`) with the bot interface (see :class:`table.strategy.Bot`)."""
+    """The simple built-in player (:mod:`table.strategy.builtin_player`) with the bot interface.
+
+    See :class:`table.strategy.Bot`.
+    """
 
     level = "builtin"
 
@@ -121,8 +124,10 @@ def split_seat(entry: str) -> tuple[str, str]:
     name, _, level = entry.rpartition(":")
     level = level.strip().lower()
     if level not in BOT_LEVELS:
-        raise ValueError(f"unknown bot level {level!r} in {entry!r}; write NAME:LEVEL with LEVEL one of "
-                         f"{', '.join(BOT_LEVELS)} (a ':' in a name marks a bot)")
+        raise ValueError(
+            f"unknown bot level {level!r} in {entry!r}; write NAME:LEVEL with LEVEL one of "
+            f"{', '.join(BOT_LEVELS)} (a ':' in a name marks a bot)"
+        )
     return name.strip(), level
 
 
@@ -150,7 +155,9 @@ def bot_text(state: Any, dice: str) -> str:
         return f"{who} chooses its box."
     free = sum(not h for h in turn.holds)
     if any(turn.holds):
-        return f"{who} {keep_text(turn.holds, turn.dice)}: throw the other {free} {'die' if free == 1 else 'dice'} for it."
+        return (
+            f"{who} {keep_text(turn.holds, turn.dice)}: throw the other {free} {'die' if free == 1 else 'dice'} for it."
+        )
     return f"{who} keeps nothing: throw all five dice again for it."
 
 
@@ -226,8 +233,15 @@ class BotSeats:
             self._seen = None  # a menu closed or a new game later arms the bot again
             return
         # a store fault that comes or goes re-arms the step its write failed (play goes on after it)
-        key = (id(app.session), st.events, app.selected, app.pending is not None, app.menu_open, app.screen,
-               "store" in app.warnings)
+        key = (
+            id(app.session),
+            st.events,
+            app.selected,
+            app.pending is not None,
+            app.menu_open,
+            app.screen,
+            "store" in app.warnings,
+        )
         if key == self._seen or self._timer is not None:
             return
         self._seen = key

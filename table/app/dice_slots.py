@@ -6,8 +6,12 @@ import math
 from collections.abc import Sequence
 
 
-def assign_slots(prev: Sequence[int], holds: Sequence[bool], slot_mm: Sequence[tuple[float, float] | None],
-                 read: Sequence[tuple[int, bool, tuple[float, float]]]) -> list[int]:
+def assign_slots(
+    prev: Sequence[int],
+    holds: Sequence[bool],
+    slot_mm: Sequence[tuple[float, float] | None],
+    read: Sequence[tuple[int, bool, tuple[float, float]]],
+) -> list[int]:
     """Which read die goes in each of the game's five die slots.
 
     Held slots keep their die: each takes, in order of preference, a read die in
@@ -38,12 +42,14 @@ def assign_slots(prev: Sequence[int], holds: Sequence[bool], slot_mm: Sequence[t
         for i in range(min(n, len(prev))):
             if not holds[i]:
                 continue
-            def rank(j: int) -> tuple[int, float]:
+
+            def rank(j: int, i: int = i) -> tuple[int, float]:
                 value, held, xy = read[j]
                 same = value == prev[i]
                 pref = 0 if (same and held) else 1 if same else 2 if held else 3
                 dist = math.dist(xy, slot_mm[i]) if i < len(slot_mm) and slot_mm[i] else 0.0
                 return pref, dist
+
             j = min(free, key=rank)
             slots[i] = j
             free.remove(j)

@@ -66,7 +66,9 @@ class PublishMixin:
             def done() -> None:
                 if self._analysis_key == key:
                     self.analysis, self.analysis_status = result, status
+
             self.submit(done)
+
         threading.Thread(target=work, name="dicetable-analysis", daemon=True).start()
 
     def analysis_now(self, timeout: float = 30.0) -> Any:
@@ -92,24 +94,45 @@ class PublishMixin:
                 game["hints"] = hints_for(st)
             level = st.bot_level(st.current_player)
             if level:
-                bot = {"name": st.players[st.turn.player], "level": level, "dice": self.bots.dice,
-                       "text": bot_text(st, self.bots.dice)}
+                bot = {
+                    "name": st.players[st.turn.player],
+                    "level": level,
+                    "dice": self.bots.dice,
+                    "text": bot_text(st, self.bots.dice),
+                }
         analysis = None
         if self.screen == "end" and self.analysis_status:
             analysis = {"status": self.analysis_status}
             if self.analysis is not None:
                 analysis.update(analysis_json(self.analysis))
         return {
-            "seq": self.seq, "screen": self.screen, "setup": self.screens.setup.to_json(), "game": game,
+            "seq": self.seq,
+            "screen": self.screen,
+            "setup": self.screens.setup.to_json(),
+            "game": game,
             "warnings": [{"kind": k, "text": t} for k, t in self.warnings.items()],
             "troubles": [{"part": k, "text": t} for k, t in self.troubles.items()],
-            "message": self.message, "note": self.note, "pending": self.pending is not None,
-            "camera": {"seq": self.camera_seq, "status": self.camera_status, "name": self.camera_name,
-                       "has_view": self.camera_jpeg is not None},
-            "menu": {"open": self.menu_open, "index": self.menu_index, "confirm": self.menu_confirm,
-                     "items": [{"id": i, "title": CONFIRM_END if self.menu_confirm and i == "new" else t}
-                               for i, t in MENU_ITEMS]},
-            "hints_on": self.hints, "synthetic": self.tray is not None, "bot": bot, "analysis": analysis,
+            "message": self.message,
+            "note": self.note,
+            "pending": self.pending is not None,
+            "camera": {
+                "seq": self.camera_seq,
+                "status": self.camera_status,
+                "name": self.camera_name,
+                "has_view": self.camera_jpeg is not None,
+            },
+            "menu": {
+                "open": self.menu_open,
+                "index": self.menu_index,
+                "confirm": self.menu_confirm,
+                "items": [
+                    {"id": i, "title": CONFIRM_END if self.menu_confirm and i == "new" else t} for i, t in MENU_ITEMS
+                ],
+            },
+            "hints_on": self.hints,
+            "synthetic": self.tray is not None,
+            "bot": bot,
+            "analysis": analysis,
             "end_view": self.end_view,
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }
@@ -139,8 +162,7 @@ def hints_for(state: Any) -> dict[str, Any] | None:
         card = state.cards[turn.player]
         boxes = advise_boxes(table, card, turn.dice, turn.roll)
         best = boxes[0]
-        out: dict[str, Any] = {"box": best.box,
-                               "costs": {b.box: round(best.expected - b.expected, 1) for b in boxes}}
+        out: dict[str, Any] = {"box": best.box, "costs": {b.box: round(best.expected - b.expected, 1) for b in boxes}}
         if turn.roll < 3:
             holds = advise_holds(table, card, turn.dice, turn.roll)
             top = holds[0]
@@ -179,9 +201,21 @@ def analysis_json(analysis: Any, worst: int = 5) -> dict[str, Any]:
         "roll", "dice", "kind", "choice", "best", "loss"}]}``; losses in expected points, 1 decimal.
     """
     return {
-        "players": [{"name": p.name, "loss": round(p.loss, 1), "decisions": p.decisions, "optimal": p.optimal,
-                     "score": p.score} for p in analysis.players],
-        "worst": [{"name": d.name, "turn": d.turn, "roll": d.roll, "dice": list(d.dice), "kind": d.kind.value,
-                   "choice": analysis.describe(d), "best": analysis.describe(d, "best"), "loss": round(d.loss, 1)}
-                  for d in analysis.worst(worst)],
+        "players": [
+            {"name": p.name, "loss": round(p.loss, 1), "decisions": p.decisions, "optimal": p.optimal, "score": p.score}
+            for p in analysis.players
+        ],
+        "worst": [
+            {
+                "name": d.name,
+                "turn": d.turn,
+                "roll": d.roll,
+                "dice": list(d.dice),
+                "kind": d.kind.value,
+                "choice": analysis.describe(d),
+                "best": analysis.describe(d, "best"),
+                "loss": round(d.loss, 1),
+            }
+            for d in analysis.worst(worst)
+        ],
     }

@@ -87,6 +87,7 @@ class GameSession:
         def unsubscribe() -> None:
             if callback in self._subscribers:
                 self._subscribers.remove(callback)
+
         return unsubscribe
 
     def handle(self, command: Command) -> tuple[Event, ...]:

@@ -29,9 +29,25 @@ RETRY_S = 5.0
 #: Warning kind of a store fault in the page's snapshot.
 KIND = "store"
 #: The app's attributes a call may change before its write fails: put back when it fails.
-UNDO_ATTRS = ("screens", "session", "selected", "pending", "warnings", "message", "resumed", "slot_mm",
-              "slot_script", "camera_status", "_moving_since", "verdicts", "_verdicts_at_throw", "_stamps",
-              "analysis", "analysis_status", "_analysis_key")
+UNDO_ATTRS = (
+    "screens",
+    "session",
+    "selected",
+    "pending",
+    "warnings",
+    "message",
+    "resumed",
+    "slot_mm",
+    "slot_script",
+    "camera_status",
+    "_moving_since",
+    "verdicts",
+    "_verdicts_at_throw",
+    "_stamps",
+    "analysis",
+    "analysis_status",
+    "_analysis_key",
+)
 
 
 def _copied(value: Any) -> Any:
@@ -63,7 +79,10 @@ class StoreFaults:
         return None if self.fault is None else RETRY_S
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-        """Run ``fn(*args)``; if its write fails, put the app's state back, say so and re-raise the :class:`StoreError`."""
+        """Run ``fn(*args)``; if its write fails, put the app's state back, say so and re-raise.
+
+        The error re-raised is the :class:`StoreError`.
+        """
         app = self.app
         saved = {k: _copied(getattr(app, k)) for k in UNDO_ATTRS if hasattr(app, k)}
         commits = app._store.commits
@@ -98,14 +117,21 @@ class StoreFaults:
         why = getattr(exc, "why", "") or str(exc)
         todo = getattr(exc, "todo", "")
         todo = f" {todo[:1].upper()}{todo[1:]}." if todo else ""
-        app.warnings[KIND] = (f"Not saved: {why}.{todo} The table tries again every {RETRY_S:g} s; "
-                              "the game goes on from here once it can be saved.")
+        app.warnings[KIND] = (
+            f"Not saved: {why}.{todo} The table tries again every {RETRY_S:g} s; "
+            "the game goes on from here once it can be saved."
+        )
         app.message = f"Not saved: {why}."
         self.failures += 1
         if self.fault is None:
             self._since, self._during = time.monotonic(), 0
-            log.warning("the game store %s cannot be written: %s; commands are not applied until it can "
-                        "(trying again every %g s)", app.db_path, exc, RETRY_S)
+            log.warning(
+                "the game store %s cannot be written: %s; commands are not applied until it can "
+                "(trying again every %g s)",
+                app.db_path,
+                exc,
+                RETRY_S,
+            )
         else:
             log.debug("not applied, the game store still cannot be written: %s", exc)
         self._during += 1
@@ -116,6 +142,10 @@ class StoreFaults:
         app.warnings.pop(KIND, None)
         if not by_command:
             app.message = "The game store can be written again: play on."
-        log.warning("the game store %s can be written again after %.0f s; play goes on (%d commands were "
-                    "not applied)", app.db_path, time.monotonic() - self._since, self._during)
+        log.warning(
+            "the game store %s can be written again after %.0f s; play goes on (%d commands were not applied)",
+            app.db_path,
+            time.monotonic() - self._since,
+            self._during,
+        )
         self.fault = None

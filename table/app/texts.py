@@ -5,8 +5,11 @@ from __future__ import annotations
 from table.inputs.commands import HOLD_COMMANDS, Command
 
 #: Menu items, in order.
-MENU_ITEMS = (("resume", "Back to the game"), ("hints", "Hints on/off"),
-              ("new", "New game: end this one, set up players and rules"))
+MENU_ITEMS = (
+    ("resume", "Back to the game"),
+    ("hints", "Hints on/off"),
+    ("new", "New game: end this one, set up players and rules"),
+)
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
 CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any other button keeps it"
 #: Least pause (seconds) before the ROLL/CONFIRM that ends a game, after the one that asked
@@ -32,8 +35,9 @@ CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end
 #: Said when a ROLL/CONFIRM (or SCORE) on the setup comes sooner than :data:`CONFIRM_PAUSE_S` after the one
 #: that brought the setup (from the end screen, or by ending a game from the menu): the second press of a
 #: double press used to change the new game's rules at once.
-SETUP_TOO_SOON = ("Too quick (a double press?): the setup for a new game is shown; "
-                  "wait a moment, then press to change it")
+SETUP_TOO_SOON = (
+    "Too quick (a double press?): the setup for a new game is shown; wait a moment, then press to change it"
+)
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")

@@ -30,22 +30,32 @@ def check_port(port: int) -> None:
 
 def add_profile_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--profile`` and ``--profiles-dir``."""
-    parser.add_argument("--profile", default="default", metavar="NAME",
-                        help="calibration profile name or .toml path (default: default)")
-    parser.add_argument("--profiles-dir", type=Path, default=None, metavar="DIR",
-                        help="folder of profiles (default: the user's, ~/.local/share/dicetable/profiles, "
-                             "then the shipped ones)")
+    parser.add_argument(
+        "--profile", default="default", metavar="NAME", help="calibration profile name or .toml path (default: default)"
+    )
+    parser.add_argument(
+        "--profiles-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder of profiles (default: the user's, ~/.local/share/dicetable/profiles, then the shipped ones)",
+    )
 
 
 def add_reader_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--reader``."""
-    parser.add_argument("--reader", choices=READERS, default="model",
-                        help="pip reader: the trained model (default), or 'truth' (synthetic camera only: "
-                             "the script's own values, to test the watcher alone)")
+    parser.add_argument(
+        "--reader",
+        choices=READERS,
+        default="model",
+        help="pip reader: the trained model (default), or 'truth' (synthetic camera only: "
+        "the script's own values, to test the watcher alone)",
+    )
 
 
-def make_reader(kind: str, source: FrameSource, geometry: Any
-                ) -> tuple[Callable[[np.ndarray], ImageReading], Callable[[Frame], Any]]:
+def make_reader(
+    kind: str, source: FrameSource, geometry: Any
+) -> tuple[Callable[[np.ndarray], ImageReading], Callable[[Frame], Any]]:
     """The reader to use and a hook to call with each frame before it is watched.
 
     Raises

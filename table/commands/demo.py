@@ -27,28 +27,57 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "trays, so a slower computer takes longer."
         ),
     )
-    parser.add_argument("--headless", action="store_true",
-                        help="terminal output only: rendered trays read one by one, no page, no camera stream")
-    parser.add_argument("--speed", type=float, default=6.0, metavar="X",
-                        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 6: "
-                             "about a minute's game on a 2-core machine, longer where drawing and reading "
-                             "the trays is slower)")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port of the page (default 8000, or any free one when taken; 0: any free port)")
-    parser.add_argument("--linger", type=float, default=5.0, metavar="S",
-                        help="seconds the page stays up after the game (default 5)")
-    parser.add_argument("--rules", default="yahtzee", metavar="ID",
-                        help=f"ruleset: {', '.join(RULESET_IDS)} (default yahtzee)")
-    parser.add_argument("--players", type=int, default=2, metavar="N",
-                        help=f"number of players, 1-{MAX_PLAYERS} (default 2)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="seed of dice, tray and pictures; same seed, same game (default 0)")
-    parser.add_argument("--max-reads", type=int, default=3, metavar="N",
-                        help="pictures of one throw before the true values are typed in (default 3)")
-    parser.add_argument("--bots", default="", metavar="LEVELS",
-                        help="computer players for the first seats, comma-separated levels "
-                             "easy, medium, optimal (e.g. optimal,easy); other seats use the "
-                             "built-in player")
+    parser.add_argument(
+        "--headless",
+        action="store_true",
+        help="terminal output only: rendered trays read one by one, no page, no camera stream",
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=6.0,
+        metavar="X",
+        help="pace of the served demo: 1 is a person's pace, 2 twice as fast (default 6: "
+        "about a minute's game on a 2-core machine, longer where drawing and reading "
+        "the trays is slower)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=8000,
+        help="port of the page (default 8000, or any free one when taken; 0: any free port)",
+    )
+    parser.add_argument(
+        "--linger", type=float, default=5.0, metavar="S", help="seconds the page stays up after the game (default 5)"
+    )
+    parser.add_argument(
+        "--rules", default="yahtzee", metavar="ID", help=f"ruleset: {', '.join(RULESET_IDS)} (default yahtzee)"
+    )
+    parser.add_argument(
+        "--players", type=int, default=2, metavar="N", help=f"number of players, 1-{MAX_PLAYERS} (default 2)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="seed of dice, tray and pictures; same seed, same game (default 0)",
+    )
+    parser.add_argument(
+        "--max-reads",
+        type=int,
+        default=3,
+        metavar="N",
+        help="pictures of one throw before the true values are typed in (default 3)",
+    )
+    parser.add_argument(
+        "--bots",
+        default="",
+        metavar="LEVELS",
+        help="computer players for the first seats, comma-separated levels "
+        "easy, medium, optimal (e.g. optimal,easy); other seats use the "
+        "built-in player",
+    )
     parser.set_defaults(func=run)
 
 
@@ -67,9 +96,15 @@ def run(args: argparse.Namespace) -> int:
         if not 1 <= args.max_reads <= 10:
             raise UsageError(f"max_reads must be 1 to 10, got {args.max_reads!r}")
 
-        serve_demo(rules=args.rules, players=args.players, seed=args.seed, bots=bots, speed=args.speed,
-                   port=args.port, linger_s=args.linger)
+        serve_demo(
+            rules=args.rules,
+            players=args.players,
+            seed=args.seed,
+            bots=bots,
+            speed=args.speed,
+            port=args.port,
+            linger_s=args.linger,
+        )
         return 0
-    play_demo(rules=args.rules, players=args.players, seed=args.seed, max_reads=args.max_reads,
-              bots=bots)
+    play_demo(rules=args.rules, players=args.players, seed=args.seed, max_reads=args.max_reads, bots=bots)
     return 0

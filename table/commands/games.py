@@ -22,9 +22,11 @@ from table.store import DB_ENV, Store, default_db_path, open_store
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     """Add ``--db PATH`` (the game store) to ``parser``."""
     parser.add_argument(
-        "--db", metavar="PATH", default=None,
-        help=f"the game store (SQLite); default ${DB_ENV}, else "
-             "~/.local/share/dicetable/games.sqlite3")
+        "--db",
+        metavar="PATH",
+        default=None,
+        help=f"the game store (SQLite); default ${DB_ENV}, else ~/.local/share/dicetable/games.sqlite3",
+    )
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -51,12 +53,18 @@ def _when(seconds: float) -> str:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``games`` subcommand to ``subparsers``."""
     parser = subparsers.add_parser(
-        "games", help="list the stored games (id, ruleset, players, state, started, winner)",
-        description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
+        "games",
+        help="list the stored games (id, ruleset, players, state, started, winner)",
+        description=__doc__.replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     add_db_option(parser)
-    parser.add_argument("--json", action="store_true",
-                        help="print a JSON list of {id, mode, ruleset, players, status, "
-                             "started_at, updated_at, winners, events} instead of a table")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON list of {id, mode, ruleset, players, status, "
+        "started_at, updated_at, winners, events} instead of a table",
+    )
     parser.set_defaults(func=run)
 
 
@@ -70,18 +78,40 @@ def run(args: argparse.Namespace) -> int:
     with open_for_reading(args) as store:
         games = store.games()
     if args.json:
-        print(json.dumps([{"id": g.id, "mode": g.mode, "ruleset": g.ruleset,
-                           "players": list(g.players), "status": g.status,
-                           "started_at": g.started_at, "updated_at": g.updated_at,
-                           "winners": list(g.winners), "events": g.events} for g in games]))
+        print(
+            json.dumps(
+                [
+                    {
+                        "id": g.id,
+                        "mode": g.mode,
+                        "ruleset": g.ruleset,
+                        "players": list(g.players),
+                        "status": g.status,
+                        "started_at": g.started_at,
+                        "updated_at": g.updated_at,
+                        "winners": list(g.winners),
+                        "events": g.events,
+                    }
+                    for g in games
+                ]
+            )
+        )
         return 0
     if not games:
         print(f"no games stored yet in {path}")
         return 0
     rows = [("ID", "RULESET", "PLAYERS", "STATE", "STARTED", "WINNER")]
     for g in games:
-        rows.append((str(g.id), g.ruleset or g.mode, ", ".join(g.players) or "-", g.status,
-                     _when(g.started_at), " & ".join(g.winners) or "-"))
+        rows.append(
+            (
+                str(g.id),
+                g.ruleset or g.mode,
+                ", ".join(g.players) or "-",
+                g.status,
+                _when(g.started_at),
+                " & ".join(g.winners) or "-",
+            )
+        )
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     for r in rows:
         print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip())

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from table.app.bots import BOT_DICE
 from table.commands._live import add_profile_options, add_reader_option, check_port
+from table.display.listening import phone_urls
 from table.display.snapshot import Setup
 from table.errors import UsageError
-from table.display.listening import phone_urls
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 from table.store import default_db_path, store_holder
 
@@ -30,53 +30,95 @@ if TYPE_CHECKING:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``play`` subcommand to ``subparsers``."""
     p = subparsers.add_parser(
-        "play", help="run the table: camera, game, display page and buttons",
+        "play",
+        help="run the table: camera, game, display page and buttons",
         description="Run the dice table: watch the tray with the camera, put each settled roll into the game, "
-                    "keep the game in the store (an unfinished game is resumed after a restart), serve the "
-                    "display page (open the printed address; the Pi's kiosk does) and read the buttons.")
-    p.add_argument("--camera", required=True, metavar="SOURCE",
-                   help="picamera2, opencv:0, opencv:FILE_OR_URL, images:DIR_OR_GLOB[@FPS] or synthetic[:SEED] "
-                        "(synthetic: ROLL throws the dice)")
-    p.add_argument("--rules", default=None, metavar="ID",
-                   help=f"ruleset of a new game: {', '.join(RULESET_IDS)}; with --players the game starts at "
-                        "once, else the setup screen asks")
+        "keep the game in the store (an unfinished game is resumed after a restart), serve the "
+        "display page (open the printed address; the Pi's kiosk does) and read the buttons.",
+    )
+    p.add_argument(
+        "--camera",
+        required=True,
+        metavar="SOURCE",
+        help="picamera2, opencv:0, opencv:FILE_OR_URL, images:DIR_OR_GLOB[@FPS] or synthetic[:SEED] "
+        "(synthetic: ROLL throws the dice)",
+    )
+    p.add_argument(
+        "--rules",
+        default=None,
+        metavar="ID",
+        help=f"ruleset of a new game: {', '.join(RULESET_IDS)}; with --players the game starts at "
+        "once, else the setup screen asks",
+    )
     p.add_argument("--joker", default="forced", choices=JOKER_VARIANTS, help="Yahtzee joker variant (default forced)")
-    p.add_argument("--players", default=None, metavar="NAMES",
-                   help='player names, comma-separated: "Ann,Bo"; NAME:LEVEL seats a bot of LEVEL easy (best '
-                        'box now), medium (one throw of look-ahead) or optimal, e.g. "Ann,HAL:optimal"')
-    p.add_argument("--bot-dice", default="tray", choices=BOT_DICE,
-                   help="who rolls a bot's dice: tray (default; a person throws them for it in the tray, the "
-                        "bot sets its holds and scores its box) or virtual (the app rolls them on screen)")
-    p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
-                   help="seconds between a bot's steps, so the table can follow (default 0.8)")
-    p.add_argument("--bot-seed", type=int, default=None, metavar="N",
-                   help="seed of the virtual dice (default: random)")
+    p.add_argument(
+        "--players",
+        default=None,
+        metavar="NAMES",
+        help='player names, comma-separated: "Ann,Bo"; NAME:LEVEL seats a bot of LEVEL easy (best '
+        'box now), medium (one throw of look-ahead) or optimal, e.g. "Ann,HAL:optimal"',
+    )
+    p.add_argument(
+        "--bot-dice",
+        default="tray",
+        choices=BOT_DICE,
+        help="who rolls a bot's dice: tray (default; a person throws them for it in the tray, the "
+        "bot sets its holds and scores its box) or virtual (the app rolls them on screen)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.8,
+        metavar="S",
+        help="seconds between a bot's steps, so the table can follow (default 0.8)",
+    )
+    p.add_argument("--bot-seed", type=int, default=None, metavar="N", help="seed of the virtual dice (default: random)")
     add_profile_options(p)
     add_reader_option(p)
     add_server_options(p)
-    p.add_argument("--db", type=Path, default=None, metavar="PATH",
-                   help="game store (default: $DICETABLE_DB or the user data folder)")
-    p.add_argument("--pins", type=Path, default=None, metavar="FILE",
-                   help="GPIO pin map (default firmware_config/pins.toml)")
-    p.add_argument("--hints", action="store_true",
-                   help="show strategy hints (suggested holds glow, best box outlined, cost of each box); "
-                        "the MENU turns them on and off too")
+    p.add_argument(
+        "--db",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="game store (default: $DICETABLE_DB or the user data folder)",
+    )
+    p.add_argument(
+        "--pins", type=Path, default=None, metavar="FILE", help="GPIO pin map (default firmware_config/pins.toml)"
+    )
+    p.add_argument(
+        "--hints",
+        action="store_true",
+        help="show strategy hints (suggested holds glow, best box outlined, cost of each box); "
+        "the MENU turns them on and off too",
+    )
     p.add_argument("--no-buttons", action="store_true", help="no GPIO buttons (keyboard and page only)")
-    p.add_argument("--wait", action="store_true",
-                   help="while another dicetable holds the game store or the port, wait for it to stop instead "
-                        "of exiting (the systemd service does: a manual play keeps the table meanwhile)")
+    p.add_argument(
+        "--wait",
+        action="store_true",
+        help="while another dicetable holds the game store or the port, wait for it to stop instead "
+        "of exiting (the systemd service does: a manual play keeps the table meanwhile)",
+    )
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
     p.set_defaults(func=run)
 
 
 def add_server_options(p: argparse.ArgumentParser) -> None:
     """Add ``--listen``, ``--port`` and ``--pin``."""
-    p.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
-                   help="address to serve the page on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN "
-                        "watch, and control with the PIN)")
+    p.add_argument(
+        "--listen",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to serve the page on (default 127.0.0.1; 0.0.0.0 lets phones on the LAN "
+        "watch, and control with the PIN)",
+    )
     p.add_argument("--port", type=int, default=8000, help="port of the page (default 8000; 0: any free port)")
-    p.add_argument("--pin", default=None, metavar="DIGITS",
-                   help="the table's PIN for commands from other devices (default: random, shown on the screen)")
+    p.add_argument(
+        "--pin",
+        default=None,
+        metavar="DIGITS",
+        help="the table's PIN for commands from other devices (default: random, shown on the screen)",
+    )
 
 
 def parse_names(text: str | None) -> list[str]:
@@ -110,6 +152,7 @@ def make_watch(args: argparse.Namespace) -> Any:
     def make(source: Any) -> Any:
         reader, see = make_reader(args.reader, source, profile.geometry)
         return make_watcher(profile, reader), see
+
     return profile, make
 
 
@@ -119,8 +162,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.bot_delay <= 60:
         raise UsageError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay}")
     from table.app import TableApp
-    from table.app.seats import check_setup
     from table.app.camera import CameraLoop
+    from table.app.seats import check_setup
     from table.display.server import DisplayServer
     from table.inputs import load_pin_map
     from table.store import DB_ENV
@@ -151,10 +194,21 @@ def run(args: argparse.Namespace) -> int:
     panel: Any = None
     spare: Path | None = None
     try:
-        app, spare = _start_app(lambda path: TableApp(
-            path, setup=setup, autostart=args.players is not None or args.rules is not None, tray=tray,
-            pin=args.pin, camera_name=camera_spec, hints=args.hints, bot_dice=args.bot_dice,
-            bot_delay_s=args.bot_delay, bot_seed=args.bot_seed), db)
+        app, spare = _start_app(
+            lambda path: TableApp(
+                path,
+                setup=setup,
+                autostart=args.players is not None or args.rules is not None,
+                tray=tray,
+                pin=args.pin,
+                camera_name=camera_spec,
+                hints=args.hints,
+                bot_dice=args.bot_dice,
+                bot_delay_s=args.bot_delay,
+                bot_seed=args.bot_seed,
+            ),
+            db,
+        )
         server = DisplayServer(app, host=args.listen, port=args.port).start()
         print(f"dicetable: the table's page is at {server.url} (PIN for phones: {app.pin})", file=sys.stderr)
         phones = phone_urls(args.listen, server.port)
@@ -163,8 +217,11 @@ def run(args: argparse.Namespace) -> int:
         if app.note:
             print(f"dicetable: {app.note}", file=sys.stderr)
         if app.resumed and (args.players is not None or args.rules is not None):
-            print(f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "
-                  "from the MENU, to start theirs", file=sys.stderr)
+            print(
+                f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "
+                "from the MENU, to start theirs",
+                file=sys.stderr,
+            )
 
         def opener() -> Any:
             nonlocal first
@@ -172,6 +229,7 @@ def run(args: argparse.Namespace) -> int:
                 return tray
             source, first = first, None  # the camera opened above, once; then opened anew after a loss
             return source if source is not None else open_source(camera_spec, **profile.camera.source_options())
+
         camera = CameraLoop(app, opener, make).start()
         if pin_map is not None:
             panel = _buttons(app, pin_map)
@@ -284,8 +342,11 @@ def _open_camera(spec: str, profile: Any) -> Any:
     except SourceError as exc:
         if not camera_retries(spec):
             raise
-        print(f"dicetable: cannot open the camera: {exc}; the table keeps trying every {RETRY_S:g} s "
-              "(the page says 'Camera lost' until it opens)", file=sys.stderr)
+        print(
+            f"dicetable: cannot open the camera: {exc}; the table keeps trying every {RETRY_S:g} s "
+            "(the page says 'Camera lost' until it opens)",
+            file=sys.stderr,
+        )
         return None
 
 
@@ -295,8 +356,11 @@ def _buttons(app: Any, pin_map: PinMap) -> Any:
     from table.inputs import ButtonPanel
 
     try:
-        panel = ButtonPanel(pin_map, on_command=lambda c: app.press(c, "button"),
-                            on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."))
+        panel = ButtonPanel(
+            pin_map,
+            on_command=lambda c: app.press(c, "button"),
+            on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."),
+        )
     except DicetableError as exc:
         from table.doctor.check import board_model
         from table.doctor.gpio import gpio_problem

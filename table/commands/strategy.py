@@ -20,10 +20,10 @@ from table.strategy import (
     StaleTablesError,
     cache_dir,
     check_variant,
+    tables,
     variants_for,
 )
 from table.strategy.model import Model
-from table.strategy import tables
 from table.strategy.tables import build_with_bar, file_name, get_table, load_table
 
 DESCRIPTION = """\
@@ -55,17 +55,20 @@ examples:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``strategy`` subcommand (``build``, ``expected``, ``list``) to ``subparsers``."""
     parser = subparsers.add_parser(
-        "strategy", help="optimal-play tables and expected scores",
-        description=DESCRIPTION, epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        "strategy",
+        help="optimal-play tables and expected scores",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     build = sub.add_parser("build", help="build (or rebuild) tables, with a progress bar")
-    build.add_argument("rules", nargs="*", metavar="RULES",
-                       help=f"ruleset ids (default: all of {', '.join(RULESET_IDS)})")
+    build.add_argument(
+        "rules", nargs="*", metavar="RULES", help=f"ruleset ids (default: all of {', '.join(RULESET_IDS)})"
+    )
     _add_variant_options(build, "only this Yahtzee variant (default: all four)")
-    build.add_argument("--force", action="store_true",
-                       help="rebuild even when an up-to-date table exists")
+    build.add_argument("--force", action="store_true", help="rebuild even when an up-to-date table exists")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
 
     expected = sub.add_parser("expected", help="expected final score from an empty card")
@@ -80,8 +83,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _add_variant_options(parser: argparse.ArgumentParser, joker_help: str) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--joker", choices=YAHTZEE_VARIANTS, default=None, help=joker_help)
-    group.add_argument("--no-bonus", action="store_true",
-                       help="Yahtzee without Yahtzee bonus or joker (same as --joker none)")
+    group.add_argument(
+        "--no-bonus", action="store_true", help="Yahtzee without Yahtzee bonus or joker (same as --joker none)"
+    )
 
 
 def _variant(args: argparse.Namespace, ruleset_id: str) -> str | None:
@@ -106,7 +110,7 @@ def _build(args: argparse.Namespace) -> int:
     folder = cache_dir()
     for rid in ids:
         chosen = _variant(args, rid) if (args.joker or args.no_bonus) else None
-        for variant in ([chosen] if chosen else variants_for(rid)):
+        for variant in [chosen] if chosen else variants_for(rid):
             path = folder / file_name(rid, variant)
             model = Model.of(rid, variant)
             if not args.force and path.is_file():
@@ -120,8 +124,9 @@ def _build(args: argparse.Namespace) -> int:
             table = build_with_bar(model, None if args.quiet else sys.stderr)
             table.save(path)
             size = path.stat().st_size / 1e6
-            print(f"{rid} ({variant}): {table.expected:.4f}, built in {table.build_seconds:.1f} s, "
-                  f"{size:.2f} MB: {path}")
+            print(
+                f"{rid} ({variant}): {table.expected:.4f}, built in {table.build_seconds:.1f} s, {size:.2f} MB: {path}"
+            )
     return 0
 
 
@@ -169,7 +174,7 @@ def _list() -> int:
                 except StaleTablesError:
                     status = f"stale in {where} (rebuilt on first use)"
                     continue
-                status = (f"{table.expected:.4f} ({where}, {path.stat().st_size / 1e6:.2f} MB)")
+                status = f"{table.expected:.4f} ({where}, {path.stat().st_size / 1e6:.2f} MB)"
                 break
             print(f"  {rid:<9} {variant:<12} {status}")
     return 0

@@ -13,8 +13,7 @@ import cv2
 
 from calibration.procedure import make_watcher
 from calibration.profile import load_profile
-from table.commands._live import (add_profile_options, add_reader_option, check_port, event_line,
-                                  make_reader)
+from table.commands._live import add_profile_options, add_reader_option, check_port, event_line, make_reader
 from table.display.listening import listen_error
 from vision.liveview import MjpegServer, annotate, has_display
 from vision.sources import open_source
@@ -25,24 +24,40 @@ VIEWS = ("auto", "window", "mjpeg", "none")
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``watch`` subcommand to ``subparsers``."""
     p = subparsers.add_parser(
-        "watch", help="watch the tray live and print roll events",
+        "watch",
+        help="watch the tray live and print roll events",
         description="Watch the dice tray: detect motion, wait for the dice to settle, read them (agreed over "
-                    "3 frames), flag held dice that changed and dice that did not move, and show the reading "
-                    "over the live frame (an OpenCV window where there is a display, else MJPEG on localhost).")
-    p.add_argument("--camera", required=True, metavar="SOURCE",
-                   help="picamera2, opencv:0, opencv:FILE_OR_URL, images:DIR_OR_GLOB[@FPS] or synthetic[:SEED]")
+        "3 frames), flag held dice that changed and dice that did not move, and show the reading "
+        "over the live frame (an OpenCV window where there is a display, else MJPEG on localhost).",
+    )
+    p.add_argument(
+        "--camera",
+        required=True,
+        metavar="SOURCE",
+        help="picamera2, opencv:0, opencv:FILE_OR_URL, images:DIR_OR_GLOB[@FPS] or synthetic[:SEED]",
+    )
     add_profile_options(p)
     add_reader_option(p)
     p.add_argument("--frames", type=int, default=None, metavar="N", help="stop after N frames")
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds")
     p.add_argument("--json", action="store_true", help="print events as JSON lines")
-    p.add_argument("--view", choices=VIEWS, default="auto",
-                   help="live view: window, mjpeg (http://127.0.0.1:PORT/), none; auto picks window with a display")
+    p.add_argument(
+        "--view",
+        choices=VIEWS,
+        default="auto",
+        help="live view: window, mjpeg (http://127.0.0.1:PORT/), none; auto picks window with a display",
+    )
     p.add_argument("--port", type=int, default=8765, help="MJPEG port on 127.0.0.1 (default 8765; 0: any free)")
-    p.add_argument("--save-view", type=Path, default=None, metavar="FILE",
-                   help="write the annotated frame of each verdict (settled/unreadable) to FILE (overwritten)")
-    p.add_argument("--audit", type=Path, default=None, metavar="DIR",
-                   help="keep each verdict's rectified frame and JSON in DIR")
+    p.add_argument(
+        "--save-view",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the annotated frame of each verdict (settled/unreadable) to FILE (overwritten)",
+    )
+    p.add_argument(
+        "--audit", type=Path, default=None, metavar="DIR", help="keep each verdict's rectified frame and JSON in DIR"
+    )
     p.set_defaults(func=run)
 
 
@@ -70,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
     if view == "auto":
         view = "window" if has_display() else "mjpeg"
     if view == "window" and not has_display():
-        raise ValueError("--view window needs a display and an OpenCV build with a GUI "
-                         "(opencv-python-headless has none); use --view mjpeg")
+        raise ValueError(
+            "--view window needs a display and an OpenCV build with a GUI "
+            "(opencv-python-headless has none); use --view mjpeg"
+        )
     if args.audit is not None:
         args.audit.mkdir(parents=True, exist_ok=True)
     out = sys.stdout
@@ -123,9 +140,11 @@ def run(args: argparse.Namespace) -> int:
                 cv2.destroyAllWindows()
     if costs:
         ms = sorted(c * 1000 for c in costs)
-        print(f"watched {len(costs)} frames: {verdicts} verdicts; per-frame watcher time median "
-              f"{statistics.median(ms):.2f} ms, 95th percentile {ms[int(0.95 * (len(ms) - 1))]:.2f} ms",
-              file=sys.stderr)
+        print(
+            f"watched {len(costs)} frames: {verdicts} verdicts; per-frame watcher time median "
+            f"{statistics.median(ms):.2f} ms, 95th percentile {ms[int(0.95 * (len(ms) - 1))]:.2f} ms",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from table.errors import UsageError
-from table.strategy.builtin_player import choose_box, choose_holds
-from table.strategy.bots import BOT_LEVELS, Bot, make_bot
 from table.rules import (
     Card,
     Ruleset,
@@ -32,6 +30,8 @@ from table.rules import (
     winners,
     yahtzee_bonus_points,
 )
+from table.strategy.bots import BOT_LEVELS, Bot, make_bot
+from table.strategy.builtin_player import choose_box, choose_holds
 from vision.reading import ImageReading
 from vision.render import Placement, RenderedTray, TrayScene
 
@@ -174,13 +174,23 @@ def match_reading(reading: ImageReading, tray: RenderedTray) -> tuple[list[int |
 class _Table:
     """One demo game in progress (mutable; private to :func:`play_demo`)."""
 
-    def __init__(self, rs: Ruleset, n_players: int, seed: int, reader: Reader, max_reads: int,
-                 out: Callable[[str], None], on_image: Callable[[RenderedTray], None] | None,
-                 style: str | None, bots: Sequence[Bot | None] = ()) -> None:
+    def __init__(
+        self,
+        rs: Ruleset,
+        n_players: int,
+        seed: int,
+        reader: Reader,
+        max_reads: int,
+        out: Callable[[str], None],
+        on_image: Callable[[RenderedTray], None] | None,
+        style: str | None,
+        bots: Sequence[Bot | None] = (),
+    ) -> None:
         self.rs = rs
         self.bots = list(bots) + [None] * (n_players - len(bots))
-        self.names = tuple(f"Player {i + 1}" + (f" ({b.level})" if b is not None else "")
-                           for i, b in enumerate(self.bots))
+        self.names = tuple(
+            f"Player {i + 1}" + (f" ({b.level})" if b is not None else "") for i, b in enumerate(self.bots)
+        )
         self.cards = [Card.empty() for _ in range(n_players)]
         self.rng = np.random.default_rng(seed)
         self.scene = TrayScene(seed=int(self.rng.integers(2**31)), style=style, n_dice=N_DICE)
@@ -250,8 +260,11 @@ class _Table:
         roll = 0
         for roll in range(1, 4):
             self.throws += 1
-            values = [p.value if holds[i] else int(self.rng.integers(1, 7)) for i, p in enumerate(placements)] \
-                if placements else [int(v) for v in self.rng.integers(1, 7, N_DICE)]
+            values = (
+                [p.value if holds[i] else int(self.rng.integers(1, 7)) for i, p in enumerate(placements)]
+                if placements
+                else [int(v) for v in self.rng.integers(1, 7, N_DICE)]
+            )
             keep = {i: placements[i] for i in range(N_DICE) if placements and holds[i]}
             placements = self.scene.layout(values, seed=self._seed(), keep=keep, touching=self.rng.random() < 0.2)
             dice, placements, note = self.read_throw(placements)
@@ -264,8 +277,10 @@ class _Table:
                 self.out(f"           keeps all five, stops after throw {roll}")
                 break
             kept = [d for d, h in zip(dice, holds) if h]
-            self.out(f"           hold {_fmt(kept) if kept else 'nothing'}, re-roll {N_DICE - len(kept)} "
-                     f"{'die' if N_DICE - len(kept) == 1 else 'dice'}")
+            self.out(
+                f"           hold {_fmt(kept) if kept else 'nothing'}, re-roll {N_DICE - len(kept)} "
+                f"{'die' if N_DICE - len(kept) == 1 else 'dice'}"
+            )
         options = score_options(rs, dice, card, roll=roll)
         self.out("  options: " + ", ".join(f"{rs.display_name(b)} {p}" for b, p in options.items()))
         bot = self.bots[player]
@@ -294,8 +309,7 @@ def final_table(rs: Ruleset, names: Sequence[str], cards: Sequence[Card]) -> lis
     if rs.upper_bonus_threshold is not None:
         lines.append("Upper bonus".ljust(width) + "".join(str(upper_bonus(rs, c)).rjust(col) for c in cards))
     if rs.has_yahtzee_bonus:
-        lines.append("Yahtzee bonus".ljust(width)
-                     + "".join(str(yahtzee_bonus_points(rs, c)).rjust(col) for c in cards))
+        lines.append("Yahtzee bonus".ljust(width) + "".join(str(yahtzee_bonus_points(rs, c)).rjust(col) for c in cards))
     totals = [card_total(rs, c) for c in cards]
     lines.append("Total".ljust(width) + "".join(str(t).rjust(col) for t in totals))
     win = winners(totals)
@@ -304,10 +318,18 @@ def final_table(rs: Ruleset, names: Sequence[str], cards: Sequence[Card]) -> lis
     return lines
 
 
-def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader: Reader | None = None,
-              max_reads: int = 3, out: Callable[[str], None] | None = None,
-              on_image: Callable[[RenderedTray], None] | None = None, style: str | None = None,
-              bots: Sequence[str | Bot] = ()) -> DemoResult:
+def play_demo(
+    *,
+    rules: str = "yahtzee",
+    players: int = 2,
+    seed: int = 0,
+    reader: Reader | None = None,
+    max_reads: int = 3,
+    out: Callable[[str], None] | None = None,
+    on_image: Callable[[RenderedTray], None] | None = None,
+    style: str | None = None,
+    bots: Sequence[str | Bot] = (),
+) -> DemoResult:
     """Play one whole game on synthetic tray pictures read by the pip reader.
 
     Parameters
@@ -365,8 +387,10 @@ def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader
     emit = out if out is not None else print
     start = time.perf_counter()
     table = _Table(rs, players, seed, read, max_reads, emit, on_image, style, seated)
-    emit(f"{rs.title or rs.id}: {players} player{'s' if players > 1 else ''}, seed {seed}; "
-         f"{table.scene.style} tray, five dice, {len(rs.boxes)} rounds")
+    emit(
+        f"{rs.title or rs.id}: {players} player{'s' if players > 1 else ''}, seed {seed}; "
+        f"{table.scene.style} tray, five dice, {len(rs.boxes)} rounds"
+    )
     for round_no in range(1, len(rs.boxes) + 1):
         for p in range(players):
             table.play_turn(p, round_no)
@@ -377,5 +401,6 @@ def play_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, reader
     totals = tuple(card_total(rs, c) for c in table.cards)
     seconds = time.perf_counter() - start
     emit(f"Game took {seconds:.1f} s ({table.throws} throws, {table.stats.images} pictures).")
-    return DemoResult(rs.id, table.names, tuple(table.cards), totals, winners(totals), table.stats,
-                      table.throws, seconds)
+    return DemoResult(
+        rs.id, table.names, tuple(table.cards), totals, winners(totals), table.stats, table.throws, seconds
+    )

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from table.commands._live import make_reader
-from vision.sources.base import FrameSource
 from vision.sources import synthetic
+from vision.sources.base import FrameSource
 from vision.sources.synthetic import ScriptedRoll, SyntheticSource
 
 _IDLE_FRAMES = 2
@@ -61,8 +61,12 @@ class _GrowingSource(SyntheticSource):
         check takes a die in the hold area's first or last slot for a leaning one,
         and the demo would re-throw forever (the held die never moves).
         """
-        self._states = [replace(st, dice=tuple(replace(d, angle=0.0) if d.held else d for d in st.dice))
-                        if any(d.held for d in st.dice) else st for st in self._states]
+        self._states = [
+            replace(st, dice=tuple(replace(d, angle=0.0) if d.held else d for d in st.dice))
+            if any(d.held for d in st.dice)
+            else st
+            for st in self._states
+        ]
 
 
 class LiveTray(FrameSource):
@@ -88,11 +92,9 @@ class LiveTray(FrameSource):
 
     carries_truth = True
 
-
     kind = "synthetic-live"
 
-    def __init__(self, *, seed: int = 0, fps: float = 30.0, tumble_frames: int = 20,
-                 rest_frames: int = 12) -> None:
+    def __init__(self, *, seed: int = 0, fps: float = 30.0, tumble_frames: int = 20, rest_frames: int = 12) -> None:
         super().__init__()
         self.seed = int(seed)
         self.rng = np.random.default_rng(self.seed + 101)
@@ -146,11 +148,11 @@ class LiveTray(FrameSource):
             else:
                 new = [int(v) for v in values]
             hold = tuple(kept)
-            self._script.append(ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble,
-                                             rest_frames=self._rest))
+            self._script.append(
+                ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble, rest_frames=self._rest)
+            )
             if self._src is None:
-                self._src = _GrowingSource(seed=self.seed, script=self._script, fps=self._fps,
-                                           idle_frames=_IDLE_FRAMES)
+                self._src = _GrowingSource(seed=self.seed, script=self._script, fps=self._fps, idle_frames=_IDLE_FRAMES)
                 _trim()
             else:
                 self._src.set_script(self._script)
@@ -177,8 +179,9 @@ class LiveTray(FrameSource):
             src = self._src
             if src is None:
                 if self._idle_image is None:
-                    self._idle_image = SyntheticSource(seed=self.seed, script=[ScriptedRoll(values=(1,) * 5)],
-                                                       fps=self._fps, idle_frames=_IDLE_FRAMES).render_state(0)
+                    self._idle_image = SyntheticSource(
+                        seed=self.seed, script=[ScriptedRoll(values=(1,) * 5)], fps=self._fps, idle_frames=_IDLE_FRAMES
+                    ).render_state(0)
                     _trim()
                 return self._idle_image, self._index / self._fps, None
             k = min(self._k, src.frame_count - 1)

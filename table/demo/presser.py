@@ -78,7 +78,7 @@ class DemoPlayer:
             self._stop.wait(self.delay_s)
             turn = st.turn
             if self.app.pending is not None:
-                self._press(Command.ROLL)   # a die did not move: use the reading anyway
+                self._press(Command.ROLL)  # a die did not move: use the reading anyway
                 continue
             bot = self.bots[turn.player] if turn.player < len(self.bots) else None
             if bot is None:

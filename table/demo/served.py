@@ -43,15 +43,26 @@ def count_rolls_a_page_saw(app: Any, pages_open: Callable[[], bool]) -> None:
     pages_open : callable
         ``pages_open() -> bool``: whether a page is connected now (called on the app's worker thread).
     """
+
     def forget(seq: int, snap: dict[str, Any]) -> None:  # the roll's stamp is keyed by the seq published now
         if not pages_open():
             app.not_shown(seq)
+
     app.subscribe(forget)
 
 
-def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots: Sequence[str] = (),
-               speed: float = 2.0, port: int = 8000, linger_s: float = 5.0, reader: str = "model",
-               out: Callable[[str], None] | None = None) -> Any:
+def serve_demo(
+    *,
+    rules: str = "yahtzee",
+    players: int = 2,
+    seed: int = 0,
+    bots: Sequence[str] = (),
+    speed: float = 2.0,
+    port: int = 8000,
+    linger_s: float = 5.0,
+    reader: str = "model",
+    out: Callable[[str], None] | None = None,
+) -> Any:
     """Play one game on the table app with the synthetic camera, serving the page; return the final state.
 
     Parameters
@@ -80,11 +91,11 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
     UsageError
         If an argument is out of range.
     """
-    from table.app.camera import CameraLoop
-    from table.demo.presser import DemoPlayer
-    from table.demo.livetray import LiveTray
     from table.app import TableApp
+    from table.app.camera import CameraLoop
     from table.commands._live import make_reader
+    from table.demo.livetray import LiveTray
+    from table.demo.presser import DemoPlayer
     from table.display.server import DisplayServer
 
     rs = find_ruleset(rules)
@@ -116,26 +127,36 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
     tray = LiveTray(seed=seed)
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dicetable-demo-") as tmp:
-        app = TableApp(os.path.join(tmp, "demo.sqlite3"), setup=Setup(rs.id, "forced", names), autostart=True,
-                       tray=tray, camera_name=f"synthetic:{seed}").start()
+        app = TableApp(
+            os.path.join(tmp, "demo.sqlite3"),
+            setup=Setup(rs.id, "forced", names),
+            autostart=True,
+            tray=tray,
+            camera_name=f"synthetic:{seed}",
+        ).start()
         try:
             try:
                 server = DisplayServer(app, port=port).start()
             except OSError:
                 server = DisplayServer(app, port=0).start()
             count_rolls_a_page_saw(app, lambda: bool(server.app.state.hub.clients))
-            emit(f"{rs.title}: {players} player{'s' if players > 1 else ''}, seed {seed}. "
-                 f"Watch the table at {server.url}  (Ctrl-C stops)")
+            emit(
+                f"{rs.title}: {players} player{'s' if players > 1 else ''}, seed {seed}. "
+                f"Watch the table at {server.url}  (Ctrl-C stops)"
+            )
             seen = [0]
 
             def progress(seq: int, snap: dict[str, Any]) -> None:
                 st = app.state
                 if st is None or len(st.history) == seen[0]:
                     return
-                for t in st.history[seen[0]:]:
-                    emit(f"  {st.players[t.player]}: {' '.join(map(str, t.dice))} -> {rs.display_name(t.box)} "
-                         f"{t.points}" + (f" (+{t.yahtzee_bonus} bonus)" if t.yahtzee_bonus else ""))
+                for t in st.history[seen[0] :]:
+                    emit(
+                        f"  {st.players[t.player]}: {' '.join(map(str, t.dice))} -> {rs.display_name(t.box)} "
+                        f"{t.points}" + (f" (+{t.yahtzee_bonus} bonus)" if t.yahtzee_bonus else "")
+                    )
                 seen[0] = len(st.history)
+
             app.subscribe(progress)
             camera = CameraLoop(app, lambda: tray, make, speed=speed).start()
             player = DemoPlayer(app, delay_s=0.45 / speed, bots=seated).start()
@@ -149,9 +170,16 @@ def serve_demo(*, rules: str = "yahtzee", players: int = 2, seed: int = 0, bots:
                 for line in final_table(rs, st.players, st.cards):
                     emit(line)
                 lat = sorted(app.latencies_ms)
-                emit(f"Game took {time.perf_counter() - start:.1f} s ({tray.throws} throws); backend memory "
-                     f"{peak:.0f} MB" + (f"; settled roll -> page drawn: median {lat[len(lat) // 2]:.0f} ms "
-                                         f"over the {len(lat)} rolls made while the page was open" if lat else ""))
+                emit(
+                    f"Game took {time.perf_counter() - start:.1f} s ({tray.throws} throws); backend memory "
+                    f"{peak:.0f} MB"
+                    + (
+                        f"; settled roll -> page drawn: median {lat[len(lat) // 2]:.0f} ms "
+                        f"over the {len(lat)} rolls made while the page was open"
+                        if lat
+                        else ""
+                    )
+                )
                 if linger_s:
                     emit(f"The page stays up for {linger_s:.0f} s: {server.url}")
                     time.sleep(linger_s)

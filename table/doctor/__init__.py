@@ -1,4 +1,6 @@
-"""``dicetable doctor``'s checks: one small module per part of the table, each check a function returning a :class:`Check`.
+"""``dicetable doctor``'s checks: one small module per part of the table.
+
+Each check is a function returning a :class:`Check`.
 
 ==================  ==========================================================================
 :mod:`.versions`    Python, numpy, OpenCV, onnxruntime; picamera2 and the numpy clash

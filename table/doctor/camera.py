@@ -71,8 +71,13 @@ def is_live(spec: str) -> bool:
         return False
 
 
-def look_at_camera(spec: str, options: dict[str, Any] | None = None, *,
-                   opener: Callable[..., Any] | None = None, clock: Callable[[], float] = time.monotonic) -> Look:
+def look_at_camera(
+    spec: str,
+    options: dict[str, Any] | None = None,
+    *,
+    opener: Callable[..., Any] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Look:
     """Open the camera `spec` with `options` (the profile's), read frames, close it.
 
     A live camera is read for :data:`RATE_FRAMES` frames (at most :data:`RATE_TIMEOUT_S`
@@ -93,8 +98,9 @@ def look_at_camera(spec: str, options: dict[str, Any] | None = None, *,
         look.locked = dict(source.lock_controls() or {})
         stamps = []
         start = clock()
-        while look.frames < (RATE_FRAMES if look.live else 1) and (look.frames == 0 or clock() - start
-                                                                    < RATE_TIMEOUT_S):
+        while look.frames < (RATE_FRAMES if look.live else 1) and (
+            look.frames == 0 or clock() - start < RATE_TIMEOUT_S
+        ):
             frame = source.read()
             look.frames += 1
             look.frame = frame.image
@@ -121,10 +127,14 @@ def check_camera(look: Look, running: str | None = None) -> Check:
     """
     if look.problem is not None:
         if running and look.live:
-            return Check("camera", "warning", f"{look.spec} cannot be opened now; the running table "
-                                              f"({running}) probably has it ({look.problem.detail})",
-                         "to test the camera alone: 'sudo systemctl stop dicetable', run the doctor, then "
-                         "'sudo systemctl start dicetable'")
+            return Check(
+                "camera",
+                "warning",
+                f"{look.spec} cannot be opened now; the running table "
+                f"({running}) probably has it ({look.problem.detail})",
+                "to test the camera alone: 'sudo systemctl stop dicetable', run the doctor, then "
+                "'sudo systemctl start dicetable'",
+            )
         return look.problem
     w, h = look.size or (0, 0)
     rate = f"{look.fps:.1f} fps measured" if look.live else f"{look.fps:g} fps"
@@ -134,9 +144,12 @@ def check_camera(look: Look, running: str | None = None) -> Check:
         return Check("camera", "ok", f"{text}; exposure locked ({shown})")
     if not look.live:
         return Check("camera", "ok", f"{text}; not a live camera: no exposure to lock")
-    return Check("camera", "warning", f"{text}; this camera does not lock its exposure, so a change of light "
-                                      "can look like moving dice",
-                 "use the Pi camera (--camera picamera2), whose exposure dicetable locks")
+    return Check(
+        "camera",
+        "warning",
+        f"{text}; this camera does not lock its exposure, so a change of light can look like moving dice",
+        "use the Pi camera (--camera picamera2), whose exposure dicetable locks",
+    )
 
 
 def camera_problem(spec: str, exc: BaseException | str, *, opened: bool = False) -> Check:
@@ -151,24 +164,41 @@ def camera_problem(spec: str, exc: BaseException | str, *, opened: bool = False)
     if isinstance(exc, UnknownSourceError):
         return Check("camera", "fail", text, f"give --camera one of: {SPECS}")
     if isinstance(exc, SourceEnded):
-        return Check("camera", "fail", f"{spec} gave no frames ({text})",
-                     "give a folder or video that has frames, or a live camera")
+        return Check(
+            "camera",
+            "fail",
+            f"{spec} gave no frames ({text})",
+            "give a folder or video that has frames, or a live camera",
+        )
     clash = clash_fix(text)
     if clash is not None:
         sign = next(s for s in CLASH_SIGNS if s in text)
-        return Check("camera", "fail", f"{spec} cannot be opened: the Pi camera's libraries do not import "
-                                       f"(\"{sign}\")", clash)
+        return Check(
+            "camera", "fail", f'{spec} cannot be opened: the Pi camera\'s libraries do not import ("{sign}")', clash
+        )
     if "cannot import picamera2" in text or "cannot import libcamera" in text:
-        return Check("camera", "fail", f"{spec} cannot be opened: picamera2 is missing",
-                     "on the Pi: 'sudo apt install python3-picamera2' and rerun the installer; "
-                     "elsewhere give --camera opencv:0 or images:DIR")
+        return Check(
+            "camera",
+            "fail",
+            f"{spec} cannot be opened: picamera2 is missing",
+            "on the Pi: 'sudo apt install python3-picamera2' and rerun the installer; "
+            "elsewhere give --camera opencv:0 or images:DIR",
+        )
     if opened:
-        return Check("camera", "fail", f"{spec} stopped giving frames ({text})",
-                     "check the camera cable, then restart the table ('sudo systemctl restart dicetable')")
+        return Check(
+            "camera",
+            "fail",
+            f"{spec} stopped giving frames ({text})",
+            "check the camera cable, then restart the table ('sudo systemctl restart dicetable')",
+        )
     if is_live(spec):
-        return Check("camera", "fail", f"{spec} cannot be opened ({text})",
-                     "check that the camera is plugged in (the Pi camera's ribbon cable, contacts the right way "
-                     "round), then reboot; 'rpicam-hello --list-cameras' lists the cameras the Pi sees")
+        return Check(
+            "camera",
+            "fail",
+            f"{spec} cannot be opened ({text})",
+            "check that the camera is plugged in (the Pi camera's ribbon cable, contacts the right way "
+            "round), then reboot; 'rpicam-hello --list-cameras' lists the cameras the Pi sees",
+        )
     return Check("camera", "fail", f"{spec} cannot be opened ({text})", f"give --camera one of: {SPECS}")
 
 

@@ -18,8 +18,13 @@ STATUSES = ("ok", "warning", "fail", "skipped")
 MODEL_FILES = (Path("/proc/device-tree/model"), Path("/sys/firmware/devicetree/base/model"))
 
 #: How the table's screen names a part (:meth:`Check.screen_line`).
-SCREEN_NAMES = {"camera": "Camera", "buttons": "Buttons", "gpio": "Buttons", "store": "Game store",
-                "reader": "Dice reader"}
+SCREEN_NAMES = {
+    "camera": "Camera",
+    "buttons": "Buttons",
+    "gpio": "Buttons",
+    "store": "Game store",
+    "reader": "Dice reader",
+}
 
 #: What the owner reruns to put the table's software back as it was installed.
 REINSTALL = "rerun the installer: cd into the dicetable folder, then 'sudo firmware_config/install.sh'"
@@ -79,8 +84,12 @@ def guarded(name: str, fn: Callable[..., Check], *args: Any, **kwargs: Any) -> C
         return fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - a check must never take the others down with it
         log.debug("check %s failed", name, exc_info=True)
-        return Check(name, "fail", f"the check itself broke ({type(exc).__name__}: {first_line(exc)})",
-                     "run 'dicetable doctor' again; if it stays, tell support this line")
+        return Check(
+            name,
+            "fail",
+            f"the check itself broke ({type(exc).__name__}: {first_line(exc)})",
+            "run 'dicetable doctor' again; if it stays, tell support this line",
+        )
 
 
 def first_line(exc: BaseException | str) -> str:

@@ -14,14 +14,16 @@ from typing import Any
 from table.doctor.check import REINSTALL, Check, first_line
 
 #: What to do when the user may not open the GPIO chip.
-GROUP_FIX = ("add the table's user to the 'gpio' group ('sudo usermod -a -G gpio $USER'), then log out and in "
-             "(the installer does this)")
+GROUP_FIX = (
+    "add the table's user to the 'gpio' group ('sudo usermod -a -G gpio $USER'), then log out and in "
+    "(the installer does this)"
+)
 
 
 def factory_name(factory: Any) -> str:
     """gpiozero's short name of a pin factory: ``lgpio``, ``rpigpio``, ``pigpio``, ``native``, ``mock``."""
     name = type(factory).__name__
-    return (name[:-len("Factory")] if name.endswith("Factory") else name).lower()
+    return (name[: -len("Factory")] if name.endswith("Factory") else name).lower()
 
 
 def default_factory() -> tuple[Any, bool]:
@@ -43,8 +45,9 @@ def default_factory() -> tuple[Any, bool]:
         return Device._default_pin_factory(), True  # what gpiozero picks at its first device
 
 
-def check_gpio(pins: str | Path | None, board: str | None, *, pin_factory: Any = None,
-               running: str | None = None) -> Check:
+def check_gpio(
+    pins: str | Path | None, board: str | None, *, pin_factory: Any = None, running: str | None = None
+) -> Check:
     """The pin factory and the pins of `pins` (default ``firmware_config/pins.toml``).
 
     Parameters
@@ -91,25 +94,41 @@ def _check_pins(pin_map: Any, factory: Any, board: str | None, running: str | No
     busy, why = [], ""
     for label, pin, is_button in wanted:
         try:
-            device = (Button(pin, pull_up=True, bounce_time=None, pin_factory=factory) if is_button
-                      else LED(pin, pin_factory=factory))
+            device = (
+                Button(pin, pull_up=True, bounce_time=None, pin_factory=factory)
+                if is_button
+                else LED(pin, pin_factory=factory)
+            )
         except Exception as exc:  # noqa: BLE001 - GPIOPinInUse, lgpio's 'GPIO busy', permission errors
             busy.append(f"GPIO{pin} ({label})")
             why = why or first_line(exc)
             continue
         device.close()
     if busy and running and len(busy) == len(wanted):
-        return Check("gpio", "ok", f"{name} pin factory; all {len(wanted)} pins in use by the running table "
-                                   f"({running})")
+        return Check(
+            "gpio", "ok", f"{name} pin factory; all {len(wanted)} pins in use by the running table ({running})"
+        )
     if busy:
         problem = gpio_problem(why, board, name="gpio")
-        return Check("gpio", "fail", f"{name} pin factory; {len(busy)} of {len(wanted)} pins cannot be opened: "
-                                     f"{', '.join(busy)} ({why})", problem.fix)
+        return Check(
+            "gpio",
+            "fail",
+            f"{name} pin factory; {len(busy)} of {len(wanted)} pins cannot be opened: {', '.join(busy)} ({why})",
+            problem.fix,
+        )
     if board is not None and "Pi 5" in board and name != "lgpio":
-        return Check("gpio", "warning", f"{name} pin factory on a {board}: only lgpio drives a Pi 5's pins",
-                     f"'sudo apt install python3-lgpio', then {REINSTALL}")
-    return Check("gpio", "ok", f"{name} pin factory; all {len(wanted)} pins of the pin map free "
-                               f"({len(pin_map.buttons)} buttons, {len(pin_map.leds)} LEDs)")
+        return Check(
+            "gpio",
+            "warning",
+            f"{name} pin factory on a {board}: only lgpio drives a Pi 5's pins",
+            f"'sudo apt install python3-lgpio', then {REINSTALL}",
+        )
+    return Check(
+        "gpio",
+        "ok",
+        f"{name} pin factory; all {len(wanted)} pins of the pin map free "
+        f"({len(pin_map.buttons)} buttons, {len(pin_map.leds)} LEDs)",
+    )
 
 
 def gpio_problem(exc: BaseException | str, board: str | None, *, name: str = "buttons") -> Check:
@@ -119,16 +138,30 @@ def gpio_problem(exc: BaseException | str, board: str | None, *, name: str = "bu
         return Check(name, "fail", f"gpiozero is missing ({text})", REINSTALL)
     if "pin factory" in text.lower() or ("lgpio" in text.lower() and "No module" in text):
         if board is None:
-            return Check(name, "skipped" if name == "gpio" else "fail",
-                         "not a Pi: no GPIO here" + (": skipped" if name == "gpio" else " for the buttons"),
-                         "" if name == "gpio" else "play with --no-buttons, and use the keyboard or the page")
-        return Check(name, "fail", f"no GPIO library works on this {board} ({text})",
-                     f"{REINSTALL} (it installs python3-lgpio and puts the user in the 'gpio' group), "
-                     "then log out and in")
+            return Check(
+                name,
+                "skipped" if name == "gpio" else "fail",
+                "not a Pi: no GPIO here" + (": skipped" if name == "gpio" else " for the buttons"),
+                "" if name == "gpio" else "play with --no-buttons, and use the keyboard or the page",
+            )
+        return Check(
+            name,
+            "fail",
+            f"no GPIO library works on this {board} ({text})",
+            f"{REINSTALL} (it installs python3-lgpio and puts the user in the 'gpio' group), then log out and in",
+        )
     if "ermission" in text or "EACCES" in text:
         return Check(name, "fail", f"the GPIO pins may not be opened by this user ({text})", GROUP_FIX)
     if "in use" in text or "busy" in text.lower():
-        return Check(name, "fail", f"another program holds the GPIO pins ({text})",
-                     "stop it (another dicetable: 'sudo systemctl stop dicetable'), or give --pins free pins")
-    return Check(name, "fail", f"the GPIO pins cannot be opened ({text})",
-                 "check the wiring against firmware_config/pins.toml; run 'dicetable doctor'")
+        return Check(
+            name,
+            "fail",
+            f"another program holds the GPIO pins ({text})",
+            "stop it (another dicetable: 'sudo systemctl stop dicetable'), or give --pins free pins",
+        )
+    return Check(
+        name,
+        "fail",
+        f"the GPIO pins cannot be opened ({text})",
+        "check the wiring against firmware_config/pins.toml; run 'dicetable doctor'",
+    )

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 import vision
-
 from table.doctor.check import Check
 
 #: The detector's probe and its recorded answer.
@@ -48,8 +47,9 @@ def _runtime(model: Any) -> str:
 def _retrain(stem: str) -> str:
     from vision._onnx import retrain_hint
 
-    return retrain_hint(stem, {"face_reader": "train_face", "pip_finder": "train_pips",
-                               "die_detector": "train_detector"}[stem])
+    return retrain_hint(
+        stem, {"face_reader": "train_face", "pip_finder": "train_pips", "die_detector": "train_detector"}[stem]
+    )
 
 
 def check_face_reader(model_path: str | Path | None = None) -> Check:
@@ -66,8 +66,13 @@ def check_face_reader(model_path: str | Path | None = None) -> Check:
     t0 = time.perf_counter()
     probs = reader.predict(crops)
     ms = (time.perf_counter() - t0) * 1000
-    wrong = [n for n, p in zip(names, probs) if n not in recorded or int(p.argmax()) != recorded[n]["top"]
-             or abs(float(p.max()) - recorded[n]["prob"]) > FACE_PROB_TOLERANCE]
+    wrong = [
+        n
+        for n, p in zip(names, probs)
+        if n not in recorded
+        or int(p.argmax()) != recorded[n]["top"]
+        or abs(float(p.max()) - recorded[n]["prob"]) > FACE_PROB_TOLERANCE
+    ]
     return _answer("face reader", "face_reader", reader, len(names), wrong, ms)
 
 
@@ -90,8 +95,11 @@ def check_pip_finder(model_path: str | Path | None = None) -> Check:
     for n, m in zip(names, maps):
         rec = recorded.get(n)
         pixels = int((m >= 0.5).sum())
-        if rec is None or sorted(layouts_on_map(m, DEFAULT_MARGIN)) != rec["layouts"] or abs(
-                pixels - rec["pip_pixels"]) > max(3, rec["pip_pixels"] // 20):
+        if (
+            rec is None
+            or sorted(layouts_on_map(m, DEFAULT_MARGIN)) != rec["layouts"]
+            or abs(pixels - rec["pip_pixels"]) > max(3, rec["pip_pixels"] // 20)
+        ):
             wrong.append(n)
     return _answer("pip finder", "pip_finder", finder, len(names), wrong, ms)
 
@@ -100,8 +108,11 @@ def detector_probe_image(render: dict[str, Any]) -> np.ndarray:
     """The detector's probe picture, (H, W, 3) uint8 BGR, from the recipe recorded in its JSON."""
     from vision.render import render_tray
 
-    return np.asarray(render_tray(render["values"], seed=int(render["seed"]), size=tuple(render["size"]),
-                                  noise=0, blur=0, jpeg=False).image)
+    return np.asarray(
+        render_tray(
+            render["values"], seed=int(render["seed"]), size=tuple(render["size"]), noise=0, blur=0, jpeg=False
+        ).image
+    )
 
 
 def check_detector(model_path: str | Path | None = None, probe: Path = DETECTOR_PROBE) -> Check:
@@ -115,8 +126,12 @@ def check_detector(model_path: str | Path | None = None, probe: Path = DETECTOR_
     try:
         rec = json.loads(Path(probe).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return Check("die detector", "fail", f"its probe {str(probe)!r} is unreadable ({exc})",
-                     "reinstall dicetable to get the file back")
+        return Check(
+            "die detector",
+            "fail",
+            f"its probe {str(probe)!r} is unreadable ({exc})",
+            "reinstall dicetable to get the file back",
+        )
     image = detector_probe_image(rec["render"])
     t0 = time.perf_counter()
     found = detector.detect(image)
@@ -136,8 +151,12 @@ def check_detector(model_path: str | Path | None = None, probe: Path = DETECTOR_
 def _answer(name: str, stem: str, model: Any, n: int, wrong: list[str], ms: float, unit: str = "probes") -> Check:
     where = f"({_runtime(model)}, {ms:.0f} ms)"
     if wrong:
-        return Check(name, "fail", f"loads {where} but {len(wrong)} of {n} {unit} differ from the recorded "
-                                   f"answers: {', '.join(wrong[:4])}", _retrain(stem))
+        return Check(
+            name,
+            "fail",
+            f"loads {where} but {len(wrong)} of {n} {unit} differ from the recorded answers: {', '.join(wrong[:4])}",
+            _retrain(stem),
+        )
     return Check(name, "ok", f"{n} {unit} as recorded {where}")
 
 
@@ -147,10 +166,14 @@ def record_detector_probe(probe: Path = DETECTOR_PROBE) -> dict[str, Any]:
 
     render = {"values": [1, 2, 3, 4, 5], "seed": 2, "size": [640, 480]}
     found = DieDetector().detect(detector_probe_image(render))
-    data = {"what": "the die detector's answer on one rendered tray, checked by 'dicetable doctor' "
-                    "(table/doctor/models.py); boxes are (x, y, w, h) px",
-            "command": "python -m table.doctor.models --record",
-            "render": render, "boxes": [list(d.box) for d in found], "scores": [round(d.score, 4) for d in found]}
+    data = {
+        "what": "the die detector's answer on one rendered tray, checked by 'dicetable doctor' "
+        "(table/doctor/models.py); boxes are (x, y, w, h) px",
+        "command": "python -m table.doctor.models --record",
+        "render": render,
+        "boxes": [list(d.box) for d in found],
+        "scores": [round(d.score, 4) for d in found],
+    }
     lines = ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in data.items())
     Path(probe).write_text("{\n" + lines + "\n}\n", encoding="utf-8")
     return data

@@ -20,8 +20,10 @@ AUTOSTART_FILES = (".config/labwc/autostart", ".config/wayfire.ini")
 #: What the installer's autostart line starts.
 KIOSK_SCRIPT = "kiosk.sh"
 
-START_FIX = ("start the table: 'sudo systemctl start dicetable'; if it stops again, its log says why: "
-             "'journalctl -u dicetable -e'")
+START_FIX = (
+    "start the table: 'sudo systemctl start dicetable'; if it stops again, its log says why: "
+    "'journalctl -u dicetable -e'"
+)
 
 
 def check_page(url: str = DEFAULT_URL) -> Check:
@@ -30,8 +32,12 @@ def check_page(url: str = DEFAULT_URL) -> Check:
         with urllib.request.urlopen(url, timeout=PAGE_TIMEOUT_S) as r:
             body = r.read(4096)
     except urllib.error.HTTPError as exc:
-        return Check("page", "fail", f"{url} answers HTTP {exc.code} ({exc.reason})",
-                     "restart the table: 'sudo systemctl restart dicetable'")
+        return Check(
+            "page",
+            "fail",
+            f"{url} answers HTTP {exc.code} ({exc.reason})",
+            "restart the table: 'sudo systemctl restart dicetable'",
+        )
     except urllib.error.URLError as exc:
         return Check("page", "fail", f"nothing answers at {url} ({first_line(str(exc.reason))})", START_FIX)
     except (OSError, ValueError) as exc:  # a timeout, or a malformed --url
@@ -72,5 +78,9 @@ def check_kiosk(home: Path | None, board: str | None) -> Check:
     if board is None and not seen:
         return Check("kiosk", "skipped", "not a Pi: skipped (no labwc or wayfire autostart)")
     where = ", ".join(f"~/{r}" for r in seen) or "no autostart file"
-    return Check("kiosk", "fail" if board is not None else "warning",
-                 f"the kiosk is not started at login ({where} in {home} has no {KIOSK_SCRIPT} line)", REINSTALL)
+    return Check(
+        "kiosk",
+        "fail" if board is not None else "warning",
+        f"the kiosk is not started at login ({where} in {home} has no {KIOSK_SCRIPT} line)",
+        REINSTALL,
+    )

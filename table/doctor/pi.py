@@ -22,8 +22,10 @@ THROTTLE_BITS = {0: "under-voltage", 1: "the CPU clock capped", 2: "throttled", 
 #: at 80 and stop the clock at 85.
 HOT_C = 80.0
 
-POWER_FIX = ("use the official power supply (5.1 V: 15 W for a Pi 4, 27 W for a Pi 5) and a short cable; "
-             "give the Pi a heatsink or fan if it runs hot")
+POWER_FIX = (
+    "use the official power supply (5.1 V: 15 W for a Pi 4, 27 W for a Pi 5) and a short cable; "
+    "give the Pi a heatsink or fan if it runs hot"
+)
 
 
 def run_tool(*argv: str) -> tuple[int, str] | None:
@@ -46,16 +48,19 @@ def check_power() -> Check:
     status, text = out
     m = re.search(r"throttled=(0x[0-9a-fA-F]+|\d+)", text)
     if status != 0 or m is None:
-        return Check("power", "warning", f"'vcgencmd get_throttled' did not answer ({first_line(text) or status})",
-                     "add the user to the 'video' group (the installer does), then log out and in")
+        return Check(
+            "power",
+            "warning",
+            f"'vcgencmd get_throttled' did not answer ({first_line(text) or status})",
+            "add the user to the 'video' group (the installer does), then log out and in",
+        )
     bits = int(m.group(1), 0)
     now = [name for b, name in THROTTLE_BITS.items() if bits & (1 << b)]
     before = [name for b, name in THROTTLE_BITS.items() if bits & (1 << (b + 16))]
     if now:
         return Check("power", "fail", f"{', '.join(now)} now (throttled={m.group(1)})", POWER_FIX)
     if before:
-        return Check("power", "warning", f"{', '.join(before)} since boot, not now (throttled={m.group(1)})",
-                     POWER_FIX)
+        return Check("power", "warning", f"{', '.join(before)} since boot, not now (throttled={m.group(1)})", POWER_FIX)
     return Check("power", "ok", f"no under-voltage or throttling since boot (throttled={m.group(1)})")
 
 
@@ -67,13 +72,20 @@ def check_temperature() -> Check:
     status, text = out
     m = re.search(r"temp=([-0-9.]+)", text)
     if status != 0 or m is None:
-        return Check("temperature", "warning", f"'vcgencmd measure_temp' did not answer "
-                                               f"({first_line(text) or status})",
-                     "add the user to the 'video' group (the installer does), then log out and in")
+        return Check(
+            "temperature",
+            "warning",
+            f"'vcgencmd measure_temp' did not answer ({first_line(text) or status})",
+            "add the user to the 'video' group (the installer does), then log out and in",
+        )
     temp = float(m.group(1))
     if temp >= HOT_C:
-        return Check("temperature", "warning", f"CPU at {temp:.1f} C (it slows down from {HOT_C:.0f} C)",
-                     "give the Pi a heatsink or fan (the Pi 5's Active Cooler), and air around the case")
+        return Check(
+            "temperature",
+            "warning",
+            f"CPU at {temp:.1f} C (it slows down from {HOT_C:.0f} C)",
+            "give the Pi a heatsink or fan (the Pi 5's Active Cooler), and air around the case",
+        )
     return Check("temperature", "ok", f"CPU at {temp:.1f} C")
 
 
@@ -88,6 +100,9 @@ def check_clock() -> Check:
         return Check("clock", "skipped", f"timedatectl cannot tell ({first_line(text) or status}): skipped")
     if m.group(1) == "yes":
         return Check("clock", "ok", "synchronised from the network")
-    return Check("clock", "warning", "not synchronised: the Pi has no battery clock, so game times may be wrong",
-                 "connect the Pi to a network (Wi-Fi or cable) for a minute; "
-                 "'sudo systemctl restart systemd-timesyncd'")
+    return Check(
+        "clock",
+        "warning",
+        "not synchronised: the Pi has no battery clock, so game times may be wrong",
+        "connect the Pi to a network (Wi-Fi or cable) for a minute; 'sudo systemctl restart systemd-timesyncd'",
+    )

@@ -48,8 +48,9 @@ class Options:
     home: Path | None = None
 
 
-def run_checks(options: Options, *, board: str | None = AUTO, pin_factory: Any = None,
-               opener: Callable[..., Any] | None = None) -> list[Check]:
+def run_checks(
+    options: Options, *, board: str | None = AUTO, pin_factory: Any = None, opener: Callable[..., Any] | None = None
+) -> list[Check]:
     """Every check's answer, in the order they are printed; never raises for a check that breaks.
 
     `board` (the Pi's model, None off a Pi; found out by default), `pin_factory` (gpiozero's) and
@@ -69,8 +70,11 @@ def run_checks(options: Options, *, board: str | None = AUTO, pin_factory: Any =
     except Exception:  # noqa: BLE001 - the profile check says why
         prof = None
     spec = options.camera or (prof.camera.source if prof is not None else "picamera2")
-    checks = [guarded("python", versions.check_python), guarded("libraries", versions.check_libraries),
-              guarded("picamera2", versions.check_camera_libraries, board)]
+    checks = [
+        guarded("python", versions.check_python),
+        guarded("libraries", versions.check_libraries),
+        guarded("picamera2", versions.check_camera_libraries, board),
+    ]
     frame = None
     if spec.strip().lower() == NO_CAMERA:
         checks.append(Check("camera", "skipped", "no camera given (--camera none): skipped"))
@@ -85,11 +89,17 @@ def run_checks(options: Options, *, board: str | None = AUTO, pin_factory: Any =
     checks.append(guarded("profile", profile.check_profile, options.profile, options.profiles_dir, camera_spec))
     checks.append(guarded("markers", profile.check_markers, prof, frame, spec))
     checks.append(guarded("gpio", gpio.check_gpio, options.pins, board, pin_factory=pin_factory, running=running))
-    checks += [guarded("face reader", models.check_face_reader), guarded("pip finder", models.check_pip_finder),
-               guarded("die detector", models.check_detector)]
+    checks += [
+        guarded("face reader", models.check_face_reader),
+        guarded("pip finder", models.check_pip_finder),
+        guarded("die detector", models.check_detector),
+    ]
     checks.append(guarded("store", store.check_store, db, running))
-    checks += [guarded("power", pi.check_power), guarded("temperature", pi.check_temperature),
-               guarded("clock", pi.check_clock)]
+    checks += [
+        guarded("power", pi.check_power),
+        guarded("temperature", pi.check_temperature),
+        guarded("clock", pi.check_clock),
+    ]
     checks += [guarded("page", page.check_page, options.url), guarded("kiosk", page.check_kiosk, options.home, board)]
     return checks
 

@@ -48,13 +48,25 @@ def check_store(db: str | Path, running: str | None = None) -> Check:
         folder = existing_folder(db)
         free = _free_mb(folder)
         if not os.access(folder, os.W_OK | os.X_OK):
-            return Check("store", "fail", f"no store yet at {db}, and it cannot be made there: {folder} is not "
-                                          "writable", _fix_owner(folder))
-        return _with_space(Check("store", "ok", f"no store yet at {db}: ok (made at the first game; "
-                                                f"{_space(free)})"), free, folder)
+            return Check(
+                "store",
+                "fail",
+                f"no store yet at {db}, and it cannot be made there: {folder} is not writable",
+                _fix_owner(folder),
+            )
+        return _with_space(
+            Check("store", "ok", f"no store yet at {db}: ok (made at the first game; {_space(free)})"), free, folder
+        )
     if db.is_file() and db.stat().st_size == 0:
-        return _with_space(Check("store", "ok", f"{db} is empty: ok (the store is made in it at the first "
-                                                f"game; {_space(_free_mb(db.parent))})"), _free_mb(db.parent), db)
+        return _with_space(
+            Check(
+                "store",
+                "ok",
+                f"{db} is empty: ok (the store is made in it at the first game; {_space(_free_mb(db.parent))})",
+            ),
+            _free_mb(db.parent),
+            db,
+        )
     try:
         with open_store(db, readonly=True) as store:
             games = len(store.games())
@@ -62,30 +74,53 @@ def check_store(db: str | Path, running: str | None = None) -> Check:
     except NotAStoreError as exc:
         return Check("store", "fail", first_line(exc), "give --db the table's store, or leave --db out")
     except StoreCorruptError as exc:
-        return Check("store", "fail", first_line(exc), "restart the table ('sudo systemctl restart dicetable'): "
-                                                       "it moves a damaged store aside and starts a new one")
+        return Check(
+            "store",
+            "fail",
+            first_line(exc),
+            "restart the table ('sudo systemctl restart dicetable'): "
+            "it moves a damaged store aside and starts a new one",
+        )
     except StoreError as exc:
         return store_problem(db, exc)
     if result != [("ok",)]:
-        return Check("store", "fail", f"{db} failed SQLite's integrity check: {result[0][0]}",
-                     "restart the table ('sudo systemctl restart dicetable'): it moves a damaged store aside "
-                     "and starts a new one")
+        return Check(
+            "store",
+            "fail",
+            f"{db} failed SQLite's integrity check: {result[0][0]}",
+            "restart the table ('sudo systemctl restart dicetable'): it moves a damaged store aside "
+            "and starts a new one",
+        )
     unwritable = [p for p in (db, db.parent) if not os.access(p, os.W_OK)]
     if unwritable:
-        return Check("store", "fail", f"{db} ({games} games, integrity ok) is not writable: "
-                                      f"{', '.join(map(str, unwritable))}", _fix_owner(db.parent))
+        return Check(
+            "store",
+            "fail",
+            f"{db} ({games} games, integrity ok) is not writable: {', '.join(map(str, unwritable))}",
+            _fix_owner(db.parent),
+        )
     free = _free_mb(db.parent)
     held = f"; in use by the running table ({running})" if running else ""
-    return _with_space(Check("store", "ok", f"{db}: {games} game{'s' if games != 1 else ''}, integrity ok, "
-                                            f"writable, {_space(free)}{held}"), free, db.parent)
+    return _with_space(
+        Check(
+            "store",
+            "ok",
+            f"{db}: {games} game{'s' if games != 1 else ''}, integrity ok, writable, {_space(free)}{held}",
+        ),
+        free,
+        db.parent,
+    )
 
 
 def _with_space(check: Check, free_mb: float, where: Path) -> Check:
     if free_mb >= LOW_SPACE_MB:
         return check
-    return Check(check.name, "warning", f"{check.detail}; only {free_mb:.0f} MB free on its disk "
-                                        f"(under {LOW_SPACE_MB} MB)",
-                 f"free some space on the disk of {where} (old photos, 'sudo journalctl --vacuum-size=100M')")
+    return Check(
+        check.name,
+        "warning",
+        f"{check.detail}; only {free_mb:.0f} MB free on its disk (under {LOW_SPACE_MB} MB)",
+        f"free some space on the disk of {where} (old photos, 'sudo journalctl --vacuum-size=100M')",
+    )
 
 
 def store_problem(db: str | Path, exc: BaseException | str) -> Check:
@@ -93,13 +128,27 @@ def store_problem(db: str | Path, exc: BaseException | str) -> Check:
     text = first_line(exc)
     low = text.lower()
     if "in use by" in low:
-        return Check("store", "fail", text, "stop the other dicetable first ('sudo systemctl stop dicetable', "
-                                            "or Ctrl-C where it runs), or give another --db")
+        return Check(
+            "store",
+            "fail",
+            text,
+            "stop the other dicetable first ('sudo systemctl stop dicetable', "
+            "or Ctrl-C where it runs), or give another --db",
+        )
     if "permission" in low or "read-only" in low or "readonly" in low or "not writable" in low:
-        return Check("store", "fail", f"cannot be written ({text})",
-                     _fix_owner(existing_folder(Path(db)) if not Path(db).exists() else Path(db).parent))
+        return Check(
+            "store",
+            "fail",
+            f"cannot be written ({text})",
+            _fix_owner(existing_folder(Path(db)) if not Path(db).exists() else Path(db).parent),
+        )
     if "no space" in low or "disk is full" in low or "database or disk is full" in low:
-        return Check("store", "fail", f"its disk is full ({text})",
-                     "free some space ('sudo journalctl --vacuum-size=100M', old files), then restart the table")
-    return Check("store", "fail", f"cannot be used ({text})",
-                 "run 'dicetable doctor'; give --db another path to play meanwhile")
+        return Check(
+            "store",
+            "fail",
+            f"its disk is full ({text})",
+            "free some space ('sudo journalctl --vacuum-size=100M', old files), then restart the table",
+        )
+    return Check(
+        "store", "fail", f"cannot be used ({text})", "run 'dicetable doctor'; give --db another path to play meanwhile"
+    )

@@ -23,8 +23,13 @@ from table.doctor.check import REINSTALL, Check, first_line
 SYSTEM_SITE = Path("/usr/lib/python3/dist-packages")
 
 #: Words in an import error that mean a C extension was built against another numpy.
-CLASH_SIGNS = ("numpy.dtype size changed", "numpy.core.multiarray failed to import", "_ARRAY_API not found",
-               "compiled using NumPy 1.x cannot be run in", "numpy.core._multiarray_umath failed to import")
+CLASH_SIGNS = (
+    "numpy.dtype size changed",
+    "numpy.core.multiarray failed to import",
+    "_ARRAY_API not found",
+    "compiled using NumPy 1.x cannot be run in",
+    "numpy.core._multiarray_umath failed to import",
+)
 
 #: Seconds the child Python may take to import picamera2 (about 2 s on a Pi 4).
 IMPORT_TIMEOUT_S = 60.0
@@ -50,8 +55,11 @@ def check_libraries() -> Check:
     if system:
         found.append(f"the system's numpy {system}")
     if broken:
-        fix = "onnxruntime is optional (OpenCV's dnn runs the networks, slower); " if broken[0].startswith(
-            "onnxruntime") and len(broken) == 1 else ""
+        fix = (
+            "onnxruntime is optional (OpenCV's dnn runs the networks, slower); "
+            if broken[0].startswith("onnxruntime") and len(broken) == 1
+            else ""
+        )
         return Check("libraries", "warning" if fix else "fail", "; ".join(broken + found), fix + REINSTALL)
     return Check("libraries", "ok", ", ".join(found))
 
@@ -82,8 +90,10 @@ def clash_fix(error: str, venv_numpy: str | None = None, system_numpy: str | Non
         except Exception:  # noqa: BLE001 - numpy itself broken: the clash text still holds
             venv_numpy = "?"
     system_numpy = system_numpy or system_numpy_version() or "?"
-    return (f"the venv has numpy {venv_numpy} in front of the system's numpy {system_numpy}, which the Pi's "
-            f"camera libraries were built for: {REINSTALL} (it keeps the system's numpy)")
+    return (
+        f"the venv has numpy {venv_numpy} in front of the system's numpy {system_numpy}, which the Pi's "
+        f"camera libraries were built for: {REINSTALL} (it keeps the system's numpy)"
+    )
 
 
 def import_error(modules: tuple[str, ...], env: dict[str, str] | None = None) -> str | None:
@@ -97,8 +107,13 @@ def import_error(modules: tuple[str, ...], env: dict[str, str] | None = None) ->
         If the import takes longer than :data:`IMPORT_TIMEOUT_S`.
     """
     code = "".join(f"import {m}\n" for m in modules)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=IMPORT_TIMEOUT_S,
-                          env=dict(os.environ) if env is None else env)
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=IMPORT_TIMEOUT_S,
+        env=dict(os.environ) if env is None else env,
+    )
     if done.returncode == 0:
         return None
     return first_line(done.stderr) or f"the import ended with status {done.returncode}"
@@ -127,9 +142,14 @@ def check_camera_libraries(board: str | None, env: dict[str, str] | None = None)
         return Check("picamera2", "fail", f"{where} does not import: {error}", fix)
     missing = error.startswith(("ModuleNotFoundError", "No module named")) or "No module named" in error
     if missing and board is None:
-        return Check("picamera2", "skipped", "not a Pi: skipped (no picamera2 here; use --camera opencv:0 "
-                                             "or images:DIR)")
+        return Check(
+            "picamera2", "skipped", "not a Pi: skipped (no picamera2 here; use --camera opencv:0 or images:DIR)"
+        )
     if missing:
-        return Check("picamera2", "fail", f"{where} is not installed ({error})",
-                     f"'sudo apt install python3-picamera2', then {REINSTALL}")
+        return Check(
+            "picamera2",
+            "fail",
+            f"{where} is not installed ({error})",
+            f"'sudo apt install python3-picamera2', then {REINSTALL}",
+        )
     return Check("picamera2", "fail", f"{where} does not import: {error}", REINSTALL)

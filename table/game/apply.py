@@ -89,13 +89,9 @@ def apply(state: GameState | None, event: Event) -> GameState:
             raise IllegalCommandError("this game has already started; start a new game instead")
         return _start(event)
     if state is None:
-        raise IllegalCommandError(
-            f"no game started yet; the first event must be a game start, got {event.kind!r}"
-        )
+        raise IllegalCommandError(f"no game started yet; the first event must be a game start, got {event.kind!r}")
     if state.ended is not None:
-        raise IllegalCommandError(
-            f"the game has ended ({state.ended.value}); start a new game to play on"
-        )
+        raise IllegalCommandError(f"the game has ended ({state.ended.value}); start a new game to play on")
     handler = _HANDLERS.get(type(event))
     if handler is None:
         raise EventError(f"not a game event: {event!r}")
@@ -112,20 +108,15 @@ def fold(events: Iterable[Event], state: GameState | None = None) -> GameState |
 
 def _check_names(players: tuple[str, ...], least: int) -> None:
     if not least <= len(players) <= MAX_PLAYERS:
-        raise InvalidCommandError(
-            f"{len(players)} players given; a table takes {least} to {MAX_PLAYERS} players"
-        )
+        raise InvalidCommandError(f"{len(players)} players given; a table takes {least} to {MAX_PLAYERS} players")
     seen: set[str] = set()
     for name in players:
         if not name.strip() or name != name.strip() or len(name) > MAX_NAME_LEN:
             raise InvalidCommandError(
-                f"player name {name!r} cannot be used; give 1-{MAX_NAME_LEN} characters "
-                "without spaces at either end"
+                f"player name {name!r} cannot be used; give 1-{MAX_NAME_LEN} characters without spaces at either end"
             )
         if name.casefold() in seen:
-            raise InvalidCommandError(
-                f"two players are called {name!r}; give each player a different name"
-            )
+            raise InvalidCommandError(f"two players are called {name!r}; give each player a different name")
         seen.add(name.casefold())
 
 
@@ -134,36 +125,51 @@ def _start(e: GameStarted) -> GameState:
         _check_names(e.players, 0)
         if e.ruleset or e.timer_s is not None or any(e.bots):
             raise InvalidCommandError("free-roll mode has no ruleset, no turn timer and no bots")
-        return GameState(mode=e.mode, ruleset="", joker=e.joker, players=e.players,
-                         first_player=0, timer_s=None, cards=(), turn=Turn(player=0),
-                         started_at=e.at, last_at=e.at, events=1)
+        return GameState(
+            mode=e.mode,
+            ruleset="",
+            joker=e.joker,
+            players=e.players,
+            first_player=0,
+            timer_s=None,
+            cards=(),
+            turn=Turn(player=0),
+            started_at=e.at,
+            last_at=e.at,
+            events=1,
+        )
     rs = find_ruleset(e.ruleset)
     if e.joker not in JOKER_VARIANTS:
-        raise InvalidCommandError(
-            f"unknown joker variant {e.joker!r}; choose one of {', '.join(JOKER_VARIANTS)}"
-        )
+        raise InvalidCommandError(f"unknown joker variant {e.joker!r}; choose one of {', '.join(JOKER_VARIANTS)}")
     _check_names(e.players, 1)
     if not 0 <= e.first_player < len(e.players):
-        raise InvalidCommandError(
-            f"starting player {e.first_player} does not exist; give 0 to {len(e.players) - 1}"
-        )
+        raise InvalidCommandError(f"starting player {e.first_player} does not exist; give 0 to {len(e.players) - 1}")
     if e.timer_s is not None and e.timer_s not in TIMER_CHOICES:
         raise InvalidCommandError(
             f"turn timer {e.timer_s!r} s is not offered; choose one of "
             f"{', '.join(map(str, TIMER_CHOICES))} s, or no timer"
         )
-    if e.bots and (len(e.bots) != len(e.players) or not all(
-            b == "" or (b.isidentifier() and b.islower()) for b in e.bots)):
+    if e.bots and (
+        len(e.bots) != len(e.players) or not all(b == "" or (b.isidentifier() and b.islower()) for b in e.bots)
+    ):
         raise InvalidCommandError(
             f"bots {list(e.bots)} do not fit {len(e.players)} player(s); give one entry per seat, "
             "'' for a person or a bot level such as 'optimal'"
         )
-    return GameState(mode=e.mode, ruleset=rs.id, joker=e.joker, players=e.players,
-                     first_player=e.first_player, timer_s=e.timer_s,
-                     bots=tuple(e.bots) if any(e.bots) else (),
-                     cards=tuple(Card.empty() for _ in e.players),
-                     turn=Turn(player=e.first_player, started_at=e.at),
-                     started_at=e.at, last_at=e.at, events=1)
+    return GameState(
+        mode=e.mode,
+        ruleset=rs.id,
+        joker=e.joker,
+        players=e.players,
+        first_player=e.first_player,
+        timer_s=e.timer_s,
+        bots=tuple(e.bots) if any(e.bots) else (),
+        cards=tuple(Card.empty() for _ in e.players),
+        turn=Turn(player=e.first_player, started_at=e.at),
+        started_at=e.at,
+        last_at=e.at,
+        events=1,
+    )
 
 
 def _turn(state: GameState) -> Turn:
@@ -184,17 +190,14 @@ def _dice_read(state: GameState, e: DiceRead) -> GameState:
         if not 1 <= len(values) <= MAX_FREE_DICE or any(
             isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 6 for v in values
         ):
-            raise InvalidCommandError(
-                f"free roll {list(values)} cannot be used; give 1 to {MAX_FREE_DICE} faces 1-6"
-            )
+            raise InvalidCommandError(f"free roll {list(values)} cannot be used; give 1 to {MAX_FREE_DICE} faces 1-6")
         if e.roll != 1:
             raise InvalidCommandError(f"free rolls are not numbered; give roll 1, not {e.roll}")
         return _replace(state, rolls=state.rolls + (FreeRoll(values, e.at),), previous=state)
     dice = check_dice(e.values)
     if turn.roll >= MAX_ROLLS:
         raise IllegalCommandError(
-            f"{state.players[turn.player]} has already rolled {MAX_ROLLS} times this turn; "
-            "choose a box to score"
+            f"{state.players[turn.player]} has already rolled {MAX_ROLLS} times this turn; choose a box to score"
         )
     if e.roll != turn.roll + 1:
         raise IllegalCommandError(
@@ -219,9 +222,7 @@ def _holds_changed(state: GameState, e: HoldsChanged) -> GameState:
     if turn.roll == 0:
         raise IllegalCommandError("nothing to hold yet; roll the dice first")
     if turn.roll >= MAX_ROLLS:
-        raise IllegalCommandError(
-            f"no re-roll is left after roll {MAX_ROLLS}, so holds do not matter; choose a box"
-        )
+        raise IllegalCommandError(f"no re-roll is left after roll {MAX_ROLLS}, so holds do not matter; choose a box")
     return _replace(state, turn=_replace(turn, holds=tuple(e.holds)), previous=state)
 
 
@@ -236,9 +237,7 @@ def _die_corrected(state: GameState, e: DieCorrected) -> GameState:
             raise IllegalCommandError("nothing to correct yet; roll the dice first")
         current = turn.dice
     if not 0 <= e.die < len(current):
-        raise InvalidCommandError(
-            f"die {e.die} does not exist; the last read has dice 0 to {len(current) - 1}"
-        )
+        raise InvalidCommandError(f"die {e.die} does not exist; the last read has dice 0 to {len(current) - 1}")
     if isinstance(e.value, bool) or not 1 <= e.value <= 6:
         raise InvalidCommandError(f"face {e.value!r} is impossible on a d6; give 1-6")
     if not e.by.strip():
@@ -247,7 +246,7 @@ def _die_corrected(state: GameState, e: DieCorrected) -> GameState:
         raise EventError(f"correction says die {e.die} was {e.was}, but it shows {current[e.die]}")
     if e.value == e.was:
         raise IllegalCommandError(f"die {e.die} already shows {e.value}; nothing to correct")
-    values = current[: e.die] + (e.value,) + current[e.die + 1:]
+    values = current[: e.die] + (e.value,) + current[e.die + 1 :]
     if state.mode is GameMode.FREE_ROLL:
         last = _replace(state.rolls[-1], values=values)
         return _replace(state, rolls=state.rolls[:-1] + (last,), previous=state)
@@ -260,9 +259,7 @@ def _box_scored(state: GameState, e: BoxScored) -> GameState:
     if state.mode is not GameMode.SCORECARD:
         raise IllegalCommandError("free-roll mode has no scorecard to write in")
     if turn.roll == 0:
-        raise IllegalCommandError(
-            f"{state.players[turn.player]} has not rolled yet; roll before choosing a box"
-        )
+        raise IllegalCommandError(f"{state.players[turn.player]} has not rolled yet; roll before choosing a box")
     if e.player != turn.player or tuple(e.dice) != turn.dice or e.roll != turn.roll:
         raise EventError(
             f"box event for player {e.player}, dice {list(e.dice)}, roll {e.roll} does not "
@@ -270,9 +267,7 @@ def _box_scored(state: GameState, e: BoxScored) -> GameState:
         )
     rs = find_ruleset(state.ruleset)
     if e.box not in rs.boxes:
-        raise InvalidCommandError(
-            f"{rs.id} has no box {e.box!r}; its boxes are {', '.join(rs.boxes)}"
-        )
+        raise InvalidCommandError(f"{rs.id} has no box {e.box!r}; its boxes are {', '.join(rs.boxes)}")
     card = state.cards[turn.player]
     options = score_options(rs, turn.dice, card, roll=turn.roll, joker=state.joker)
     if e.box not in options:
@@ -288,12 +283,10 @@ def _box_scored(state: GameState, e: BoxScored) -> GameState:
             f"but the rules give {options[e.box]} (+{bonus})"
         )
     new_card = place(rs, card, turn.dice, e.box, roll=turn.roll, joker=state.joker)
-    cards = state.cards[: turn.player] + (new_card,) + state.cards[turn.player + 1:]
-    history = state.history + (ScoredTurn(turn.player, e.box, turn.dice, turn.roll, e.points,
-                                          bonus, e.cause, e.at),)
+    cards = state.cards[: turn.player] + (new_card,) + state.cards[turn.player + 1 :]
+    history = state.history + (ScoredTurn(turn.player, e.box, turn.dice, turn.roll, e.points, bonus, e.cause, e.at),)
     if all(is_full(rs, c) for c in cards):
-        return _replace(state, cards=cards, history=history, turn=None,
-                        ended=EndReason.FINISHED, previous=state)
+        return _replace(state, cards=cards, history=history, turn=None, ended=EndReason.FINISHED, previous=state)
     nxt = Turn(player=(turn.player + 1) % len(state.players), started_at=e.at)
     return _replace(state, cards=cards, history=history, turn=nxt, previous=state)
 
@@ -318,13 +311,11 @@ def _timer_expired(state: GameState, e: TimerExpired) -> GameState:
         )
     if e.at < turn.started_at + state.timer_s:
         raise IllegalCommandError(
-            f"the {state.timer_s} s timer has not run out: {e.at - turn.started_at:.1f} s since "
-            "the turn started"
+            f"the {state.timer_s} s timer has not run out: {e.at - turn.started_at:.1f} s since the turn started"
         )
     if e.rolled:
         return state  # the BoxScored(cause="timer") that follows does the work
-    return _replace(state, turn=_replace(turn, started_at=e.at,
-                                         timer_warnings=turn.timer_warnings + 1))
+    return _replace(state, turn=_replace(turn, started_at=e.at, timer_warnings=turn.timer_warnings + 1))
 
 
 def _game_ended(state: GameState, e: GameEnded) -> GameState:

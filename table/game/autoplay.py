@@ -38,8 +38,9 @@ def _dice(rng: RandomSource, n: int) -> tuple[int, ...]:
     return tuple(rng.randint(1, 6) for _ in range(n))
 
 
-def random_command(state: GameState, rng: RandomSource, at: float, *,
-                   p_undo: float = 0.03, p_correct: float = 0.03) -> Command:
+def random_command(
+    state: GameState, rng: RandomSource, at: float, *, p_undo: float = 0.03, p_correct: float = 0.03
+) -> Command:
     """A command the rules allow in ``state`` (which must not have ended).
 
     Parameters
@@ -86,8 +87,7 @@ def random_command(state: GameState, rng: RandomSource, at: float, *,
         if free:
             return Reroll(at, _dice(rng, free))
     rs = find_ruleset(state.ruleset)
-    options = score_options(rs, turn.dice, state.cards[turn.player], roll=turn.roll,
-                            joker=state.joker)
+    options = score_options(rs, turn.dice, state.cards[turn.player], roll=turn.roll, joker=state.joker)
     boxes = list(options)
     if rng.random() < 0.5:  # often take the best box, sometimes any legal one
         return ScoreBox(at, max(boxes, key=lambda b: options[b]))

@@ -136,17 +136,14 @@ class EndGame:
     by: str = ""
 
 
-Command = (StartGame | ReadDice | SetHold | SetHolds | Reroll | ScoreBox | CorrectDie | Undo
-           | ExpireTimer | EndGame)
+Command = StartGame | ReadDice | SetHold | SetHolds | Reroll | ScoreBox | CorrectDie | Undo | ExpireTimer | EndGame
 
 
 def _running(state: GameState | None) -> tuple[GameState, Turn]:
     if state is None:
         raise IllegalCommandError("no game started yet; start a game first")
     if state.turn is None:
-        raise IllegalCommandError(
-            f"the game has ended ({state.ended.value if state.ended else '?'}); start a new game"
-        )
+        raise IllegalCommandError(f"the game has ended ({state.ended.value if state.ended else '?'}); start a new game")
     return state, state.turn
 
 
@@ -162,8 +159,7 @@ def best_box(state: GameState) -> tuple[str, int]:
     if state.mode is not GameMode.SCORECARD or turn.roll == 0:
         raise IllegalCommandError("no dice to score yet")
     rs = find_ruleset(state.ruleset)
-    options = score_options(rs, turn.dice, state.cards[turn.player], roll=turn.roll,
-                            joker=state.joker)
+    options = score_options(rs, turn.dice, state.cards[turn.player], roll=turn.roll, joker=state.joker)
     box = max(options, key=lambda b: (options[b], -rs.boxes.index(b)))
     return box, options[box]
 
@@ -178,15 +174,32 @@ def _scored(state: GameState, turn: Turn, at: float, box: str, cause: ScoreCause
         options = score_options(rs, turn.dice, card, roll=turn.roll, joker=state.joker)
         points = options.get(box, 0)
     bonus = yahtzee_bonus_for(rs, turn.dice, card) if turn.roll else 0
-    return BoxScored(at=at, player=turn.player, box=box, dice=turn.dice, roll=turn.roll,
-                     points=points, yahtzee_bonus=bonus, cause=cause)
+    return BoxScored(
+        at=at,
+        player=turn.player,
+        box=box,
+        dice=turn.dice,
+        roll=turn.roll,
+        points=points,
+        yahtzee_bonus=bonus,
+        cause=cause,
+    )
 
 
 def _events_for(state: GameState | None, c: Command) -> tuple[Event, ...]:
     if isinstance(c, StartGame):
-        return (GameStarted(at=c.at, ruleset=c.ruleset, joker=c.joker, players=tuple(c.players),
-                            first_player=c.first_player, timer_s=c.timer_s, mode=c.mode,
-                            bots=tuple(c.bots)),)
+        return (
+            GameStarted(
+                at=c.at,
+                ruleset=c.ruleset,
+                joker=c.joker,
+                players=tuple(c.players),
+                first_player=c.first_player,
+                timer_s=c.timer_s,
+                mode=c.mode,
+                bots=tuple(c.bots),
+            ),
+        )
     if isinstance(c, Undo):
         _running(state)
         return (Undone(at=c.at, by=c.by),)
@@ -196,13 +209,12 @@ def _events_for(state: GameState | None, c: Command) -> tuple[Event, ...]:
         return (GameEnded(at=c.at, reason=reason, by=c.by),)
     st, turn = _running(state)
     if isinstance(c, ReadDice):
-        roll = c.roll if c.roll is not None else (1 if st.mode is GameMode.FREE_ROLL
-                                                  else turn.roll + 1)
+        roll = c.roll if c.roll is not None else (1 if st.mode is GameMode.FREE_ROLL else turn.roll + 1)
         return (DiceRead(at=c.at, values=tuple(c.values), roll=roll, source=c.source),)
     if isinstance(c, SetHold):
         if not 0 <= c.die < N_DICE:
             raise InvalidCommandError(f"die {c.die} does not exist; give 0 to {N_DICE - 1}")
-        holds = turn.holds[: c.die] + (bool(c.held),) + turn.holds[c.die + 1:]
+        holds = turn.holds[: c.die] + (bool(c.held),) + turn.holds[c.die + 1 :]
         return (HoldsChanged(at=c.at, holds=holds),)
     if isinstance(c, SetHolds):
         return (HoldsChanged(at=c.at, holds=tuple(c.holds)),)

@@ -220,8 +220,7 @@ Event = GameStarted | DiceRead | HoldsChanged | DieCorrected | BoxScored | Undon
 #: Event classes by their ``kind`` (the ``"type"`` of the JSON form).
 EVENT_TYPES: dict[str, type] = {
     cls.kind: cls
-    for cls in (GameStarted, DiceRead, HoldsChanged, DieCorrected, BoxScored, Undone,
-                TimerExpired, GameEnded)
+    for cls in (GameStarted, DiceRead, HoldsChanged, DieCorrected, BoxScored, Undone, TimerExpired, GameEnded)
 }
 
 
@@ -258,12 +257,14 @@ def _tuple(conv: Any) -> Any:
         if not isinstance(v, (list, tuple)):
             raise _bad(kind, name, v, "a list")
         return tuple(conv(kind, name, item) for item in v)
+
     return convert
 
 
 def _optional(conv: Any) -> Any:
     def convert(kind: str, name: str, v: object) -> Any:
         return None if v is None else conv(kind, name, v)
+
     return convert
 
 
@@ -275,17 +276,24 @@ def _enum(enum: type[StrEnum]) -> Any:
             except ValueError:
                 pass
         raise _bad(kind, name, v, "one of " + ", ".join(repr(m.value) for m in enum))
+
     return convert
 
 
 #: Decoders by annotation text (annotations are strings under PEP 563).
 _CONVERTERS: dict[str, Any] = {
-    "float": _float, "int": _int, "str": _str, "bool": _bool,
+    "float": _float,
+    "int": _int,
+    "str": _str,
+    "bool": _bool,
     "int | None": _optional(_int),
-    "tuple[int, ...]": _tuple(_int), "tuple[bool, ...]": _tuple(_bool),
+    "tuple[int, ...]": _tuple(_int),
+    "tuple[bool, ...]": _tuple(_bool),
     "tuple[str, ...]": _tuple(_str),
-    "GameMode": _enum(GameMode), "DiceSource": _enum(DiceSource),
-    "EndReason": _enum(EndReason), "ScoreCause": _enum(ScoreCause),
+    "GameMode": _enum(GameMode),
+    "DiceSource": _enum(DiceSource),
+    "EndReason": _enum(EndReason),
+    "ScoreCause": _enum(ScoreCause),
 }
 
 
@@ -313,9 +321,7 @@ def event_from_dict(data: object) -> Event:
     kind = data.get("type")
     cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
     if cls is None:
-        raise EventError(
-            f"unknown event type {kind!r}; known types: {', '.join(sorted(EVENT_TYPES))}"
-        )
+        raise EventError(f"unknown event type {kind!r}; known types: {', '.join(sorted(EVENT_TYPES))}")
     known = {f.name: f for f in fields(cls)}
     extra = set(data) - set(known) - {"type"}
     if extra:
@@ -332,8 +338,7 @@ def event_from_dict(data: object) -> Event:
 
 def event_to_json(event: Event) -> str:
     """Return the compact JSON text of ``event`` (keys sorted; round-trips)."""
-    return json.dumps(event_to_dict(event), separators=(",", ":"), sort_keys=True,
-                      allow_nan=False)
+    return json.dumps(event_to_dict(event), separators=(",", ":"), sort_keys=True, allow_nan=False)
 
 
 def event_from_json(text: str | bytes) -> Event:

@@ -43,23 +43,34 @@ def game_to_json(state: GameState, game_id: str) -> dict[str, Any]:
     """
     status = "playing" if state.ended is None else state.ended.value
     if state.mode is GameMode.FREE_ROLL:
-        return {"id": game_id, "mode": state.mode.value, "players": list(state.players),
-                "status": status,
-                "rolls": [{"values": list(r.values), "sum": r.total, "counts": list(r.counts),
-                           "at": r.at} for r in state.rolls]}
+        return {
+            "id": game_id,
+            "mode": state.mode.value,
+            "players": list(state.players),
+            "status": status,
+            "rolls": [
+                {"values": list(r.values), "sum": r.total, "counts": list(r.counts), "at": r.at} for r in state.rolls
+            ],
+        }
     order = _play_order(state)
     totals = state.totals()
     top = max(totals)
     players = []
     for seat in order:
-        turns = [{"dice": list(t.dice), "box": t.box, "roll": t.roll,
-                  "expected_points": t.points + t.yahtzee_bonus}
-                 for t in state.history if t.player == seat]
-        players.append({"name": state.players[seat], "turns": turns,
-                        "expected_final_total": totals[seat]})
-    return {"id": game_id, "ruleset": state.ruleset, "joker": state.joker, "status": status,
-            "players": players,
-            "expected_winners": [k for k, seat in enumerate(order) if totals[seat] == top]}
+        turns = [
+            {"dice": list(t.dice), "box": t.box, "roll": t.roll, "expected_points": t.points + t.yahtzee_bonus}
+            for t in state.history
+            if t.player == seat
+        ]
+        players.append({"name": state.players[seat], "turns": turns, "expected_final_total": totals[seat]})
+    return {
+        "id": game_id,
+        "ruleset": state.ruleset,
+        "joker": state.joker,
+        "status": status,
+        "players": players,
+        "expected_winners": [k for k, seat in enumerate(order) if totals[seat] == top],
+    }
 
 
 def game_to_csv(state: GameState) -> str:

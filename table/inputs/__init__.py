@@ -17,9 +17,20 @@ Example
 [<Command.ROLL: 'roll'>]
 """
 
-from table.inputs.commands import HOLD_COMMANDS, KEYMAP, Command, command_for_key, parse_command
 from table.inputs.buttons import ButtonPanel
+from table.inputs.commands import HOLD_COMMANDS, KEYMAP, Command, command_for_key, parse_command
 from table.inputs.pins import PinConflictError, PinMap, default_pin_map, default_pins_path, load_pin_map
 
-__all__ = ["HOLD_COMMANDS", "KEYMAP", "ButtonPanel", "Command", "PinConflictError", "PinMap",
-           "command_for_key", "default_pin_map", "default_pins_path", "load_pin_map", "parse_command"]
+__all__ = [
+    "HOLD_COMMANDS",
+    "KEYMAP",
+    "ButtonPanel",
+    "Command",
+    "PinConflictError",
+    "PinMap",
+    "command_for_key",
+    "default_pin_map",
+    "default_pins_path",
+    "load_pin_map",
+    "parse_command",
+]

@@ -39,11 +39,23 @@ HOLD_COMMANDS = (Command.HOLD_1, Command.HOLD_2, Command.HOLD_3, Command.HOLD_4,
 
 #: Keyboard keys (``KeyboardEvent.key`` names, as the page sees them) -> command.
 KEYMAP: dict[str, Command] = {
-    "1": Command.HOLD_1, "2": Command.HOLD_2, "3": Command.HOLD_3, "4": Command.HOLD_4,
-    "5": Command.HOLD_5, " ": Command.ROLL, "Enter": Command.ROLL, "r": Command.ROLL,
-    "ArrowLeft": Command.PREV, "ArrowUp": Command.PREV, "ArrowRight": Command.NEXT,
-    "ArrowDown": Command.NEXT, "s": Command.SCORE, "u": Command.UNDO, "Backspace": Command.UNDO,
-    "m": Command.MENU, "Escape": Command.MENU,
+    "1": Command.HOLD_1,
+    "2": Command.HOLD_2,
+    "3": Command.HOLD_3,
+    "4": Command.HOLD_4,
+    "5": Command.HOLD_5,
+    " ": Command.ROLL,
+    "Enter": Command.ROLL,
+    "r": Command.ROLL,
+    "ArrowLeft": Command.PREV,
+    "ArrowUp": Command.PREV,
+    "ArrowRight": Command.NEXT,
+    "ArrowDown": Command.NEXT,
+    "s": Command.SCORE,
+    "u": Command.UNDO,
+    "Backspace": Command.UNDO,
+    "m": Command.MENU,
+    "Escape": Command.MENU,
 }
 
 

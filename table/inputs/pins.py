@@ -52,8 +52,9 @@ class PinMap:
             if not is_bcm_pin(pin):
                 raise PinConflictError(f"{name!r} is set to pin {pin!r}; give a BCM GPIO number 0-27")
             if pin in seen:
-                raise PinConflictError(f"GPIO{pin} is set for both {seen[pin]!r} and {name!r}; "
-                                       "give each button and LED its own pin")
+                raise PinConflictError(
+                    f"GPIO{pin} is set for both {seen[pin]!r} and {name!r}; give each button and LED its own pin"
+                )
             seen[pin] = name
         if not 0 <= self.debounce_s <= 0.5:
             raise UsageError(f"debounce_s must be 0-0.5 s, got {self.debounce_s!r}")
@@ -63,8 +64,16 @@ class PinMap:
 
 #: The default wiring (the same as ``firmware_config/pins.toml``; a test keeps them equal).
 DEFAULT_BUTTONS: dict[Command, int] = {
-    Command.HOLD_1: 5, Command.HOLD_2: 6, Command.HOLD_3: 13, Command.HOLD_4: 19, Command.HOLD_5: 26,
-    Command.ROLL: 17, Command.PREV: 27, Command.NEXT: 22, Command.SCORE: 23, Command.UNDO: 24,
+    Command.HOLD_1: 5,
+    Command.HOLD_2: 6,
+    Command.HOLD_3: 13,
+    Command.HOLD_4: 19,
+    Command.HOLD_5: 26,
+    Command.ROLL: 17,
+    Command.PREV: 27,
+    Command.NEXT: 22,
+    Command.SCORE: 23,
+    Command.UNDO: 24,
     Command.MENU: 25,
 }
 #: Die index -> hold LED pin of the default wiring.
@@ -88,7 +97,8 @@ def default_pins_path() -> Path:
 
 #: What a complete ``pins.toml`` holds, told when a file lacks something (one line, as errors are).
 PINS_TOML_LAYOUT = (
-    "the file needs [buttons] with " + ", ".join(c.value for c in Command)
+    "the file needs [buttons] with "
+    + ", ".join(c.value for c in Command)
     + " and [leds] with hold_1 to hold_5, each = a BCM GPIO number (e.g. roll = 17); "
     "[timing] debounce_s and long_press_s are optional; copy firmware_config/pins.toml and edit it"
 )
@@ -120,11 +130,13 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # a byte-order mark (Windows editors) is fine
     except FileNotFoundError:
-        raise UsageError(f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml")
+        raise UsageError(
+            f"pin map {str(p)!r} does not exist; give --pins FILE or copy firmware_config/pins.toml"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"pin map {str(p)!r} is not valid TOML ({exc}); fix the line it names") from None
     except UnicodeDecodeError as exc:
-        line = exc.object[:exc.start].count(b"\n") + 1
+        line = exc.object[: exc.start].count(b"\n") + 1
         raise UsageError(f"pin map {str(p)!r} is not UTF-8 text (line {line}); save it as UTF-8") from None
     for key in data:
         if key not in ("buttons", "leds", "timing"):
@@ -146,11 +158,14 @@ def load_pin_map(path: str | Path | None = None) -> PinMap:
         if name not in _TIMING_KEYS:
             raise UsageError(f"{p}: unknown timing {name!r}; use {' and '.join(_TIMING_KEYS)}")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise UsageError(f"{p}: [timing] {name} = {value!r} is not a number; give seconds, e.g. "
-                             f"{name} = {DEBOUNCE_S if name == 'debounce_s' else LONG_PRESS_S}")
+            raise UsageError(
+                f"{p}: [timing] {name} = {value!r} is not a number; give seconds, e.g. "
+                f"{name} = {DEBOUNCE_S if name == 'debounce_s' else LONG_PRESS_S}"
+            )
     try:
-        return PinMap(buttons, leds, float(timing.get("debounce_s", DEBOUNCE_S)),
-                      float(timing.get("long_press_s", LONG_PRESS_S)))
+        return PinMap(
+            buttons, leds, float(timing.get("debounce_s", DEBOUNCE_S)), float(timing.get("long_press_s", LONG_PRESS_S))
+        )
     except UsageError as exc:
         raise type(exc)(f"{p}: {exc}") from None
 
@@ -164,8 +179,10 @@ def _table(p: Path, data: dict[str, object], key: str, *, required: bool = True)
         raise UsageError(f"{p}: no [{key}] table, so no {what} would be wired; {PINS_TOML_LAYOUT}")
     value = data[key]
     if not isinstance(value, dict):
-        raise UsageError(f"{p}: {key} = {value!r} is not a table; write a [{key}] line followed by "
-                         f"{'name = seconds' if key == 'timing' else 'name = GPIO number'} lines; {PINS_TOML_LAYOUT}")
+        raise UsageError(
+            f"{p}: {key} = {value!r} is not a table; write a [{key}] line followed by "
+            f"{'name = seconds' if key == 'timing' else 'name = GPIO number'} lines; {PINS_TOML_LAYOUT}"
+        )
     return value
 
 
@@ -179,6 +196,8 @@ def _pin(p: Path, table: str, name: str, pin: object) -> int:
 def _require(p: Path, table: str, missing: list[str]) -> None:
     """Refuse pins.toml `p` when its [table] lacks the `missing` keys."""
     if missing:
-        raise UsageError(f"{p}: [{table}] lacks {', '.join(missing)}, so {'it' if len(missing) == 1 else 'they'} "
-                         f"would not be wired; give each a GPIO pin (a free unconnected pin will do); "
-                         f"{PINS_TOML_LAYOUT}")
+        raise UsageError(
+            f"{p}: [{table}] lacks {', '.join(missing)}, so {'it' if len(missing) == 1 else 'they'} "
+            f"would not be wired; give each a GPIO pin (a free unconnected pin will do); "
+            f"{PINS_TOML_LAYOUT}"
+        )

@@ -68,8 +68,7 @@ class Card:
         return cls({}, 0)
 
     @classmethod
-    def from_mapping(cls, ruleset: Ruleset | str, mapping: Mapping[str, object],
-                     yahtzee_bonuses: int = 0) -> Card:
+    def from_mapping(cls, ruleset: Ruleset | str, mapping: Mapping[str, object], yahtzee_bonuses: int = 0) -> Card:
         """Build a card for ``ruleset`` from filled boxes -> points, validating both.
 
         Parameters
@@ -104,36 +103,25 @@ class Card:
             )
         for box in mapping:
             if box not in rs.boxes:
-                raise UnknownBoxError(
-                    f"{box!r} is not a {rs.id} box; the boxes are: {', '.join(rs.boxes)}"
-                )
+                raise UnknownBoxError(f"{box!r} is not a {rs.id} box; the boxes are: {', '.join(rs.boxes)}")
         for box, points in mapping.items():
             if isinstance(points, bool) or not isinstance(points, int):
-                raise InvalidCardError(
-                    f"points for box {box!r} must be a whole number, got {points!r}"
-                )
+                raise InvalidCardError(f"points for box {box!r} must be a whole number, got {points!r}")
             if points < 0:
-                raise InvalidCardError(
-                    f"points for box {box!r} cannot be negative, got {points}"
-                )
+                raise InvalidCardError(f"points for box {box!r} cannot be negative, got {points}")
             allowed = possible_points(rs, box)
             if points not in allowed:
                 raise InvalidCardError(
-                    f"{rs.id} box {box!r} cannot hold {points} points; "
-                    f"possible: {', '.join(map(str, sorted(allowed)))}"
+                    f"{rs.id} box {box!r} cannot hold {points} points; possible: {', '.join(map(str, sorted(allowed)))}"
                 )
-        if isinstance(yahtzee_bonuses, bool) or not isinstance(yahtzee_bonuses, int) \
-                or yahtzee_bonuses < 0:
-            raise InvalidCardError(
-                f"yahtzee_bonuses must be a whole number 0 or more, got {yahtzee_bonuses!r}"
-            )
+        if isinstance(yahtzee_bonuses, bool) or not isinstance(yahtzee_bonuses, int) or yahtzee_bonuses < 0:
+            raise InvalidCardError(f"yahtzee_bonuses must be a whole number 0 or more, got {yahtzee_bonuses!r}")
         if yahtzee_bonuses:
             if not rs.has_yahtzee_bonus:
                 raise InvalidCardError(f"{rs.id} has no Yahtzee bonus; yahtzee_bonuses must be 0")
             if mapping.get("yahtzee") != 50:
                 raise InvalidCardError(
-                    "Yahtzee bonuses need 50 in the 'yahtzee' box, "
-                    f"got {mapping.get('yahtzee', 'an open box')!r}"
+                    f"Yahtzee bonuses need 50 in the 'yahtzee' box, got {mapping.get('yahtzee', 'an open box')!r}"
                 )
             if yahtzee_bonuses > len(rs.boxes) - 1:
                 raise InvalidCardError(

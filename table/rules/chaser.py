@@ -18,18 +18,37 @@ from table.rules.dice import (
 )
 from table.rules.ruleset import Ruleset
 
-BOXES = ("chase_off", "straight", "even_straight", "four_dice", "full_house", "choice",
-         "six_beans", "five_beans", "four_beans", "three_beans", "two_beans", "aces")
+BOXES = (
+    "chase_off",
+    "straight",
+    "even_straight",
+    "four_dice",
+    "full_house",
+    "choice",
+    "six_beans",
+    "five_beans",
+    "four_beans",
+    "three_beans",
+    "two_beans",
+    "aces",
+)
 
 DISPLAY_NAMES = {
-    "chase_off": "Chase Off", "straight": "Straight", "even_straight": "Even Straight",
-    "four_dice": "Four Dice", "full_house": "Full House", "choice": "Choice",
-    "six_beans": "Six Beans", "five_beans": "Five Beans", "four_beans": "Four Beans",
-    "three_beans": "Three Beans", "two_beans": "Two Beans", "aces": "Aces",
+    "chase_off": "Chase Off",
+    "straight": "Straight",
+    "even_straight": "Even Straight",
+    "four_dice": "Four Dice",
+    "full_house": "Full House",
+    "choice": "Choice",
+    "six_beans": "Six Beans",
+    "five_beans": "Five Beans",
+    "four_beans": "Four Beans",
+    "three_beans": "Three Beans",
+    "two_beans": "Two Beans",
+    "aces": "Aces",
 }
 
-_BEAN_FACE = {"six_beans": 6, "five_beans": 5, "four_beans": 4, "three_beans": 3,
-              "two_beans": 2, "aces": 1}
+_BEAN_FACE = {"six_beans": 6, "five_beans": 5, "four_beans": 4, "three_beans": 3, "two_beans": 2, "aces": 1}
 
 
 def score(dice: Dice, box: str, filled: Mapping[str, int], roll: int) -> int:

@@ -34,9 +34,7 @@ def check_joker(joker: str | None) -> str:
     if joker is None:
         return DEFAULT_JOKER
     if joker not in JOKER_VARIANTS:
-        raise UnknownJokerError(
-            f"unknown joker variant {joker!r}; choose one of: {', '.join(JOKER_VARIANTS)}"
-        )
+        raise UnknownJokerError(f"unknown joker variant {joker!r}; choose one of: {', '.join(JOKER_VARIANTS)}")
     return joker
 
 
@@ -49,9 +47,7 @@ def check_roll(roll: object) -> int:
         Otherwise (the message says what the number means).
     """
     if isinstance(roll, bool) or not isinstance(roll, int) or roll not in ROLLS:
-        raise InvalidRollError(
-            f"roll must be the throw the player stopped on: 1, 2 or 3, got {roll!r}"
-        )
+        raise InvalidRollError(f"roll must be the throw the player stopped on: 1, 2 or 3, got {roll!r}")
     return roll
 
 
@@ -87,8 +83,9 @@ def yahtzee_bonus_for(ruleset: Ruleset | str, dice: Sequence[int], card: Card) -
     return 0
 
 
-def score_options(ruleset: Ruleset | str, dice: Sequence[int], card: Card, *,
-                  roll: int = 3, joker: str | None = DEFAULT_JOKER) -> dict[str, int]:
+def score_options(
+    ruleset: Ruleset | str, dice: Sequence[int], card: Card, *, roll: int = 3, joker: str | None = DEFAULT_JOKER
+) -> dict[str, int]:
     """The boxes the rules allow now, each with the points it would score.
 
     Parameters
@@ -132,8 +129,15 @@ def score_options(ruleset: Ruleset | str, dice: Sequence[int], card: Card, *,
     return {b: rs.score_box(d, b, card.boxes, roll) for b in rs.boxes if b not in card.boxes}
 
 
-def place(ruleset: Ruleset | str, card: Card, dice: Sequence[int], box: str, *,
-          roll: int = 3, joker: str | None = DEFAULT_JOKER) -> Card:
+def place(
+    ruleset: Ruleset | str,
+    card: Card,
+    dice: Sequence[int],
+    box: str,
+    *,
+    roll: int = 3,
+    joker: str | None = DEFAULT_JOKER,
+) -> Card:
     """Score ``dice`` in ``box`` and return the new card (``card`` is unchanged).
 
     Parameters
@@ -171,8 +175,10 @@ def place(ruleset: Ruleset | str, card: Card, dice: Sequence[int], box: str, *,
         if box in card.boxes:
             why = f"box {box!r} is already scored ({card.boxes[box]} points)"
         else:
-            why = (f"the {check_joker(joker)} joker rule does not allow {box!r} "
-                   f"for {''.join(map(str, dice))} (a bonus Yahtzee)")
+            why = (
+                f"the {check_joker(joker)} joker rule does not allow {box!r} "
+                f"for {''.join(map(str, dice))} (a bonus Yahtzee)"
+            )
         raise IllegalScoreError(f"{why}; choose one of: {legal}")
     bonus = yahtzee_bonus_for(rs, dice, card)
     boxes = dict(card.boxes)
@@ -181,8 +187,15 @@ def place(ruleset: Ruleset | str, card: Card, dice: Sequence[int], box: str, *,
     return Card(ordered, card.yahtzee_bonuses + (1 if bonus else 0))
 
 
-def score(ruleset: Ruleset | str, card: Card, dice: Sequence[int], box: str, *,
-          roll: int = 3, joker: str | None = DEFAULT_JOKER) -> int:
+def score(
+    ruleset: Ruleset | str,
+    card: Card,
+    dice: Sequence[int],
+    box: str,
+    *,
+    roll: int = 3,
+    joker: str | None = DEFAULT_JOKER,
+) -> int:
     """Points ``box`` would get now; raises like :func:`place` if not allowed."""
     return place(ruleset, card, dice, box, roll=roll, joker=joker).boxes[box]
 

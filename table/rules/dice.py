@@ -20,8 +20,17 @@ N_DICE = 5
 FACES = (1, 2, 3, 4, 5, 6)
 
 _NUMBER_WORDS = {
-    0: "no", 1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six",
-    7: "seven", 8: "eight", 9: "nine", 10: "ten",
+    0: "no",
+    1: "one",
+    2: "two",
+    3: "three",
+    4: "four",
+    5: "five",
+    6: "six",
+    7: "seven",
+    8: "eight",
+    9: "nine",
+    10: "ten",
 }
 
 
@@ -51,23 +60,15 @@ def check_dice(values: Iterable[object]) -> Dice:
     try:
         items = list(values)
     except TypeError:
-        raise InvalidDiceError(
-            f"dice must be a list of five faces 1-6, got {values!r}"
-        ) from None
+        raise InvalidDiceError(f"dice must be a list of five faces 1-6, got {values!r}") from None
     for value in items:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidDiceError(
-                f"die {value!r} is not a face value; give five whole numbers 1-6, e.g. 6,6,6,6,6"
-            )
+            raise InvalidDiceError(f"die {value!r} is not a face value; give five whole numbers 1-6, e.g. 6,6,6,6,6")
     if len(items) != N_DICE:
-        raise InvalidDiceError(
-            f"got {_count_words(len(items))} {items}, need exactly five dice (faces 1-6)"
-        )
+        raise InvalidDiceError(f"got {_count_words(len(items))} {items}, need exactly five dice (faces 1-6)")
     for value in items:
         if not 1 <= value <= 6:  # type: ignore[operator]
-            raise InvalidDiceError(
-                f"face {value} is impossible on a d6; every die shows 1-6 (got {items})"
-            )
+            raise InvalidDiceError(f"face {value} is impossible on a d6; every die shows 1-6 (got {items})")
     return tuple(items)  # type: ignore[arg-type]
 
 
@@ -150,10 +151,7 @@ def is_five_of_a_kind(dice: Dice) -> bool:
 def has_run(dice: Dice, length: int) -> bool:
     """True if ``length`` consecutive faces are all present (duplicates allowed)."""
     present = set(dice)
-    return any(
-        all(f in present for f in range(start, start + length))
-        for start in range(1, 8 - length)
-    )
+    return any(all(f in present for f in range(start, start + length)) for start in range(1, 8 - length))
 
 
 def is_exactly(dice: Dice, faces: Iterable[int]) -> bool:

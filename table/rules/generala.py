@@ -20,9 +20,17 @@ from table.rules.ruleset import Ruleset
 BOXES = (*UPPER_BOXES, "escalera", "full", "poker", "generala", "doble_generala")
 
 DISPLAY_NAMES = {
-    "aces": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours",
-    "fives": "Fives", "sixes": "Sixes", "escalera": "Escalera", "full": "Full",
-    "poker": "Poker", "generala": "Generala", "doble_generala": "Doble Generala",
+    "aces": "Ones",
+    "twos": "Twos",
+    "threes": "Threes",
+    "fours": "Fours",
+    "fives": "Fives",
+    "sixes": "Sixes",
+    "escalera": "Escalera",
+    "full": "Full",
+    "poker": "Poker",
+    "generala": "Generala",
+    "doble_generala": "Doble Generala",
 }
 
 #: Points added to Escalera, Full or Poker made on the first throw.

@@ -20,12 +20,10 @@ from table.rules.ruleset import Ruleset
 RULESET_IDS: tuple[str, ...] = ("yahtzee", "yacht", "chaser", "yatzy", "generala")
 
 RULESETS: Mapping[str, Ruleset] = {
-    rs.id: rs for rs in (yahtzee.RULESET, yacht.RULESET, chaser.RULESET,
-                         yatzy.RULESET, generala.RULESET)
+    rs.id: rs for rs in (yahtzee.RULESET, yacht.RULESET, chaser.RULESET, yatzy.RULESET, generala.RULESET)
 }
 
-_ALIASES = {"yacht_dice": "yacht", "yachtdice": "yacht", "yatzee": "yahtzee",
-            "chase": "chaser", "general": "generala"}
+_ALIASES = {"yacht_dice": "yacht", "yachtdice": "yacht", "yatzee": "yahtzee", "chase": "chaser", "general": "generala"}
 
 
 def find_ruleset(name: str) -> Ruleset:
@@ -58,9 +56,7 @@ def find_ruleset(name: str) -> Ruleset:
     try:
         return RULESETS[key]
     except KeyError:
-        raise UnknownRulesetError(
-            f"unknown ruleset {name!r}; choose one of: {', '.join(RULESET_IDS)}"
-        ) from None
+        raise UnknownRulesetError(f"unknown ruleset {name!r}; choose one of: {', '.join(RULESET_IDS)}") from None
 
 
 def resolve_ruleset(ruleset: Ruleset | str) -> Ruleset:
@@ -78,9 +74,7 @@ def check_box(ruleset: Ruleset | str, box: str) -> str:
     """
     rs = resolve_ruleset(ruleset)
     if box not in rs.boxes:
-        raise UnknownBoxError(
-            f"{box!r} is not a {rs.id} box; the boxes are: {', '.join(rs.boxes)}"
-        )
+        raise UnknownBoxError(f"{box!r} is not a {rs.id} box; the boxes are: {', '.join(rs.boxes)}")
     return box
 
 

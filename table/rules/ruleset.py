@@ -81,7 +81,6 @@ class Ruleset:
         """The upper box that counts ``face`` (1..6), or None without an upper section."""
         return self.upper_boxes[face - 1] if self.upper_boxes else None
 
-    def score_box(self, dice: Dice, box: str, filled: Mapping[str, int] | None = None,
-                  roll: int = 3) -> int:
+    def score_box(self, dice: Dice, box: str, filled: Mapping[str, int] | None = None, roll: int = 3) -> int:
         """Normal points of ``box`` for ``dice`` (no joker rule, no legality check)."""
         return self.scorer(dice, box, filled or {}, roll)

@@ -17,14 +17,20 @@ from table.rules.dice import (
 )
 from table.rules.ruleset import Ruleset
 
-BOXES = (*UPPER_BOXES, "choice", "four_of_a_kind", "full_house",
-         "small_straight", "large_straight", "yacht")
+BOXES = (*UPPER_BOXES, "choice", "four_of_a_kind", "full_house", "small_straight", "large_straight", "yacht")
 
 DISPLAY_NAMES = {
-    "aces": "Aces", "twos": "Twos", "threes": "Threes", "fours": "Fours",
-    "fives": "Fives", "sixes": "Sixes", "choice": "Choice",
-    "four_of_a_kind": "Four of a Kind", "full_house": "Full House",
-    "small_straight": "Small Straight", "large_straight": "Large Straight",
+    "aces": "Aces",
+    "twos": "Twos",
+    "threes": "Threes",
+    "fours": "Fours",
+    "fives": "Fives",
+    "sixes": "Sixes",
+    "choice": "Choice",
+    "four_of_a_kind": "Four of a Kind",
+    "full_house": "Full House",
+    "small_straight": "Small Straight",
+    "large_straight": "Large Straight",
     "yacht": "Yacht",
 }
 

@@ -17,15 +17,31 @@ from table.rules.dice import (
 )
 from table.rules.ruleset import Ruleset
 
-BOXES = (*UPPER_BOXES, "three_of_a_kind", "four_of_a_kind", "full_house",
-         "small_straight", "large_straight", "yahtzee", "chance")
+BOXES = (
+    *UPPER_BOXES,
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "full_house",
+    "small_straight",
+    "large_straight",
+    "yahtzee",
+    "chance",
+)
 
 DISPLAY_NAMES = {
-    "aces": "Aces", "twos": "Twos", "threes": "Threes", "fours": "Fours",
-    "fives": "Fives", "sixes": "Sixes", "three_of_a_kind": "Three of a Kind",
-    "four_of_a_kind": "Four of a Kind", "full_house": "Full House",
-    "small_straight": "Small Straight", "large_straight": "Large Straight",
-    "yahtzee": "Yahtzee", "chance": "Chance",
+    "aces": "Aces",
+    "twos": "Twos",
+    "threes": "Threes",
+    "fours": "Fours",
+    "fives": "Fives",
+    "sixes": "Sixes",
+    "three_of_a_kind": "Three of a Kind",
+    "four_of_a_kind": "Four of a Kind",
+    "full_house": "Full House",
+    "small_straight": "Small Straight",
+    "large_straight": "Large Straight",
+    "yahtzee": "Yahtzee",
+    "chance": "Chance",
 }
 
 #: Points paid outside the boxes for each bonus Yahtzee (yahtzee box = 50).
@@ -34,8 +50,14 @@ YAHTZEE_BONUS = 100
 #: Fixed-value boxes and the value a joker gives them (forced step 2).
 JOKER_FIXED = {"full_house": 25, "small_straight": 30, "large_straight": 40}
 #: Box maxima used by the ``free`` joker for lower boxes (seed 002 literal).
-FREE_LOWER_MAX = {"three_of_a_kind": 30, "four_of_a_kind": 30, "full_house": 25,
-                  "small_straight": 30, "large_straight": 40, "chance": 30}
+FREE_LOWER_MAX = {
+    "three_of_a_kind": 30,
+    "four_of_a_kind": 30,
+    "full_house": 25,
+    "small_straight": 30,
+    "large_straight": 40,
+    "chance": 30,
+}
 
 
 def score(dice: Dice, box: str, filled: Mapping[str, int], roll: int) -> int:

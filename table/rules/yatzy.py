@@ -18,15 +18,35 @@ from table.rules.dice import (
 )
 from table.rules.ruleset import Ruleset
 
-BOXES = (*UPPER_BOXES, "one_pair", "two_pairs", "three_of_a_kind", "four_of_a_kind",
-         "small_straight", "large_straight", "full_house", "chance", "yatzy")
+BOXES = (
+    *UPPER_BOXES,
+    "one_pair",
+    "two_pairs",
+    "three_of_a_kind",
+    "four_of_a_kind",
+    "small_straight",
+    "large_straight",
+    "full_house",
+    "chance",
+    "yatzy",
+)
 
 DISPLAY_NAMES = {
-    "aces": "Ones", "twos": "Twos", "threes": "Threes", "fours": "Fours",
-    "fives": "Fives", "sixes": "Sixes", "one_pair": "One Pair", "two_pairs": "Two Pairs",
-    "three_of_a_kind": "Three of a Kind", "four_of_a_kind": "Four of a Kind",
-    "small_straight": "Small Straight", "large_straight": "Large Straight",
-    "full_house": "Full House", "chance": "Chance", "yatzy": "Yatzy",
+    "aces": "Ones",
+    "twos": "Twos",
+    "threes": "Threes",
+    "fours": "Fours",
+    "fives": "Fives",
+    "sixes": "Sixes",
+    "one_pair": "One Pair",
+    "two_pairs": "Two Pairs",
+    "three_of_a_kind": "Three of a Kind",
+    "four_of_a_kind": "Four of a Kind",
+    "small_straight": "Small Straight",
+    "large_straight": "Large Straight",
+    "full_house": "Full House",
+    "chance": "Chance",
+    "yatzy": "Yatzy",
 }
 
 

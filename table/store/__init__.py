@@ -66,15 +66,33 @@ from table.store.paths import DB_ENV, default_db_path, lock_path, own_db_path
 from table.store.summaries import GameSummary, status_of
 
 __all__ = [
-    "DB_ENV", "SCHEMA_VERSION", "SQLITE_HEADER",
-    "GameSummary", "NotAStoreError", "Store", "StoreConflictError", "StoreCorruptError", "StoreError",
-    "StoreLockedError", "StoreWriteError", "UnknownGameError",
-    "default_db_path", "lock_path", "open_store", "own_db_path", "status_of", "store_holder",
+    "DB_ENV",
+    "SCHEMA_VERSION",
+    "SQLITE_HEADER",
+    "GameSummary",
+    "NotAStoreError",
+    "Store",
+    "StoreConflictError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreLockedError",
+    "StoreWriteError",
+    "UnknownGameError",
+    "default_db_path",
+    "lock_path",
+    "open_store",
+    "own_db_path",
+    "status_of",
+    "store_holder",
 ]
 
 
-def open_store(path: str | os.PathLike[str] | None = None, *, on_corrupt: str = "set_aside",
-               create: bool = True, readonly: bool = False) -> Store:
+def open_store(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    on_corrupt: str = "set_aside",
+    create: bool = True,
+    readonly: bool = False,
+) -> Store:
     """Open (or make) the store at ``path`` (default :func:`default_db_path`); see :class:`Store`."""
-    return Store(default_db_path() if path is None else path, on_corrupt=on_corrupt,
-                 create=create, readonly=readonly)
+    return Store(default_db_path() if path is None else path, on_corrupt=on_corrupt, create=create, readonly=readonly)

@@ -67,8 +67,14 @@ class Store:
         If the file is from a newer schema, or cannot be made or opened.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, on_corrupt: str = "set_aside",
-                 create: bool = True, readonly: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        on_corrupt: str = "set_aside",
+        create: bool = True,
+        readonly: bool = False,
+    ) -> None:
         if on_corrupt not in ("set_aside", "raise"):
             raise ValueError(f"on_corrupt must be 'set_aside' or 'raise', got {on_corrupt!r}")
         self.path = Path(path)
@@ -86,8 +92,9 @@ class Store:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise StoreError(f"cannot make the folder for the game store "
-                                 f"{str(self.path)!r}: {exc.strerror}") from None
+                raise StoreError(
+                    f"cannot make the folder for the game store {str(self.path)!r}: {exc.strerror}"
+                ) from None
         self._lock = take_lock(self.path)  # before anything is made, set aside or written
         try:
             try:
@@ -147,12 +154,20 @@ class Store:
             cur = conn.execute(
                 "INSERT INTO games (started_at, updated_at, mode, ruleset, players, status, "
                 "winners, n_events) VALUES (?, ?, ?, ?, ?, ?, '[]', 1)",
-                (started.at, started.at, state.mode.value, state.ruleset,
-                 json.dumps(list(state.players)), status_of(state)))
+                (
+                    started.at,
+                    started.at,
+                    state.mode.value,
+                    state.ruleset,
+                    json.dumps(list(state.players)),
+                    status_of(state),
+                ),
+            )
             game_id = int(cur.lastrowid or 0)
-            conn.execute("INSERT INTO events (game_id, seq, at, type, payload) VALUES "
-                         "(?, 0, ?, ?, ?)", (game_id, started.at, started.kind,
-                                             event_to_json(started)))
+            conn.execute(
+                "INSERT INTO events (game_id, seq, at, type, payload) VALUES (?, 0, ?, ?, ?)",
+                (game_id, started.at, started.kind, event_to_json(started)),
+            )
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
@@ -189,17 +204,16 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")
             cur = conn.execute(
-                "UPDATE games SET updated_at=?, status=?, winners=?, n_events=? "
-                "WHERE id=? AND n_events=?",
-                (state.last_at, status_of(state), json.dumps(winners), seq + len(rows),
-                 game_id, seq))
+                "UPDATE games SET updated_at=?, status=?, winners=?, n_events=? WHERE id=? AND n_events=?",
+                (state.last_at, status_of(state), json.dumps(winners), seq + len(rows), game_id, seq),
+            )
             if cur.rowcount != 1:
                 conn.execute("ROLLBACK")
                 raise StoreConflictError(
                     f"game {game_id} does not have {seq} stored events (another writer, or a "
-                    "stale session); reload the game with GameSession.resume")
-            conn.executemany("INSERT INTO events (game_id, seq, at, type, payload) "
-                             "VALUES (?, ?, ?, ?, ?)", rows)
+                    "stale session); reload the game with GameSession.resume"
+                )
+            conn.executemany("INSERT INTO events (game_id, seq, at, type, payload) VALUES (?, ?, ?, ?, ?)", rows)
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
@@ -269,8 +283,9 @@ class Store:
         if not rows:
             ids = [str(r[0]) for r in self._query("SELECT id FROM games ORDER BY id DESC LIMIT 10")]
             known = f"known ids: {', '.join(ids)}" if ids else "the store has no games yet"
-            raise UnknownGameError(f"no game with id {game_id} in {str(self.path)!r} ({known}); "
-                                   "list them with 'dicetable games'")
+            raise UnknownGameError(
+                f"no game with id {game_id} in {str(self.path)!r} ({known}); list them with 'dicetable games'"
+            )
         return summary_from_row(rows[0])
 
     def games(self) -> tuple[GameSummary, ...]:
@@ -283,7 +298,10 @@ class Store:
         return int(rows[0][0]) if rows else None
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        """All rows of `sql`; an SQLite error is :class:`StoreCorruptError` (damaged) or :class:`StoreError` (why, what to do)."""
+        """All rows of `sql`.
+
+        An SQLite error is :class:`StoreCorruptError` (damaged) or :class:`StoreError` (why, what to do).
+        """
         try:
             return self.conn.execute(sql, params).fetchall()
         except sqlite3.Error as exc:

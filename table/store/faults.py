@@ -56,14 +56,18 @@ def diagnose(path: Path, exc: BaseException | None = None) -> tuple[str, str]:
         st = None
     elsewhere = "or give another --db path"
     if (st is not None and st.f_flag & getattr(os, "ST_RDONLY", 1)) or err == errno.EROFS:
-        return (f"the disk holding {str(folder)!r} is mounted read-only",
-                f"remount it read-write (Linux makes a failing SD card read-only: check it) {elsewhere}")
+        return (
+            f"the disk holding {str(folder)!r} is mounted read-only",
+            f"remount it read-write (Linux makes a failing SD card read-only: check it) {elsewhere}",
+        )
     sides = [Path(f"{path}{side}") for side in ("-wal", "-shm")]  # an -shm made by another user stops writes too
     unwritable = [p for p in (folder, path, *sides) if p.exists() and not os.access(p, os.W_OK)]
     if unwritable:
         what = "the folder" if unwritable[0] == folder else "the file"
-        return (f"{what} {str(unwritable[0])!r} is read-only for this user",
-                f"fix its permissions (e.g. sudo chown -R $USER {shlex.quote(str(folder))}) {elsewhere}")
+        return (
+            f"{what} {str(unwritable[0])!r} is read-only for this user",
+            f"fix its permissions (e.g. sudo chown -R $USER {shlex.quote(str(folder))}) {elsewhere}",
+        )
     low = st is not None and _free_bytes(st) < LOW_SPACE
     if low or code == sqlite3.SQLITE_FULL or err == errno.ENOSPC:
         free = f" ({_free_bytes(st) // 1024} KiB free)" if low and st is not None else ""
@@ -74,8 +78,10 @@ def diagnose(path: Path, exc: BaseException | None = None) -> tuple[str, str]:
         return "another program holds it locked", "close that program"
     if code == sqlite3.SQLITE_CANTOPEN:
         return "it cannot be opened", f"check that its folder exists and can be written {elsewhere}"
-    return (f"a disk error ({exc})" if exc is not None else "a disk error",
-            "check the disk or SD card (it may be failing or full) and copy the store somewhere safe")
+    return (
+        f"a disk error ({exc})" if exc is not None else "a disk error",
+        "check the disk or SD card (it may be failing or full) and copy the store somewhere safe",
+    )
 
 
 def write_error(path: Path, exc: BaseException, doing: str, after: str = "") -> StoreWriteError:

@@ -101,8 +101,9 @@ def take_lock(store_path: Path) -> WriterLock | None:
     try:
         fd = os.open(where, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:  # a read-only or full folder: the store beside it is left as it is
-        raise write_error(store_path, exc, f"cannot make the lock file {str(where)!r} of the game store "
-                                           f"({exc.strerror})") from None
+        raise write_error(
+            store_path, exc, f"cannot make the lock file {str(where)!r} of the game store ({exc.strerror})"
+        ) from None
     try:
         for wait_s in (0.02, 0.05, 0.1, None):  # a moment's hold (store_holder looking) is not a writer
             try:

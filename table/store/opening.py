@@ -59,29 +59,36 @@ def check_file(path: Path, *, must_exist: bool, readonly: bool) -> None:
     """
     where = str(path)
     if path.is_dir():
-        raise StoreError(f"the game store {where!r} is a folder; give a file path, "
-                         f"e.g. --db {str(path / 'games.sqlite3')!r}")
+        raise StoreError(
+            f"the game store {where!r} is a folder; give a file path, e.g. --db {str(path / 'games.sqlite3')!r}"
+        )
     if not path.exists():
         if must_exist:
-            raise StoreError(f"no game store at {where!r}; no games have been "
-                             f"played there (give --db PATH or set ${DB_ENV})")
+            raise StoreError(
+                f"no game store at {where!r}; no games have been played there (give --db PATH or set ${DB_ENV})"
+            )
         return
     try:
         with open(path, "rb") as f:
             head = f.read(len(SQLITE_HEADER))
     except OSError as exc:
-        raise StoreError(f"cannot read the game store {where!r}: {exc.strerror}; fix its permissions "
-                         "or give another --db path") from None
+        raise StoreError(
+            f"cannot read the game store {where!r}: {exc.strerror}; fix its permissions or give another --db path"
+        ) from None
     if not head:
         if readonly:
-            raise StoreError(f"{where!r} is an empty file, not a dicetable game store: no games "
-                             "have been played there; give another --db path")
+            raise StoreError(
+                f"{where!r} is an empty file, not a dicetable game store: no games "
+                "have been played there; give another --db path"
+            )
         return  # an empty file: the store is made in it
     if head != SQLITE_HEADER:
         if owns_file(path):
             return  # the table's own store, its first page lost (a torn write): damaged, as any other damage
-        raise NotAStoreError(f"{where!r} is not a dicetable game store (not an SQLite database); "
-                             "it was left as it is: give another --db path")
+        raise NotAStoreError(
+            f"{where!r} is not a dicetable game store (not an SQLite database); "
+            "it was left as it is: give another --db path"
+        )
 
 
 def owns_file(path: Path) -> bool:
@@ -120,13 +127,14 @@ def connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
     try:
         _prepare(conn, path, readonly=readonly)
         if not readonly:
-            probe_write(conn, path, f"cannot open the game store {str(path)!r} for writing",
-                        "; the store was left as it is")
+            probe_write(
+                conn, path, f"cannot open the game store {str(path)!r} for writing", "; the store was left as it is"
+            )
     except BaseException:
         conn.close()
         if not readonly and not _size(sides[0]):  # an empty log: nothing in it, and nobody else writes (the lock)
             for side in new_sides:  # what the failed open made (an -shm made read-only with a read-only file,
-                try:                # say, would keep the store read-only once the file is writable again)
+                try:  # say, would keep the store read-only once the file is writable again)
                     side.unlink(missing_ok=True)
                 except OSError:
                     pass
@@ -187,18 +195,21 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
     try:
         check = conn.execute("PRAGMA quick_check").fetchall()
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = {r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.Error as exc:
         raise open_error(path, exc, readonly=readonly) from None
     if check != [("ok",)]:
         raise StoreCorruptError(f"{where} failed its integrity check: {check[0][0]}")
     if version > SCHEMA_VERSION:
-        raise StoreError(f"{where} has schema version {version}, newer than this dicetable "
-                         f"({SCHEMA_VERSION}); upgrade dicetable or give another --db")
+        raise StoreError(
+            f"{where} has schema version {version}, newer than this dicetable "
+            f"({SCHEMA_VERSION}); upgrade dicetable or give another --db"
+        )
     if version == 0 and tables and not owns_file(path):  # another program's database: not even its
-        raise NotAStoreError(f"{where} is an SQLite file but not a dicetable store (tables: "  # journal mode
-                             f"{', '.join(sorted(tables))}); it was left as it is: give another --db path")
+        raise NotAStoreError(
+            f"{where} is an SQLite file but not a dicetable store (tables: "  # journal mode
+            f"{', '.join(sorted(tables))}); it was left as it is: give another --db path"
+        )
     mode = "wal"
     if not readonly:  # a reader changes nothing, the journal mode included
         try:
@@ -211,14 +222,16 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
         raise StoreError(f"{where}: cannot switch to write-ahead logging (got {mode!r})")
     if version == 0:
         if tables:
-            raise StoreCorruptError(f"{where} is an SQLite file but not a dicetable store "
-                                    f"(tables: {', '.join(sorted(tables))})")
+            raise StoreCorruptError(
+                f"{where} is an SQLite file but not a dicetable store (tables: {', '.join(sorted(tables))})"
+            )
         if readonly:
-            raise StoreCorruptError(f"{where} is an SQLite file without the dicetable tables: "
-                                    "no games have been played there; give another --db path")
+            raise StoreCorruptError(
+                f"{where} is an SQLite file without the dicetable tables: "
+                "no games have been played there; give another --db path"
+            )
         try:
-            conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}"
-                               f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
         except sqlite3.Error as exc:
             if is_corruption(exc):
                 raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
@@ -246,6 +259,7 @@ def set_aside(path: Path, reason: str) -> tuple[Path, str]:
             if side.exists():
                 os.replace(side, Path(str(target) + suffix))
     except OSError as exc:
-        raise StoreError(f"{reason}; could not move it aside ({exc.strerror}); "
-                         "move or delete the file by hand") from None
+        raise StoreError(
+            f"{reason}; could not move it aside ({exc.strerror}); move or delete the file by hand"
+        ) from None
     return target, f"{reason}; it was kept as {str(target)!r} and a new store was started"

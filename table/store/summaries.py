@@ -40,6 +40,14 @@ def status_of(state: GameState) -> str:
 def summary_from_row(row: tuple[Any, ...]) -> GameSummary:
     """The summary of one row selected as :data:`COLUMNS` (players and winners are JSON lists)."""
     gid, mode, ruleset, players, status, started, updated, winners, n = row
-    return GameSummary(id=gid, mode=mode, ruleset=ruleset, players=tuple(json.loads(players)),
-                       status=status, started_at=started, updated_at=updated,
-                       winners=tuple(json.loads(winners)), events=n)
+    return GameSummary(
+        id=gid,
+        mode=mode,
+        ruleset=ruleset,
+        players=tuple(json.loads(players)),
+        status=status,
+        started_at=started,
+        updated_at=updated,
+        winners=tuple(json.loads(winners)),
+        events=n,
+    )

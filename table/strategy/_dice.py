@@ -34,21 +34,17 @@ N_DICE = 5
 #: LEVELS[k]: the sorted multisets of k dice, those with more distinct faces
 #: first (then lexicographic), so that rows with a j-th distinct face form a prefix.
 LEVELS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-    tuple(sorted(itertools.combinations_with_replacement(FACES, k),
-                 key=lambda m: (-len(set(m)), m)))
+    tuple(sorted(itertools.combinations_with_replacement(FACES, k), key=lambda m: (-len(set(m)), m)))
     for k in range(N_DICE + 1)
 )
 #: INDEX[k]: multiset -> its index in LEVELS[k].
-INDEX: tuple[dict[tuple[int, ...], int], ...] = tuple(
-    {m: i for i, m in enumerate(level)} for level in LEVELS
-)
+INDEX: tuple[dict[tuple[int, ...], int], ...] = tuple({m: i for i, m in enumerate(level)} for level in LEVELS)
 #: The 252 distinct five-dice rolls, as sorted tuples.
 ROLLS: tuple[tuple[int, ...], ...] = LEVELS[N_DICE]
 N_ROLLS = len(ROLLS)
 
 #: Row of each five-of-a-kind roll, for faces 1..6.
-FIVE_OF_A_KIND_ROWS: npt.NDArray[np.intp] = np.array(
-    [INDEX[N_DICE][(f,) * N_DICE] for f in FACES], dtype=np.intp)
+FIVE_OF_A_KIND_ROWS: npt.NDArray[np.intp] = np.array([INDEX[N_DICE][(f,) * N_DICE] for f in FACES], dtype=np.intp)
 
 
 def _multiset_probability(m: tuple[int, ...]) -> float:
@@ -56,7 +52,7 @@ def _multiset_probability(m: tuple[int, ...]) -> float:
     ways = math.factorial(n)
     for f in FACES:
         ways //= math.factorial(m.count(f))
-    return ways / 6 ** n
+    return ways / 6**n
 
 
 def _child() -> tuple[npt.NDArray[np.intp], ...]:

@@ -30,8 +30,7 @@ class TextProgress:
     True
     """
 
-    def __init__(self, stream: TextIO, label: str, *, width: int = 30,
-                 min_interval: float = 0.2) -> None:
+    def __init__(self, stream: TextIO, label: str, *, width: int = 30, min_interval: float = 0.2) -> None:
         self.stream = stream
         self.label = label
         self.width = width

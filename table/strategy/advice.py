@@ -50,8 +50,12 @@ class HoldAdvice:
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict: keep, hold, expected (4 decimals), stop."""
-        return {"keep": list(self.keep), "hold": list(self.hold),
-                "expected": round(self.expected, 4), "stop": self.stop}
+        return {
+            "keep": list(self.keep),
+            "hold": list(self.hold),
+            "expected": round(self.expected, 4),
+            "stop": self.stop,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,23 +81,26 @@ class BoxAdvice:
 
     def to_json(self) -> dict[str, object]:
         """A JSON-ready dict: box, points, yahtzee_bonus, expected (4 decimals)."""
-        return {"box": self.box, "points": self.points, "yahtzee_bonus": self.yahtzee_bonus,
-                "expected": round(self.expected, 4)}
+        return {
+            "box": self.box,
+            "points": self.points,
+            "yahtzee_bonus": self.yahtzee_bonus,
+            "expected": round(self.expected, 4),
+        }
 
 
-def _check(table: StrategyTable, card: Card, dice: object, roll: object
-           ) -> tuple[tuple[int, ...], int]:
+def _check(table: StrategyTable, card: Card, dice: object, roll: object) -> tuple[tuple[int, ...], int]:
     d = check_dice(dice)  # type: ignore[arg-type]
     r = check_roll(roll)
     if is_full(table.ruleset, card):
         raise IllegalAdviceRequestError(
             f"the {table.ruleset.id} card is full ({len(card)} boxes), so there is nothing to "
-            "advise; leave at least one box open")
+            "advise; leave at least one box open"
+        )
     return d, r
 
 
-def advise_boxes(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: int = 3
-                 ) -> list[BoxAdvice]:
+def advise_boxes(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: int = 3) -> list[BoxAdvice]:
     """Every box the rules allow for ``dice`` now, best first.
 
     Parameters
@@ -131,8 +138,7 @@ def advise_boxes(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: 
     return out
 
 
-def advise_holds(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: int
-                 ) -> list[HoldAdvice]:
+def advise_holds(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: int) -> list[HoldAdvice]:
     """Every distinct hold after throw ``roll`` (1 or 2), best first.
 
     Parameters
@@ -159,8 +165,7 @@ def advise_holds(table: StrategyTable, card: Card, dice: tuple[int, ...], roll: 
     """
     d, r = _check(table, card, dice, roll)
     if r == 3:
-        raise IllegalAdviceRequestError(
-            "no re-roll is left after the third throw; ask for box advice instead")
+        raise IllegalAdviceRequestError("no re-roll is left after the third throw; ask for box advice instead")
     model = table.model
     m, g, u = (np.array([x], dtype=np.intp) for x in model.state_of(card))
     _, _, _, E2, E3 = roll_values(model, table.values, m, g, u)

@@ -17,7 +17,8 @@ The model is *solitaire-optimal per player*: each card is priced as if its
 owner played alone to maximise their own expected final score (upper bonus and
 Yahtzee bonuses included), which is what the tables hold; it ignores the
 opponents' scores (playing to win can differ near the end of a close game).
-A box the turn timer chose is priced like any other.  Holds are the ones declared on the table (HOLD buttons or the page); a person
+A box the turn timer chose is priced like any other.  Holds are the ones
+declared on the table (HOLD buttons or the page); a person
 who kept dice without declaring them is analysed as having re-rolled all five.
 Undone actions are not analysed: only the decisions that stand in the log.
 
@@ -118,10 +119,20 @@ class Decision:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the attributes (expected values and loss to 4 decimals)."""
-        return {"turn": self.turn, "player": self.player, "name": self.name, "kind": self.kind.value,
-                "roll": self.roll, "dice": list(self.dice), "choice": self.choice, "best": self.best,
-                "expected": round(self.expected, 4), "best_expected": round(self.best_expected, 4),
-                "loss": round(self.loss, 4), "optimal": self.optimal}
+        return {
+            "turn": self.turn,
+            "player": self.player,
+            "name": self.name,
+            "kind": self.kind.value,
+            "roll": self.roll,
+            "dice": list(self.dice),
+            "choice": self.choice,
+            "best": self.best,
+            "expected": round(self.expected, 4),
+            "best_expected": round(self.best_expected, 4),
+            "loss": round(self.loss, 4),
+            "optimal": self.optimal,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +163,14 @@ class PlayerAnalysis:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the attributes (loss to 4 decimals)."""
-        return {"player": self.player, "name": self.name, "decisions": self.decisions,
-                "optimal": self.optimal, "loss": round(self.loss, 4), "score": self.score}
+        return {
+            "player": self.player,
+            "name": self.name,
+            "decisions": self.decisions,
+            "optimal": self.optimal,
+            "loss": round(self.loss, 4),
+            "score": self.score,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,9 +217,13 @@ class GameAnalysis:
 
     def to_json(self) -> dict[str, Any]:
         """``{"ruleset", "variant", "finished", "players": [...], "decisions": [...]}``."""
-        return {"ruleset": self.ruleset, "variant": self.variant, "finished": self.finished,
-                "players": [p.to_json() for p in self.players],
-                "decisions": [d.to_json() for d in self.decisions]}
+        return {
+            "ruleset": self.ruleset,
+            "variant": self.variant,
+            "finished": self.finished,
+            "players": [p.to_json() for p in self.players],
+            "decisions": [d.to_json() for d in self.decisions],
+        }
 
     def to_csv(self) -> str:
         """One row per decision (:data:`CSV_COLUMNS`), then one ``total`` row per player.
@@ -216,8 +237,20 @@ class GameAnalysis:
         out = csv.writer(buf, lineterminator="\n")
         out.writerow(CSV_COLUMNS)
         for d in self.decisions:
-            out.writerow([d.turn, d.name, d.kind.value, d.roll, "".join(map(str, d.dice)), d.choice, d.best,
-                          f"{d.expected:.4f}", f"{d.best_expected:.4f}", f"{d.loss:.4f}"])
+            out.writerow(
+                [
+                    d.turn,
+                    d.name,
+                    d.kind.value,
+                    d.roll,
+                    "".join(map(str, d.dice)),
+                    d.choice,
+                    d.best,
+                    f"{d.expected:.4f}",
+                    f"{d.best_expected:.4f}",
+                    f"{d.loss:.4f}",
+                ]
+            )
         for p in self.players:
             out.writerow(["total", p.name, p.decisions, "", "", p.optimal, "", "", "", f"{p.loss:.4f}"])
         return buf.getvalue()
@@ -274,14 +307,17 @@ def _collect(events: Iterable[Event]) -> tuple[GameState, list[_Seen]]:
         card = before.cards[turn.player]
         if isinstance(event, DiceRead) and 2 <= event.roll <= MAX_ROLLS:
             keep = tuple(sorted(d for d, h in zip(turn.dice, turn.holds) if h))
-            found[(number, "hold", turn.roll)] = _Seen(number, turn.player, DecisionKind.HOLD, turn.roll, card,
-                                                       turn.dice, keep=keep)
+            found[(number, "hold", turn.roll)] = _Seen(
+                number, turn.player, DecisionKind.HOLD, turn.roll, card, turn.dice, keep=keep
+            )
         elif isinstance(event, BoxScored):
             if turn.roll < MAX_ROLLS:
-                found[(number, "hold", turn.roll)] = _Seen(number, turn.player, DecisionKind.HOLD, turn.roll,
-                                                           card, turn.dice, keep=tuple(sorted(turn.dice)))
-            found[(number, "box", turn.roll)] = _Seen(number, turn.player, DecisionKind.BOX, turn.roll, card,
-                                                      turn.dice, box=event.box)
+                found[(number, "hold", turn.roll)] = _Seen(
+                    number, turn.player, DecisionKind.HOLD, turn.roll, card, turn.dice, keep=tuple(sorted(turn.dice))
+                )
+            found[(number, "box", turn.roll)] = _Seen(
+                number, turn.player, DecisionKind.BOX, turn.roll, card, turn.dice, box=event.box
+            )
     if state is None:
         raise ValueError("the game has no events; give a game that was started")
     # Keep what stands: for each scored turn, its holds before its last roll and its box; for the
@@ -352,18 +388,46 @@ def analyse_events(events: Iterable[Event], *, table: StrategyTable | None = Non
             choice = s.box
             expected = next(b.expected for b in boxes if b.box == s.box)
         turn = s.turn // len(state.players) + 1
-        out.append(Decision(turn, s.player, state.players[s.player], s.kind, s.roll, s.dice, choice,
-                            top if best_expected - expected > OPTIMAL_TOLERANCE else choice,
-                            expected, best_expected, max(0.0, best_expected - expected)))
+        out.append(
+            Decision(
+                turn,
+                s.player,
+                state.players[s.player],
+                s.kind,
+                s.roll,
+                s.dice,
+                choice,
+                top if best_expected - expected > OPTIMAL_TOLERANCE else choice,
+                expected,
+                best_expected,
+                max(0.0, best_expected - expected),
+            )
+        )
     totals = state.totals()
     players = []
     for seat, name in enumerate(state.players):
         mine_d = [d for d in out if d.player == seat]
-        players.append(PlayerAnalysis(seat, name, len(mine_d), sum(d.optimal for d in mine_d),
-                                      sum(d.loss for d in mine_d), totals[seat]))
-    return GameAnalysis(state.ruleset, tab.variant, state.ended is not None and all(
-        len(c) == len(find_ruleset(state.ruleset).boxes) for c in state.cards), tuple(out), tuple(players))
+        players.append(
+            PlayerAnalysis(
+                seat, name, len(mine_d), sum(d.optimal for d in mine_d), sum(d.loss for d in mine_d), totals[seat]
+            )
+        )
+    return GameAnalysis(
+        state.ruleset,
+        tab.variant,
+        state.ended is not None and all(len(c) == len(find_ruleset(state.ruleset).boxes) for c in state.cards),
+        tuple(out),
+        tuple(players),
+    )
 
 
-__all__ = ["CSV_COLUMNS", "OPTIMAL_TOLERANCE", "Decision", "DecisionKind", "GameAnalysis", "PlayerAnalysis",
-           "analyse_events", "table_for"]
+__all__ = [
+    "CSV_COLUMNS",
+    "OPTIMAL_TOLERANCE",
+    "Decision",
+    "DecisionKind",
+    "GameAnalysis",
+    "PlayerAnalysis",
+    "analyse_events",
+    "table_for",
+]

@@ -71,8 +71,7 @@ def _check_hold_request(dice: object, roll: object) -> tuple[tuple[int, ...], in
     d = check_dice(dice)  # type: ignore[arg-type]
     r = check_roll(roll)
     if r == 3:
-        raise IllegalAdviceRequestError(
-            "no re-roll is left after the third throw; call choose_box instead")
+        raise IllegalAdviceRequestError("no re-roll is left after the third throw; call choose_box instead")
     return d, r
 
 
@@ -105,8 +104,7 @@ class GreedyBot:
         if not options:
             raise IllegalAdviceRequestError("the card is full; there is no box to choose")
         rs = self.model.ruleset
-        return max(options, key=lambda b: (options[b], -max(possible_points(rs, b)),
-                                           -rs.boxes.index(b)))
+        return max(options, key=lambda b: (options[b], -max(possible_points(rs, b)), -rs.boxes.index(b)))
 
     def choose_hold(self, card: Card, dice: tuple[int, ...], roll: int) -> tuple[bool, ...]:
         """Hold the largest group of equal faces; hold all (stop) on 25+ points or five alike."""
@@ -164,8 +162,9 @@ class OptimalBot:
 
     level = "optimal"
 
-    def __init__(self, ruleset: Ruleset | str, variant: str | None = None, *,
-                 table: StrategyTable | None = None) -> None:
+    def __init__(
+        self, ruleset: Ruleset | str, variant: str | None = None, *, table: StrategyTable | None = None
+    ) -> None:
         self.table = table if table is not None else get_table(ruleset, variant)
 
     def __repr__(self) -> str:
@@ -181,8 +180,9 @@ class OptimalBot:
         return advise_boxes(self.table, card, dice, roll)[0].box
 
 
-def make_bot(level: str, ruleset: Ruleset | str, variant: str | None = None, *,
-             table: StrategyTable | None = None) -> GreedyBot | OptimalBot:
+def make_bot(
+    level: str, ruleset: Ruleset | str, variant: str | None = None, *, table: StrategyTable | None = None
+) -> GreedyBot | OptimalBot:
     """A bot of ``level`` (``easy``, ``medium``, ``optimal``) for ``ruleset``.
 
     Parameters
@@ -211,8 +211,7 @@ def make_bot(level: str, ruleset: Ruleset | str, variant: str | None = None, *,
     raise ValueError(f"unknown bot level {level!r}; choose one of: {', '.join(BOT_LEVELS)}")
 
 
-def play_solitaire(bot: Bot, ruleset: Ruleset | str, rng: np.random.Generator,
-                   variant: str | None = None) -> Card:
+def play_solitaire(bot: Bot, ruleset: Ruleset | str, rng: np.random.Generator, variant: str | None = None) -> Card:
     """Play one solitaire game with ``bot`` rolling virtual dice; return the final card.
 
     Parameters

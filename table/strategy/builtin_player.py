@@ -23,7 +23,7 @@ from table.rules import Card, Ruleset, find_ruleset, score_options
 PAR_WEIGHT = 0.6
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _outcomes(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     """Every multiset of ``n`` dice, sorted, with its probability."""
     out = []
@@ -35,7 +35,7 @@ def _outcomes(n: int) -> tuple[tuple[tuple[int, ...], float], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def box_pars(ruleset_id: str) -> dict[str, float]:
     """Mean points of each box over one throw of five fair dice, on an empty card.
 
@@ -67,8 +67,7 @@ def box_worth(rs: Ruleset, box: str, points: int, dice: Sequence[int]) -> float:
     return worth
 
 
-def choose_box(ruleset: Ruleset | str, dice: Sequence[int], card: Card, *, roll: int = 3,
-               joker: str = "forced") -> str:
+def choose_box(ruleset: Ruleset | str, dice: Sequence[int], card: Card, *, roll: int = 3, joker: str = "forced") -> str:
     """The box to score ``dice`` in: the legal box the player values most.
 
     Parameters
@@ -105,8 +104,9 @@ def _best_worth(rs: Ruleset, dice: tuple[int, ...], card: Card, roll: int, joker
     return max(box_worth(rs, b, p, dice) for b, p in options.items())
 
 
-def choose_holds(ruleset: Ruleset | str, dice: Sequence[int], card: Card, *, roll: int,
-                 joker: str = "forced") -> tuple[bool, ...]:
+def choose_holds(
+    ruleset: Ruleset | str, dice: Sequence[int], card: Card, *, roll: int, joker: str = "forced"
+) -> tuple[bool, ...]:
     """Which dice to hold before the next throw; all held means stop and score.
 
     Parameters

@@ -157,8 +157,7 @@ class Model:
                     continue
                 if any(rs.score_box(d, c, {b: 50}, 3) != rs.score_box(d, c, {}, 3) for d in ROLLS):
                     if found not in (None, b):
-                        raise NotImplementedError(
-                            f"{rs.id}: more than one box changes other scores")
+                        raise NotImplementedError(f"{rs.id}: more than one box changes other scores")
                     found = b
         return None if found is None else rs.boxes.index(found)
 
@@ -223,8 +222,9 @@ class Model:
         """Boxes whose normal points depend on the flag (Doble Generala)."""
         if self.n_flags == 1:
             return frozenset()
-        return frozenset(b for b in range(self.n_boxes)
-                         if not np.array_equal(self.scores[:, 0, b], self.scores[:, 1, b]))
+        return frozenset(
+            b for b in range(self.n_boxes) if not np.array_equal(self.scores[:, 0, b], self.scores[:, 1, b])
+        )
 
     def same_stop(self, roll: int) -> bool:
         """True if stopping on throw ``roll`` scores like throw 3 (all but Generala's servida)."""
@@ -291,8 +291,7 @@ class Model:
         """
         if self.ruleset.has_yahtzee_bonus and not self.has_bonus:
             rs = self.ruleset
-            return {b: rs.score_box(tuple(dice), b, card.boxes, roll)
-                    for b in rs.boxes if b not in card.boxes}
+            return {b: rs.score_box(tuple(dice), b, card.boxes, roll) for b in rs.boxes if b not in card.boxes}
         return score_options(self.ruleset, dice, card, roll=roll, joker=self.joker_variant)
 
     def after(self, card: Card, dice: tuple[int, ...], box: str, roll: int = 3) -> Card:
@@ -327,8 +326,7 @@ class Model:
             # A sample of joker situations keeps loading fast; all 24k are used to build.
             card = self.card_for_mask(1 << (self.flag_box or 0), flag=1)
             for f in FACES:
-                h.update(repr(score_options(self.ruleset, (f,) * 5, card,
-                                            joker=self.variant)).encode())
+                h.update(repr(score_options(self.ruleset, (f,) * 5, card, joker=self.variant)).encode())
         return h.hexdigest()
 
 

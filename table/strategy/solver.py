@@ -53,12 +53,21 @@ CHUNK = 256
 _KS = np.arange(6, dtype=np.intp)
 #: _FACE_COUNT[f][r]: how many dice of roll r show face f (index 0 unused).
 _FACE_COUNT = [np.zeros(len(ROLLS), dtype=np.intp)] + [
-    np.array([r.count(f) for r in ROLLS], dtype=np.intp) for f in range(1, 7)]
+    np.array([r.count(f) for r in ROLLS], dtype=np.intp) for f in range(1, 7)
+]
 
 
-def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                u: IntArray, roll: int, *, out: Array | None = None,
-                scratch: Array | None = None) -> Array:
+def stop_values(
+    model: Model,
+    V: npt.NDArray[np.floating],
+    m: IntArray,
+    g: IntArray,
+    u: IntArray,
+    roll: int,
+    *,
+    out: Array | None = None,
+    scratch: Array | None = None,
+) -> Array:
     """Value of stopping on each roll and scoring the best legal box.
 
     Parameters
@@ -101,8 +110,7 @@ def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
             if b in upper:
                 # Only six distinct upper sums follow: gather those, then expand by face count.
                 face = upper[b]
-                small = V[m2[None, :], g[None, :],
-                          np.minimum(u[None, :] + face * _KS[:, None], cap)]
+                small = V[m2[None, :], g[None, :], np.minimum(u[None, :] + face * _KS[:, None], cap)]
                 small[:, ~open_] = -np.inf
                 np.take(small, _FACE_COUNT[face], axis=0, out=cand)
                 cand += pts
@@ -118,8 +126,9 @@ def stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
     return best
 
 
-def _joker_stop_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                       u: IntArray, best: Array) -> None:
+def _joker_stop_values(
+    model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray, u: IntArray, best: Array
+) -> None:
     """Overwrite the five-of-a-kind rows of ``best`` where the roll is a bonus Yahtzee."""
     yb = model.flag_box
     assert yb is not None and model.joker is not None
@@ -160,8 +169,7 @@ class Workspace:
         self.tmp = np.empty((n[N_DICE], size))
 
 
-def keeper_values(W: Array, *, out: list[Array] | None = None,
-                  tmp: Array | None = None) -> list[Array]:
+def keeper_values(W: Array, *, out: list[Array] | None = None, tmp: Array | None = None) -> list[Array]:
     """Expected value of holding each keeper before a throw.
 
     Parameters
@@ -197,8 +205,7 @@ def keeper_values(W: Array, *, out: list[Array] | None = None,
     return E
 
 
-def best_keeper(E: list[Array], *, out: list[Array] | None = None,
-                tmp: Array | None = None) -> Array:
+def best_keeper(E: list[Array], *, out: list[Array] | None = None, tmp: Array | None = None) -> Array:
     """For each roll, the largest ``E`` over every sub-multiset of it (shape (252, S)).
 
     ``out`` (buffers of shape (n_k, S) for levels 0..5) and ``tmp`` (252, S)
@@ -225,9 +232,9 @@ def best_keeper(E: list[Array], *, out: list[Array] | None = None,
     return M
 
 
-def roll_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                u: IntArray, ws: Workspace | None = None
-                ) -> tuple[Array, Array, Array, list[Array], list[Array]]:
+def roll_values(
+    model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray, u: IntArray, ws: Workspace | None = None
+) -> tuple[Array, Array, Array, list[Array], list[Array]]:
     """Values of each roll on throws 1, 2, 3 and the keeper values before throws 2 and 3.
 
     Parameters
@@ -248,10 +255,8 @@ def roll_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
     if ws is None:
         ws = Workspace(m.size)
     W3 = stop_values(model, V, m, g, u, 3, out=ws.W[2], scratch=ws.tmp)
-    stop2 = W3 if model.same_stop(2) else stop_values(model, V, m, g, u, 2, out=ws.stop[0],
-                                                       scratch=ws.tmp)
-    stop1 = W3 if model.same_stop(1) else stop_values(model, V, m, g, u, 1, out=ws.stop[1],
-                                                       scratch=ws.tmp)
+    stop2 = W3 if model.same_stop(2) else stop_values(model, V, m, g, u, 2, out=ws.stop[0], scratch=ws.tmp)
+    stop1 = W3 if model.same_stop(1) else stop_values(model, V, m, g, u, 1, out=ws.stop[1], scratch=ws.tmp)
     E3 = keeper_values(W3, out=ws.E[1], tmp=ws.tmp)
     W2 = np.maximum(stop2, best_keeper(E3, out=ws.M, tmp=ws.tmp), out=ws.W[1])
     E2 = keeper_values(W2, out=ws.E[0], tmp=ws.tmp)
@@ -259,8 +264,9 @@ def roll_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntAr
     return W1, W2, W3, E2, E3
 
 
-def turn_start_values(model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray,
-                      u: IntArray, ws: Workspace | None = None) -> Array:
+def turn_start_values(
+    model: Model, V: npt.NDArray[np.floating], m: IntArray, g: IntArray, u: IntArray, ws: Workspace | None = None
+) -> Array:
     """Expected points to come from the start of a turn in each state (shape (S,))."""
     W1 = roll_values(model, V, m, g, u, ws)[0]
     return ROLL_PROB @ W1
@@ -319,8 +325,7 @@ def solve(model: Model, progress: Callable[[int, int], None] | None = None) -> A
             size = m[sl].size
             if size not in spaces:
                 spaces[size] = Workspace(size)
-            V[m[sl], g[sl], u[sl]] = turn_start_values(model, V, m[sl], g[sl], u[sl],
-                                                       spaces[size])
+            V[m[sl], g[sl], u[sl]] = turn_start_values(model, V, m[sl], g[sl], u[sl], spaces[size])
             done += m[sl].size
             if progress:
                 progress(done, total)

@@ -112,10 +112,15 @@ class StrategyTable:
     def meta(self) -> dict[str, object]:
         """The metadata written with the table (see the module docstring)."""
         return {
-            "format": FORMAT_VERSION, "solver": SOLVER_VERSION,
-            "ruleset": self.ruleset.id, "variant": self.variant, "spec": SPEC_VERSION,
-            "fingerprint": self.model.fingerprint, "expected": self.expected,
-            "build_seconds": self.build_seconds, "shape": list(self.values.shape),
+            "format": FORMAT_VERSION,
+            "solver": SOLVER_VERSION,
+            "ruleset": self.ruleset.id,
+            "variant": self.variant,
+            "spec": SPEC_VERSION,
+            "fingerprint": self.model.fingerprint,
+            "expected": self.expected,
+            "build_seconds": self.build_seconds,
+            "shape": list(self.values.shape),
         }
 
     def save(self, path: Path) -> Path:
@@ -134,8 +139,9 @@ class StrategyTable:
         return path
 
 
-def build_table(ruleset: Ruleset | str, variant: str | None = None, *,
-                progress: Callable[[int, int], None] | None = None) -> StrategyTable:
+def build_table(
+    ruleset: Ruleset | str, variant: str | None = None, *, progress: Callable[[int, int], None] | None = None
+) -> StrategyTable:
     """Solve ``ruleset`` / ``variant`` now (no files); see :func:`table.strategy.solver.solve`."""
     model = Model.of(ruleset, variant)
     started = time.perf_counter()
@@ -162,24 +168,37 @@ def load_table(path: Path, model: Model) -> StrategyTable:
             values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
     except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise StaleTablesError(
-            f"{path} is not a strategy table ({exc}); delete it or run "
-            f"'dicetable strategy build {model.ruleset.id}'") from None
-    expected = {"format": FORMAT_VERSION, "solver": SOLVER_VERSION,
-                "ruleset": model.ruleset.id, "variant": model.variant, "spec": SPEC_VERSION,
-                "fingerprint": model.fingerprint, "shape": list(model.shape)}
+            f"{path} is not a strategy table ({exc}); delete it or run 'dicetable strategy build {model.ruleset.id}'"
+        ) from None
+    expected = {
+        "format": FORMAT_VERSION,
+        "solver": SOLVER_VERSION,
+        "ruleset": model.ruleset.id,
+        "variant": model.variant,
+        "spec": SPEC_VERSION,
+        "fingerprint": model.fingerprint,
+        "shape": list(model.shape),
+    }
     for key, want in expected.items():
         if meta.get(key) != want:
             raise StaleTablesError(
                 f"{path} is stale: {key} is {meta.get(key)!r}, this dicetable needs {want!r}; "
-                f"run 'dicetable strategy build {model.ruleset.id}' to rebuild it")
+                f"run 'dicetable strategy build {model.ruleset.id}' to rebuild it"
+            )
     return StrategyTable(model, values, float(meta["expected"]), float(meta["build_seconds"]))
 
 
 _LOADED: dict[tuple[str, str], StrategyTable] = {}
 
 
-def get_table(ruleset: Ruleset | str, variant: str | None = None, *, build: bool = True,
-              stream: TextIO | None = None, directory: Path | None = None) -> StrategyTable:
+def get_table(
+    ruleset: Ruleset | str,
+    variant: str | None = None,
+    *,
+    build: bool = True,
+    stream: TextIO | None = None,
+    directory: Path | None = None,
+) -> StrategyTable:
     """The table of ``ruleset`` / ``variant``, loaded once per process.
 
     Looks in ``directory`` (default :func:`cache_dir`), then in the tables
@@ -224,8 +243,8 @@ def get_table(ruleset: Ruleset | str, variant: str | None = None, *, build: bool
             return table
     if not build:
         raise FileNotFoundError(
-            f"no strategy table for {rs.id} ({variant}) in {folder}; "
-            f"run 'dicetable strategy build {rs.id}' first")
+            f"no strategy table for {rs.id} ({variant}) in {folder}; run 'dicetable strategy build {rs.id}' first"
+        )
     table = build_with_bar(model, stream)
     try:
         table.save(folder / name)

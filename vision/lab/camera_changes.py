@@ -96,7 +96,10 @@ def _median_side(boxes: Sequence[Box], image: np.ndarray) -> float:
 
 
 def _defocus(image, boxes, rng):
-    """A lens slightly out of focus: Gaussian blur with sigma 4 % of the median die side (about 1.6 px on 40 px dice)."""
+    """A lens slightly out of focus.
+
+    Gaussian blur with sigma 4 % of the median die side (about 1.6 px on 40 px dice).
+    """
     sigma = 0.04 * _median_side(boxes, image)
     return cv2.GaussianBlur(image, (0, 0), sigmaX=sigma), list(boxes)
 
@@ -135,8 +138,9 @@ def _warp_to_fit(image: np.ndarray, boxes: Sequence[Box], matrix: np.ndarray) ->
     shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64)
     full = shift @ matrix
     size = (int(x1 - x0), int(y1 - y0))
-    out = cv2.warpPerspective(image, full, size, flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(image))
+    out = cv2.warpPerspective(
+        image, full, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=_border_colour(image)
+    )
     return out, _moved_boxes(boxes, full, size)
 
 
@@ -206,17 +210,17 @@ def quarter_turn(image: np.ndarray, boxes: Sequence[Box], k: int) -> tuple[np.nd
 #: the photo as it is (the baseline the others are compared with).
 CAMERA_CHANGES: dict[str, _Change] = {
     "none": lambda image, boxes, rng: (image.copy(), list(boxes)),
-    "warm": _gains(0.6, 0.9, 1.15),      # tungsten light on a daylight white balance
-    "cool": _gains(1.25, 1.0, 0.75),     # shade on a daylight white balance
-    "dark": _gains(0.35, 0.35, 0.35),    # 1.5 stops under-exposed
-    "bright": _gains(2.0, 2.0, 2.0),     # one stop over-exposed (highlights clip)
+    "warm": _gains(0.6, 0.9, 1.15),  # tungsten light on a daylight white balance
+    "cool": _gains(1.25, 1.0, 0.75),  # shade on a daylight white balance
+    "dark": _gains(0.35, 0.35, 0.35),  # 1.5 stops under-exposed
+    "bright": _gains(2.0, 2.0, 2.0),  # one stop over-exposed (highlights clip)
     "low_contrast": _low_contrast,
     "noise": _sensor_noise,
     "low_light": _low_light,
     "defocus": _defocus,
     "jpeg": _jpeg,
-    "upscale": _resize(2.0),             # a sensor with twice the pixels across
-    "downscale": _resize(0.6),           # a camera farther away, or one with fewer pixels
+    "upscale": _resize(2.0),  # a sensor with twice the pixels across
+    "downscale": _resize(0.6),  # a camera farther away, or one with fewer pixels
     "turn": _turn,
     "tilt": _tilt,
 }
@@ -227,8 +231,9 @@ def change_names() -> list[str]:
     return list(CAMERA_CHANGES)
 
 
-def apply_change(name: str, image: np.ndarray, boxes: Sequence[Box], rng: np.random.Generator
-                 ) -> tuple[np.ndarray, list[Box]]:
+def apply_change(
+    name: str, image: np.ndarray, boxes: Sequence[Box], rng: np.random.Generator
+) -> tuple[np.ndarray, list[Box]]:
     """Apply the camera change `name` to a labelled photo.
 
     Parameters

@@ -178,12 +178,19 @@ class EvalResult:
         from vision.lab.reliability import expected_calibration_error, reliability_bins
 
         scored = [o for im in self.images for o in im.outcomes if o.kind in ("correct", "wrong")]
-        bins = reliability_bins([min(max(o.confidence, 0.0), 1.0) for o in scored],
-                                [o.kind == "correct" for o in scored], n_bins=n_bins, span=span)
+        bins = reliability_bins(
+            [min(max(o.confidence, 0.0), 1.0) for o in scored],
+            [o.kind == "correct" for o in scored],
+            n_bins=n_bins,
+            span=span,
+        )
         dice = sum(b.count for b in bins)
-        return {"dice": dice, "ece": expected_calibration_error(bins) if dice else None,
-                "bins": [b.to_json() for b in bins],
-                "counted": "dice given a value and matched to a labelled die (correct + wrong)"}
+        return {
+            "dice": dice,
+            "ece": expected_calibration_error(bins) if dice else None,
+            "bins": [b.to_json() for b in bins],
+            "counted": "dice given a value and matched to a labelled die (correct + wrong)",
+        }
 
     def to_json(self) -> dict:
         """Everything as plain JSON types (the ``metrics.json`` of ``--report``)."""
@@ -207,8 +214,14 @@ class EvalResult:
                     "exact": im.exact,
                     "problems": list(im.problems),
                     "outcomes": [
-                        {"kind": o.kind, "truth": o.truth, "read": o.read, "box": list(o.box),
-                         "confidence": round(o.confidence, 4), "reason": o.reason}
+                        {
+                            "kind": o.kind,
+                            "truth": o.truth,
+                            "read": o.read,
+                            "box": list(o.box),
+                            "confidence": round(o.confidence, 4),
+                            "reason": o.reason,
+                        }
                         for o in im.outcomes
                     ],
                 }
@@ -241,8 +254,12 @@ def match_dice(read_boxes, true_boxes, *, min_iou: float = 0.5) -> list[tuple[in
         return []
     iou = box_iou(r, t)
     cx, cy = r[:, 0] + r[:, 2] / 2, r[:, 1] + r[:, 3] / 2
-    inside = ((cx[:, None] >= t[None, :, 0]) & (cx[:, None] <= t[None, :, 0] + t[None, :, 2])
-              & (cy[:, None] >= t[None, :, 1]) & (cy[:, None] <= t[None, :, 1] + t[None, :, 3]))
+    inside = (
+        (cx[:, None] >= t[None, :, 0])
+        & (cx[:, None] <= t[None, :, 0] + t[None, :, 2])
+        & (cy[:, None] >= t[None, :, 1])
+        & (cy[:, None] <= t[None, :, 1] + t[None, :, 3])
+    )
     ok = (iou >= min_iou) | inside
     pairs = sorted(((iou[i, j], i, j) for i, j in zip(*np.nonzero(ok))), reverse=True)
     used_r, used_t, out = set(), set(), []
@@ -345,8 +362,10 @@ def evaluate(
     if keep is not None:
         items = [item for item in items if keep(item.path.name)]
         if not items:
-            raise DatasetError(f"no photo of {str(dataset)!r} is in the selection asked for (e.g. the fold); "
-                               "check the dataset and the selection")
+            raise DatasetError(
+                f"no photo of {str(dataset)!r} is in the selection asked for (e.g. the fold); "
+                "check the dataset and the selection"
+            )
     result = EvalResult(Path(dataset))
     labels = Path(dataset) / "labels.json"
     for k, item in enumerate(items):

@@ -98,9 +98,11 @@ class LabelReview:
         names = {PurePosixPath(*item.path.relative_to(Path(root)).parts).as_posix() for item in items}
         for file, changes in by_file.items():
             if file not in names:
-                raise DatasetError(f"{str(self.path)!r}: changes[{changes[0][0]}] names the photo {file!r}, which "
-                                   f"is not in the dataset {str(root)!r}; is it the review of another set, or was "
-                                   "the photo renamed? Review it again")
+                raise DatasetError(
+                    f"{str(self.path)!r}: changes[{changes[0][0]}] names the photo {file!r}, which "
+                    f"is not in the dataset {str(root)!r}; is it the review of another set, or was "
+                    "the photo renamed? Review it again"
+                )
         out = []
         for item in items:
             changes = by_file.get(PurePosixPath(*item.path.relative_to(Path(root)).parts).as_posix())
@@ -116,29 +118,42 @@ class LabelReview:
                 iou = box_iou(np.asarray([change.box], np.float64), boxes)[0] if len(boxes) else np.zeros(0)
                 if change.labelled is None:
                     if len(iou) and float(iou.max()) > NEW_BOX_IOU:
-                        raise DatasetError(f"{where} adds a die where labels.json has one (IoU "
-                                           f"{float(iou.max()):.2f}); the labels changed since the review: review it again")
+                        raise DatasetError(
+                            f"{where} adds a die where labels.json has one (IoU "
+                            f"{float(iou.max()):.2f}); the labels changed since the review: review it again"
+                        )
                     x, y, w, h = change.box
                     if item.size is not None and (x < 0 or y < 0 or x + w > item.size[0] or y + h > item.size[1]):
-                        raise DatasetError(f"{where} adds a die outside the {item.size[0]}x{item.size[1]} px photo; "
-                                           "give its box in the photo's pixels")
+                        raise DatasetError(
+                            f"{where} adds a die outside the {item.size[0]}x{item.size[1]} px photo; "
+                            "give its box in the photo's pixels"
+                        )
                     for k2, other in added:
-                        if float(box_iou(np.asarray([change.box], np.float64),
-                                         np.asarray([other.box], np.float64))[0, 0]) > NEW_BOX_IOU:
+                        if (
+                            float(
+                                box_iou(np.asarray([change.box], np.float64), np.asarray([other.box], np.float64))[0, 0]
+                            )
+                            > NEW_BOX_IOU
+                        ):
                             raise DatasetError(f"{where} adds the die that changes[{k2}] adds; list each die once")
                     added.append((k, change))
                     dice.append(LabelledDie(change.value, change.box))
                     continue
                 j = int(np.argmax(iou)) if len(iou) else -1
                 if j < 0 or float(iou[j]) < SAME_BOX_IOU:
-                    raise DatasetError(f"{where}: labels.json has no die with that box; the labels changed since "
-                                       "the review: review it again")
+                    raise DatasetError(
+                        f"{where}: labels.json has no die with that box; the labels changed since "
+                        "the review: review it again"
+                    )
                 if j in touched:
-                    raise DatasetError(f"{where} corrects the die that changes[{touched[j]}] corrects; "
-                                       "list each die once")
+                    raise DatasetError(
+                        f"{where} corrects the die that changes[{touched[j]}] corrects; list each die once"
+                    )
                 if item.dice[j].value != change.labelled:
-                    raise DatasetError(f"{where} corrects a die labelled {change.labelled}, but labels.json now "
-                                       f"says {item.dice[j].value}; review it again")
+                    raise DatasetError(
+                        f"{where} corrects a die labelled {change.labelled}, but labels.json now "
+                        f"says {item.dice[j].value}; review it again"
+                    )
                 touched[j] = k
                 dice[j] = LabelledDie(change.value, item.dice[j].box)
             out.append(replace(item, dice=tuple(dice)))
@@ -159,8 +174,10 @@ def load_label_review(path: str | Path) -> LabelReview:
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise DatasetError(f"no label review {str(path)!r}; give the JSON file of reviewed labels "
-                           "(e.g. benchmarks/dev_label_review.json)") from None
+        raise DatasetError(
+            f"no label review {str(path)!r}; give the JSON file of reviewed labels "
+            "(e.g. benchmarks/dev_label_review.json)"
+        ) from None
     except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, UTF-8 or a huge number
         raise DatasetError(f"label review {str(path)!r} cannot be read as JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
@@ -173,15 +190,23 @@ def load_label_review(path: str | Path) -> LabelReview:
         box = c.get("box")
         file = c.get("file")
         if not isinstance(file, str) or not _is_relative_name(file):
-            raise DatasetError(f'{where} needs a "file": the photo\'s name in the dataset folder, as labels.json '
-                               'gives it (e.g. "photo.jpg" or "sub/photo.jpg")')
-        if not (isinstance(box, list) and len(box) == 4 and all(_is_int(v) and abs(v) < MAX_PX for v in box)
-                and box[2] > 0 and box[3] > 0):
+            raise DatasetError(
+                f'{where} needs a "file": the photo\'s name in the dataset folder, as labels.json '
+                'gives it (e.g. "photo.jpg" or "sub/photo.jpg")'
+            )
+        if not (
+            isinstance(box, list)
+            and len(box) == 4
+            and all(_is_int(v) and abs(v) < MAX_PX for v in box)
+            and box[2] > 0
+            and box[3] > 0
+        ):
             raise DatasetError(f'{where} needs a "box": [x, y, w, h], whole pixels, w and h above 0')
         labelled, value = c.get("labelled", "missing"), c.get("value")
         if not (labelled is None or _is_face(labelled)):
-            raise DatasetError(f'{where} needs "labelled": the value labels.json gives (1-6), or null for a die '
-                               "it does not label")
+            raise DatasetError(
+                f'{where} needs "labelled": the value labels.json gives (1-6), or null for a die it does not label'
+            )
         if not _is_face(value) or value == labelled:
             raise DatasetError(f'{where} needs "value": the face value seen (1-6), other than "labelled"')
         if not isinstance(c.get("why"), str) or not c["why"].strip():
@@ -193,8 +218,13 @@ def load_label_review(path: str | Path) -> LabelReview:
 def _is_relative_name(file: str) -> bool:
     """Whether `file` names a file inside a folder: relative, no ``..``, not empty (``/`` separates folders)."""
     norm = posixpath.normpath(file) if file else ""
-    return bool(file) and "\\" not in file and not posixpath.isabs(norm) and norm != "." and \
-        ".." not in PurePosixPath(norm).parts
+    return (
+        bool(file)
+        and "\\" not in file
+        and not posixpath.isabs(norm)
+        and norm != "."
+        and ".." not in PurePosixPath(norm).parts
+    )
 
 
 def _is_int(v: object) -> bool:

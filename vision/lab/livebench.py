@@ -85,8 +85,9 @@ def model_reader() -> Callable[[np.ndarray], Any]:
     from vision.pips import PipFinder
     from vision.reader import read_image
 
-    return functools.partial(read_image, detector=DieDetector(), face_reader=reading_face_reader(),
-                             pip_finder=PipFinder())
+    return functools.partial(
+        read_image, detector=DieDetector(), face_reader=reading_face_reader(), pip_finder=PipFinder()
+    )
 
 
 @dataclass
@@ -115,6 +116,7 @@ class BenchResult:
 
     def summary(self) -> dict[str, Any]:
         """The numbers as a JSON-able dict."""
+
         def med(xs: Sequence[float]) -> float | None:
             return round(statistics.median(xs), 3) if xs else None
 
@@ -122,22 +124,33 @@ class BenchResult:
             return round(sorted(xs)[int(0.95 * (len(xs) - 1))], 3) if xs else None
 
         return {
-            "size": f"{self.size[0]}x{self.size[1]}", "reader": self.reader, "frames": self.frames,
-            "per_frame_ms_median": med(self.all_ms), "per_frame_ms_p95": p95(self.all_ms),
-            "motion_frame_ms_median": med(self.motion_ms), "read_frame_ms_median": med(self.read_ms),
+            "size": f"{self.size[0]}x{self.size[1]}",
+            "reader": self.reader,
+            "frames": self.frames,
+            "per_frame_ms_median": med(self.all_ms),
+            "per_frame_ms_p95": p95(self.all_ms),
+            "motion_frame_ms_median": med(self.motion_ms),
+            "read_frame_ms_median": med(self.read_ms),
             "read_frames": len(self.read_ms),
             "settle_latency_frames_median": med(self.latencies),
             "settle_latency_frames_max": max(self.latencies) if self.latencies else None,
             # compute only: what the frames from the last die stopping to the verdict cost, summed
             "settle_compute_ms_median": med(self.settle_ms),
             "settle_compute_ms_max": round(max(self.settle_ms), 3) if self.settle_ms else None,
-            "reads_per_roll_median": med(self.settle_reads), "threads": self.threads,
+            "reads_per_roll_median": med(self.settle_reads),
+            "threads": self.threads,
             # at 30 fps, with each frame processed as it comes: frames waited plus the last frame's read
-            "settle_latency_ms_at_30fps": (round(statistics.median(self.latencies) * 1000 / 30
-                                                 + statistics.median(self.read_ms), 1)
-                                           if self.latencies and self.read_ms else None),
-            "rolls": self.rolls, "right": self.right, "unreadable": self.unreadable, "wrong": self.wrong,
-            "missed": self.missed, "verdicts_while_moving": self.early,
+            "settle_latency_ms_at_30fps": (
+                round(statistics.median(self.latencies) * 1000 / 30 + statistics.median(self.read_ms), 1)
+                if self.latencies and self.read_ms
+                else None
+            ),
+            "rolls": self.rolls,
+            "right": self.right,
+            "unreadable": self.unreadable,
+            "wrong": self.wrong,
+            "missed": self.missed,
+            "verdicts_while_moving": self.early,
             "leaning_rolls_reported_unreadable": self.expected_unreadable_ok,
             "wrong_details": self.wrong_details[:5],
             "unexpected_unreadable": self.unreadable_details[:5],
@@ -157,8 +170,13 @@ def _same(values: Sequence[int | None], centres: Sequence[tuple[float, float]], 
     return True
 
 
-def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2),
-          reader: str | Callable[[np.ndarray], Any] = "truth", threads: int = 1) -> BenchResult:
+def bench(
+    *,
+    size: tuple[int, int] = (640, 480),
+    seeds: Sequence[int] = (0, 1, 2),
+    reader: str | Callable[[np.ndarray], Any] = "truth",
+    threads: int = 1,
+) -> BenchResult:
     """Play the default script of each seed through a watcher and measure it.
 
     Parameters
@@ -187,8 +205,14 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
             use = model
         else:
             use = reader  # type: ignore[assignment]
-        watcher = RollWatcher(use, geometry=geo, hold_area_mm=world.HOLD_AREA_MM, reference=frames[0].image,
-                              markers=world.MARKERS, expected_dice=5)
+        watcher = RollWatcher(
+            use,
+            geometry=geo,
+            hold_area_mm=world.HOLD_AREA_MM,
+            reference=frames[0].image,
+            markers=world.MARKERS,
+            expected_dice=5,
+        )
         verdicts: dict[int, tuple[int, Any]] = {}
         cost: list[tuple[float, bool]] = []  # per frame: (ms, read)
         for f in frames:
@@ -198,9 +222,14 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
             t0 = time.perf_counter()
             events = watcher.update(f)
             ms = (time.perf_counter() - t0) * 1000.0
-            read = (truth_reader.calls != before) if reader == "truth" else (
-                len(watcher._votes) != n_votes or any(e.kind in (EventKind.SETTLED, EventKind.UNREADABLE)
-                                                      for e in events))
+            read = (
+                (truth_reader.calls != before)
+                if reader == "truth"
+                else (
+                    len(watcher._votes) != n_votes
+                    or any(e.kind in (EventKind.SETTLED, EventKind.UNREADABLE) for e in events)
+                )
+            )
             cost.append((ms, read))
             result.all_ms.append(ms)
             (result.read_ms if read else result.motion_ms).append(ms)
@@ -210,12 +239,16 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
                     roll = f.truth.roll
                     # the voting frames must all show the dice at rest (index >= the stop frame) and no hand
                     stop = f.truth.stop_index
-                    if stop is None or f.index - (e.votes or 3) + 1 < stop or any(
-                            frames[k].truth.hand for k in range(f.index - 2, f.index + 1)):
+                    if (
+                        stop is None
+                        or f.index - (e.votes or 3) + 1 < stop
+                        or any(frames[k].truth.hand for k in range(f.index - 2, f.index + 1))
+                    ):
                         result.early += 1
                         result.wrong_details.append(
                             f"seed {seed} frame {f.index}: {e.kind.value} {list(e.values)} while the tray moved "
-                            f"(roll {roll}, phase {f.truth.phase}); {'; '.join(e.problems)}")
+                            f"(roll {roll}, phase {f.truth.phase}); {'; '.join(e.problems)}"
+                        )
                     verdicts.setdefault(roll, (f.index, e))
         for plan in src.plan:
             result.rolls += 1
@@ -224,7 +257,7 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
                 continue
             idx, e = verdicts[plan.roll]
             result.latencies.append(idx - plan.stop_index)
-            window = cost[plan.stop_index:idx + 1]
+            window = cost[plan.stop_index : idx + 1]
             result.settle_ms.append(sum(ms for ms, _ in window))
             result.settle_reads.append(sum(1 for _, read in window if read))
             if e.kind == EventKind.UNREADABLE:
@@ -242,5 +275,6 @@ def bench(*, size: tuple[int, int] = (640, 480), seeds: Sequence[int] = (0, 1, 2
                 result.wrong += 1
                 result.wrong_details.append(
                     f"seed {seed} roll {plan.roll}: read {list(e.values)}, truth "
-                    f"{[d.value for d in frames[idx].truth.dice]}")
+                    f"{[d.value for d in frames[idx].truth.dice]}"
+                )
     return result

@@ -49,12 +49,18 @@ class ReliabilityBin:
 
     def to_json(self) -> dict:
         """Plain JSON form (rounded to 4 decimals)."""
-        return {"lo": round(self.lo, 4), "hi": round(self.hi, 4), "count": self.count,
-                "mean_confidence": round(self.mean_confidence, 4), "accuracy": round(self.accuracy, 4)}
+        return {
+            "lo": round(self.lo, 4),
+            "hi": round(self.hi, 4),
+            "count": self.count,
+            "mean_confidence": round(self.mean_confidence, 4),
+            "accuracy": round(self.accuracy, 4),
+        }
 
 
-def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10,
-                     span: tuple[float, float] = (0.0, 1.0)) -> tuple[ReliabilityBin, ...]:
+def reliability_bins(
+    confidence: Sequence[float], correct: Sequence[bool], *, n_bins: int = 10, span: tuple[float, float] = (0.0, 1.0)
+) -> tuple[ReliabilityBin, ...]:
     """Bin stated confidences into `n_bins` equal bins over `span` (default ``[0, 1]``).
 
     Parameters
@@ -97,8 +103,15 @@ def reliability_bins(confidence: Sequence[float], correct: Sequence[bool], *, n_
     for b in range(n_bins):
         sel = idx == b
         n = int(sel.sum())
-        out.append(ReliabilityBin(lo + (hi - lo) * b / n_bins, lo + (hi - lo) * (b + 1) / n_bins, n,
-                                  float(conf[sel].mean()) if n else 0.0, float(ok[sel].mean()) if n else 0.0))
+        out.append(
+            ReliabilityBin(
+                lo + (hi - lo) * b / n_bins,
+                lo + (hi - lo) * (b + 1) / n_bins,
+                n,
+                float(conf[sel].mean()) if n else 0.0,
+                float(ok[sel].mean()) if n else 0.0,
+            )
+        )
     return tuple(out)
 
 
@@ -127,9 +140,14 @@ def _text(img, s, xy, scale=0.45, colour=_INK, thick=1, anchor="left"):
     cv2.putText(img, s, (int(x), int(y)), _FONT, scale, colour, thick, cv2.LINE_AA)
 
 
-def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliability of stated confidence",
-                     size: tuple[int, int] = (720, 640), span: tuple[float, float] = (0.0, 1.0),
-                     ece: float | None = None) -> np.ndarray:
+def draw_reliability(
+    bins: Sequence[ReliabilityBin],
+    *,
+    title: str = "Reliability of stated confidence",
+    size: tuple[int, int] = (720, 640),
+    span: tuple[float, float] = (0.0, 1.0),
+    ece: float | None = None,
+) -> np.ndarray:
     """Draw a reliability diagram with OpenCV.
 
     Bars show each bin's observed accuracy; a dot marks (mean stated confidence,
@@ -177,8 +195,13 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
     ece = expected_calibration_error(bins) if ece is None else float(ece)
     ece_text = f"{100 * ece:.1f}%" if total else "n/a"  # no dice: nothing to measure, not a perfect 0
     _text(img, title, (W // 2, 24), 0.6, thick=2, anchor="centre")
-    _text(img, f"{total} dice given a value; expected calibration error (ECE) {ece_text}; "
-          "above the line: under-confident", (W // 2, 48), 0.45, anchor="centre")
+    _text(
+        img,
+        f"{total} dice given a value; expected calibration error (ECE) {ece_text}; above the line: under-confident",
+        (W // 2, 48),
+        0.45,
+        anchor="centre",
+    )
     digits = 1 if s_hi - s_lo > 0.5 else 2
     for t in np.linspace(s_lo, s_hi, 6):
         cv2.line(img, (px(t), top), (px(t), bottom), _GRID, 1)
@@ -203,12 +226,17 @@ def draw_reliability(bins: Sequence[ReliabilityBin], *, title: str = "Reliabilit
             cv2.circle(img, (px(b.mean_confidence), py(b.accuracy)), r, (30, 30, 30), -1, cv2.LINE_AA)
             cv2.circle(img, (px(b.mean_confidence), py(b.accuracy)), r, (255, 255, 255), 1, cv2.LINE_AA)
     cv2.rectangle(img, (left, top), (right, bottom), _INK, 1)
-    _text(img, "stated confidence (probability of the value named)", ((left + right) // 2, bottom + 40),
-          0.5, anchor="centre")
+    _text(
+        img,
+        "stated confidence (probability of the value named)",
+        ((left + right) // 2, bottom + 40),
+        0.5,
+        anchor="centre",
+    )
     label = np.full((24, ph, 3), 255, np.uint8)
     _text(label, "observed accuracy", (ph // 2, 17), 0.5, anchor="centre")
     rot = cv2.rotate(label, cv2.ROTATE_90_COUNTERCLOCKWISE)
-    img[top:top + rot.shape[0], 14:14 + rot.shape[1]] = rot
+    img[top : top + rot.shape[0], 14 : 14 + rot.shape[1]] = rot
     # Count strip.
     s_top, s_bot = H - strip_h - 10, H - 24
     _text(img, "dice", (left - 8, (s_top + s_bot) // 2 + 5), 0.4, anchor="right")

@@ -78,13 +78,16 @@ def _calibration_line(rel: dict) -> str:
     worst = max(filled, key=lambda b: abs(b["accuracy"] - b["mean_confidence"]), default=None)
     tail = ""
     if worst is not None:
-        tail = (f"; worst bin {worst['lo']:.1f}-{worst['hi']:.1f}: stated {_pct(worst['mean_confidence'])}, "
-                f"observed {_pct(worst['accuracy'])} ({worst['count']} dice)")
+        tail = (
+            f"; worst bin {worst['lo']:.1f}-{worst['hi']:.1f}: stated {_pct(worst['mean_confidence'])}, "
+            f"observed {_pct(worst['accuracy'])} ({worst['count']} dice)"
+        )
     return f"calibration: ECE {_pct(rel['ece'])} over {rel['dice']} dice given a value{tail}"
 
 
-def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12,
-                 extra: dict | None = None) -> list[Path]:
+def write_report(
+    result: EvalResult, out_dir: str | Path, *, tile: int = 96, columns: int = 12, extra: dict | None = None
+) -> list[Path]:
     """Write ``metrics.json``, ``reliability.png``, ``failures.png`` (contact sheet) and annotated failure images.
 
     Parameters
@@ -123,8 +126,17 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
     plot = draw_reliability(bins, title=f"Reliability: {result.dataset.name}", ece=rel["ece"])
     if rel["dice"] and bins[-1].count > 0.5 * rel["dice"]:  # most dice in the top bin: add a zoom on it
         zoom = result.reliability(span=(bins[-1].lo, 1.0))
-        plot = np.hstack([plot, draw_reliability([ReliabilityBin(**b) for b in zoom["bins"]], span=(bins[-1].lo, 1.0),
-                                                 title=f"zoom on {bins[-1].lo:.1f}-1.0", ece=zoom["ece"])])
+        plot = np.hstack(
+            [
+                plot,
+                draw_reliability(
+                    [ReliabilityBin(**b) for b in zoom["bins"]],
+                    span=(bins[-1].lo, 1.0),
+                    title=f"zoom on {bins[-1].lo:.1f}-1.0",
+                    ece=zoom["ece"],
+                ),
+            ]
+        )
     written.append(save_image(out / "reliability.png", plot))
     tiles = []
     fail_dir = out / "failures"
@@ -138,7 +150,7 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
         output_folder(fail_dir, "report's failures")
         written.append(save_image(fail_dir / (im.path.stem + ".jpg"), annotate_outcomes(image, im.outcomes)))
     if tiles:
-        rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
+        rows = [tiles[i : i + columns] for i in range(0, len(tiles), columns)]
         rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
         sheet = np.vstack([np.hstack(r) for r in rows] + [_legend(columns * tile)])
         written.append(save_image(out / "failures.png", sheet))
@@ -146,7 +158,10 @@ def write_report(result: EvalResult, out_dir: str | Path, *, tile: int = 96, col
 
 
 _KIND_COLOURS = {
-    "wrong": (0, 0, 255), "unknown": (0, 200, 255), "missed": (255, 0, 255), "extra": (255, 128, 0),
+    "wrong": (0, 0, 255),
+    "unknown": (0, 200, 255),
+    "missed": (255, 0, 255),
+    "extra": (255, 128, 0),
 }
 
 
@@ -158,15 +173,25 @@ def _legend(width: int) -> np.ndarray:
         cv2.putText(strip, kind, (x, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
         x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)[0][0] + 12
     reasons = ", ".join(f"{reason.short} = {str(reason)}" for reason in UnknownReason)
-    cv2.putText(strip, "t = labelled value, r = value read (? none, - no die labelled)", (x + 8, 13),
-                cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA)
-    cv2.putText(strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1,
-                cv2.LINE_AA)
+    cv2.putText(
+        strip,
+        "t = labelled value, r = value read (? none, - no die labelled)",
+        (x + 8, 13),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.4,
+        (220, 220, 220),
+        1,
+        cv2.LINE_AA,
+    )
+    cv2.putText(
+        strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA
+    )
     return strip
 
 
 def _fit_left(text: str, width: int, scale: float) -> str:
     """`text`, its start cut off (marked ``..``) until it fits `width` px at `scale`: photo names differ at the end."""
+
     def fits(t: str) -> bool:
         return cv2.getTextSize(t, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] <= width
 
@@ -185,7 +210,7 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     x1, y1 = int(round(cx - side / 2)), int(round(cy - side / 2))
     s = max(2, int(round(side)))
     padded = cv2.copyMakeBorder(image, s, s, s, s, cv2.BORDER_CONSTANT, value=(0, 0, 0))
-    crop = padded[y1 + s:y1 + 2 * s, x1 + s:x1 + 2 * s]
+    crop = padded[y1 + s : y1 + 2 * s, x1 + s : x1 + 2 * s]
     crop = cv2.resize(crop, (tile, tile - 24), interpolation=cv2.INTER_AREA)
     label = np.zeros((24, tile, 3), np.uint8)
     colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
@@ -195,8 +220,9 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     if o.read is None and o.reason:  # why the reader said unknown
         text += " " + short_reason(o.reason)
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
-    cv2.putText(label, _fit_left(name, tile - 4, 0.28), (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1,
-                cv2.LINE_AA)
+    cv2.putText(
+        label, _fit_left(name, tile - 4, 0.28), (2, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.28, (200, 200, 200), 1, cv2.LINE_AA
+    )
     out = np.vstack([crop, label])
     cv2.rectangle(out, (0, 0), (tile - 1, tile - 1), colour, 1)
     return out

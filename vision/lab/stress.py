@@ -67,7 +67,7 @@ class StressCounts:
     extra_unknown: int = 0
     ms: float = 0.0
 
-    def __add__(self, other: "StressCounts") -> "StressCounts":
+    def __add__(self, other: StressCounts) -> StressCounts:
         return StressCounts(*(getattr(self, f) + getattr(other, f) for f in self.__slots__))
 
     @property
@@ -132,10 +132,15 @@ def score_rendered(tray: RenderedTray, reading: ImageReading, ms: float = 0.0) -
     return StressCounts(**c, extra_valued=valued, extra_unknown=len(extras) - valued, ms=ms)
 
 
-def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
-               read: Callable[[np.ndarray], ImageReading] | None = None,
-               on_image: Callable[[int, RenderedTray, ImageReading, StressCounts], None] | None = None,
-               ) -> StressCounts:
+def run_stress(
+    condition: str | None,
+    n: int,
+    *,
+    seed: int = 0,
+    n_dice: int = 5,
+    read: Callable[[np.ndarray], ImageReading] | None = None,
+    on_image: Callable[[int, RenderedTray, ImageReading, StressCounts], None] | None = None,
+) -> StressCounts:
     """Render `n` images of `condition` and score the reader on them.
 
     Parameters
@@ -182,8 +187,9 @@ def run_stress(condition: str | None, n: int, *, seed: int = 0, n_dice: int = 5,
     return total
 
 
-def close_up_window(box: tuple[float, float, float, float], share: float,
-                    shape: tuple[int, int]) -> tuple[int, int, int, int]:
+def close_up_window(
+    box: tuple[float, float, float, float], share: float, shape: tuple[int, int]
+) -> tuple[int, int, int, int]:
     """The square window around a die in which it fills `share` of the side: a close-up made from a wider photo.
 
     Parameters

@@ -23,8 +23,9 @@ CLUTTER_KINDS: tuple[str, ...] = ("lit_bar", "dark_block", "pen", "coin")
 _GLOW_COLOURS = ((0.55, 1.0, 0.85), (0.8, 0.95, 1.0), (1.0, 1.0, 1.0), (0.6, 0.85, 1.0), (1.0, 0.9, 0.7))
 
 
-def add_clutter(image: np.ndarray, rng: np.random.Generator, keep_clear: list, *,
-                count: int | None = None) -> np.ndarray:
+def add_clutter(
+    image: np.ndarray, rng: np.random.Generator, keep_clear: list, *, count: int | None = None
+) -> np.ndarray:
     """Draw 1-3 objects that are not dice on a copy of `image`, clear of the dice.
 
     Parameters

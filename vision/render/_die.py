@@ -89,8 +89,9 @@ def _rot(angle_deg: float) -> tuple[float, float]:
     return math.cos(a), math.sin(a)
 
 
-def rounded_square_outline(cx: float, cy: float, side: float, angle_deg: float, corner: float,
-                           n_arc: int = 6) -> np.ndarray:
+def rounded_square_outline(
+    cx: float, cy: float, side: float, angle_deg: float, corner: float, n_arc: int = 6
+) -> np.ndarray:
     """Points ``(x, y)`` of a rotated rounded square, shape (4 * n_arc, 2), float32."""
     h = side / 2.0
     r = corner * side
@@ -198,8 +199,9 @@ def _side_values(value: int) -> tuple[int, int, int, int]:
     return a, b, 7 - a, 7 - b
 
 
-def _side_pips(X, Y, pose: DiePose, look: DieLook, value: int, s_surf: np.ndarray, height: np.ndarray,
-               shift: float) -> np.ndarray:
+def _side_pips(
+    X, Y, pose: DiePose, look: DieLook, value: int, s_surf: np.ndarray, height: np.ndarray, shift: float
+) -> np.ndarray:
     """Coverage (0-1) of the pips painted on the visible side faces."""
     ox, oy = pose.origin
     bx, by = pose.base_xy
@@ -228,8 +230,7 @@ def _side_pips(X, Y, pose: DiePose, look: DieLook, value: int, s_surf: np.ndarra
     return alpha
 
 
-def draw_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value: int,
-             tint: float = 1.0) -> None:
+def draw_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value: int, tint: float = 1.0) -> None:
     """Draw one die into ``img`` (float32 BGR in ``[0, 1]``, in place)."""
     H, W = img.shape[:2]
     outline = die_outline(pose, look)

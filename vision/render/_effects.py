@@ -1,5 +1,6 @@
-"""Drawing for the randomised renderer: surfaces, die materials, leaning dice, glare, tilt.
+"""Drawing for the randomised renderer: surfaces, die materials, glare, tilt.
 
+Leaning dice are drawn by :mod:`vision.render._leaning` (re-exported here).
 Images here are float32 BGR arrays in ``[0, 1]`` of shape (H, W, 3), drawn in
 place where a function says so; points are ``(x, y)`` image pixels.
 """
@@ -13,6 +14,12 @@ import cv2
 import numpy as np
 
 from vision.render._die import PIP_OFFSET, DieLook, DiePose, Light, _side_values, die_outline, draw_die
+from vision.render._leaning import _FACES as _FACES
+from vision.render._leaning import _face_texture as _face_texture
+from vision.render._leaning import draw_leaning_die as draw_leaning_die
+from vision.render._leaning import leaning_outline as leaning_outline
+from vision.render._leaning import leaning_vertices as leaning_vertices
+from vision.render._leaning import project as project
 from vision.render._scene import _grain, _texture, fbm
 from vision.render._types import PIP_LAYOUTS
 
@@ -36,8 +43,12 @@ def flat_surface(rng: np.random.Generator, name: str, w: int, h: int, scale: int
         small = flat_surface(rng, name, -(-w // scale), -(-h // scale))
         return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     opts = FLAT_SURFACES[name]
-    base = np.clip(np.asarray(opts[int(rng.integers(len(opts)))], np.float32)
-                   * (1 + rng.uniform(-0.08, 0.08, 3)).astype(np.float32), 0, 1)
+    base = np.clip(
+        np.asarray(opts[int(rng.integers(len(opts)))], np.float32)
+        * (1 + rng.uniform(-0.08, 0.08, 3)).astype(np.float32),
+        0,
+        1,
+    )
     if name in ("felt", "wood", "paper"):
         return _texture(rng, name, h, w, base).astype(np.float32)
     if name == "cardboard":
@@ -51,8 +62,14 @@ def flat_surface(rng: np.random.Generator, name: str, w: int, h: int, scale: int
             x0, y0 = rng.uniform(0, w), rng.uniform(0, h)
             a = rng.uniform(0, math.pi)
             ln = rng.uniform(3, 14)
-            cv2.line(fib, (int(x0), int(y0)), (int(x0 + ln * math.cos(a)), int(y0 + ln * math.sin(a))),
-                     float(rng.uniform(-1, 1)), 1, cv2.LINE_AA)
+            cv2.line(
+                fib,
+                (int(x0), int(y0)),
+                (int(x0 + ln * math.cos(a)), int(y0 + ln * math.sin(a))),
+                float(rng.uniform(-1, 1)),
+                1,
+                cv2.LINE_AA,
+            )
         f = f + 0.05 * fib
         return (base[None, None, :] * f[..., None]).astype(np.float32)
     if name == "black_cloth":
@@ -139,8 +156,16 @@ def _die_window(img: np.ndarray, pose: DiePose, look: DieLook, pad: float = 4.0)
     return x0, y0, x1, y1, hull
 
 
-def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Light, value: int,
-                      material: Material, rng: np.random.Generator, tint: float = 1.0) -> None:
+def draw_material_die(
+    img: np.ndarray,
+    pose: DiePose,
+    look: DieLook,
+    light: Light,
+    value: int,
+    material: Material,
+    rng: np.random.Generator,
+    tint: float = 1.0,
+) -> None:
     """Draw one flat die of any :class:`Material` into ``img`` (in place)."""
     if material.kind == "solid":
         draw_die(img, pose, look, light, value, tint=tint)
@@ -178,8 +203,15 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
     off = PIP_OFFSET * fside
     for pu, pv in PIP_LAYOUTS[7 - value]:
         u, v = -pu * off, pv * off  # seen from above, the bottom face is mirrored
-        cv2.circle(back, (int(round((fx + u * c + v * s) * 4)), int(round((fy - u * s + v * c) * 4))),
-                   int(round(look.pip_radius * fside * 4)), 1.0, -1, cv2.LINE_AA, 2)
+        cv2.circle(
+            back,
+            (int(round((fx + u * c + v * s) * 4)), int(round((fy - u * s + v * c) * 4))),
+            int(round(look.pip_radius * fside * 4)),
+            1.0,
+            -1,
+            cv2.LINE_AA,
+            2,
+        )
     back = cv2.GaussianBlur(back, (0, 0), 0.04 * side + 0.6) * 0.35
     back = np.maximum(back, _side_pips_seen_through(h, w, sp, look, value, rng))
     pipc = np.asarray(look.pip, np.float32)
@@ -193,8 +225,9 @@ def draw_material_die(img: np.ndarray, pose: DiePose, look: DieLook, light: Ligh
     sub[:] = a + t * (seen - b)
 
 
-def _side_pips_seen_through(h: int, w: int, pose: DiePose, look: DieLook, value: int,
-                            rng: np.random.Generator) -> np.ndarray:
+def _side_pips_seen_through(
+    h: int, w: int, pose: DiePose, look: DieLook, value: int, rng: np.random.Generator
+) -> np.ndarray:
     """Where a translucent die's side-face pips show through its top, float32 (h, w) in ``[0, 1]``.
 
     Seen from above, a pip painted on a side face lies on the die's outline;
@@ -222,14 +255,24 @@ def _side_pips_seen_through(h: int, w: int, pose: DiePose, look: DieLook, value:
             u, v = nu * edge + tu * along, nv * edge + tv * along
             x, y = cx + u * c + v * s, cy - u * s + v * c
             angle = math.degrees(math.atan2(-tu * s + tv * c, tu * c + tv * s))
-            cv2.ellipse(layer, (int(round(x * 4)), int(round(y * 4))),
-                        (max(1, int(round(r * 4))), max(1, int(round(r * 4 * (0.3 + bend))))),
-                        angle, 0, 360, 1.0, -1, cv2.LINE_AA, 2)
+            cv2.ellipse(
+                layer,
+                (int(round(x * 4)), int(round(y * 4))),
+                (max(1, int(round(r * 4))), max(1, int(round(r * 4 * (0.3 + bend))))),
+                angle,
+                0,
+                360,
+                1.0,
+                -1,
+                cv2.LINE_AA,
+                2,
+            )
     return cv2.GaussianBlur(layer, (0, 0), 0.04 * fside + 0.6) * strength
 
 
-def add_glare(img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[float, float, float]],
-              strength: float) -> None:
+def add_glare(
+    img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[float, float, float]], strength: float
+) -> None:
     """Specular glare (in place): one broad lamp reflection plus small hot spots.
 
     ``spots_xy`` lists ``(x, y, face_px)`` of top faces; each gets a glare spot
@@ -255,8 +298,7 @@ def add_glare(img: np.ndarray, rng: np.random.Generator, spots_xy: list[tuple[fl
     img += glare[..., None].astype(np.float32)
 
 
-def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float,
-                    hfov_deg: float = 62.0) -> np.ndarray:
+def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float, hfov_deg: float = 62.0) -> np.ndarray:
     """3x3 homography of a camera turned `tilt_deg` off straight-down about a random axis.
 
     The centre of the view stays at the image centre, and the view is zoomed just
@@ -280,8 +322,12 @@ def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float,
     def covers(z: float) -> bool:
         inv = np.linalg.inv(zoomed(z))
         src = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), inv).reshape(-1, 2)
-        return bool((src[:, 0] >= -0.5).all() and (src[:, 0] <= w + 0.5).all()
-                    and (src[:, 1] >= -0.5).all() and (src[:, 1] <= h + 0.5).all())
+        return bool(
+            (src[:, 0] >= -0.5).all()
+            and (src[:, 0] <= w + 0.5).all()
+            and (src[:, 1] >= -0.5).all()
+            and (src[:, 1] <= h + 0.5).all()
+        )
 
     lo, hi = 0.5, 4.0
     if covers(lo):
@@ -290,117 +336,3 @@ def tilt_homography(rng: np.random.Generator, w: int, h: int, tilt_deg: float,
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if covers(mid) else (mid, hi)
     return zoomed(hi)
-
-
-# ----------------------------------------------------------------------------- leaning dice
-
-
-def _face_texture(look: DieLook, value: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """A flat face of `value` (size x size float32 BGR) and its rounded-square mask."""
-    ss = 4
-    body = np.asarray(look.body, np.float32)
-    pipc = np.asarray(look.pip, np.float32)
-    mask = np.zeros((size, size), np.float32)
-    r = int(round(look.corner * size * ss))
-    lo, hi = r, size * ss - 1 - r
-    for x, y in ((lo, lo), (hi, lo), (lo, hi), (hi, hi)):
-        cv2.circle(mask, (x, y), r, 1.0, -1, cv2.LINE_AA, 2)
-    cv2.rectangle(mask, (lo // ss, 0), (hi // ss, size - 1), 1.0, -1)
-    cv2.rectangle(mask, (0, lo // ss), (size - 1, hi // ss), 1.0, -1)
-    pips = np.zeros((size, size), np.float32)
-    off = PIP_OFFSET * size
-    for pu, pv in PIP_LAYOUTS[value]:
-        cx, cy = size / 2 + pu * off, size / 2 + pv * off
-        cv2.circle(pips, (int(round(cx * ss)), int(round(cy * ss))), int(round(look.pip_radius * size * ss)),
-                   1.0, -1, cv2.LINE_AA, 2)
-    edge = np.minimum.reduce(np.meshgrid(np.arange(size), np.arange(size))
-                             + np.meshgrid(size - 1 - np.arange(size), size - 1 - np.arange(size)))
-    shade = 0.8 + 0.2 * np.clip(edge / max(look.bevel * size, 1.0), 0, 1)
-    tex = body[None, None, :] * shade[..., None].astype(np.float32)
-    tex = tex * (1 - pips[..., None]) + (pipc * 0.8)[None, None, :] * pips[..., None]
-    return tex.astype(np.float32), mask
-
-
-def leaning_vertices(base_xy: tuple[float, float], side: float, yaw_deg: float, tilt_deg: float) -> np.ndarray:
-    """World corners (8, 3) of a cube of `side` floor px resting on one edge, tilted `tilt_deg`.
-
-    x, y in floor pixels, z up (same units); the cube tips towards its own +x axis
-    (rotated by `yaw_deg` in the image) about the bottom edge at +x.
-    """
-    a = side / 2
-    local = np.array([[x, y, z] for z in (0.0, side) for y in (-a, a) for x in (-a, a)], np.float64)
-    t = math.radians(tilt_deg)
-    # Tip about the bottom edge x = +a, z = 0: rotate in the x-z plane.
-    px = local[:, 0] - a
-    pz = local[:, 2]
-    xr = px * math.cos(t) + pz * math.sin(t) + a
-    zr = -px * math.sin(t) + pz * math.cos(t)
-    c, s = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
-    X = base_xy[0] + xr * c + local[:, 1] * s
-    Y = base_xy[1] - xr * s + local[:, 1] * c
-    return np.stack([X, Y, zr], axis=1)
-
-
-#: Faces of the cube of :func:`leaning_vertices`: vertex indices (counter-clockwise
-#: seen from outside, starting at the face's own top-left) and which die face it is
-#: (0 top, 1 +x, 2 +y, 3 -x, 4 -y, 5 bottom).
-_FACES = (
-    ((4, 5, 7, 6), 0), ((1, 5, 7, 3), 1), ((2, 3, 7, 6), 2), ((0, 4, 6, 2), 3), ((0, 1, 5, 4), 4), ((0, 1, 3, 2), 5),
-)
-
-
-def project(points: np.ndarray, origin: tuple[float, float], cam_h: float) -> np.ndarray:
-    """Pinhole projection of world points (N, 3) seen from height `cam_h` above `origin`."""
-    ox, oy = origin
-    f = cam_h / (cam_h - points[:, 2])
-    return np.stack([ox + (points[:, 0] - ox) * f, oy + (points[:, 1] - oy) * f], axis=1)
-
-
-def leaning_outline(verts: np.ndarray, origin: tuple[float, float], cam_h: float) -> np.ndarray:
-    """Convex outline (K, 2) float32 of a leaning die's projection."""
-    return cv2.convexHull(project(verts, origin, cam_h).astype(np.float32)).reshape(-1, 2)
-
-
-def draw_leaning_die(img: np.ndarray, verts: np.ndarray, look: DieLook, light: Light, value: int,
-                     origin: tuple[float, float], cam_h: float, shadow: float) -> None:
-    """Draw a tilted cube (from :func:`leaning_vertices`) with its cast shadow, in place."""
-    H, W = img.shape[:2]
-    lx, ly, lz = light.direction
-    on_floor = verts[:, :2] - np.outer(verts[:, 2] / max(lz, 0.2), [lx, ly])
-    hull = cv2.convexHull(on_floor.astype(np.float32)).reshape(-1, 2)
-    x0, y0 = int(max(hull[:, 0].min() - 20, 0)), int(max(hull[:, 1].min() - 20, 0))
-    x1, y1 = int(min(hull[:, 0].max() + 20, W)), int(min(hull[:, 1].max() + 20, H))
-    if x1 > x0 and y1 > y0:
-        m = np.zeros((y1 - y0, x1 - x0), np.float32)
-        cv2.fillConvexPoly(m, np.round((hull - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-        side = float(np.linalg.norm(verts[1] - verts[0]))
-        m = cv2.GaussianBlur(m, (0, 0), 0.1 * side + 1.0) * shadow
-        img[y0:y1, x0:x1] *= (1 - m)[..., None]
-    a, b, c_, d = _side_values(value)
-    values = (value, a, b, c_, d, 7 - value)
-    pts2 = project(verts, origin, cam_h)
-    cam = np.array([origin[0], origin[1], cam_h])
-    centre = verts.mean(axis=0)
-    size = 64
-    for idx, which in _FACES:
-        q = verts[list(idx)]
-        fc = q.mean(axis=0)
-        n = fc - centre
-        n = n / (np.linalg.norm(n) + 1e-9)
-        if float(np.dot(n, cam - fc)) <= 0:
-            continue
-        tex, mask = _face_texture(look, values[which], size)
-        shade = float(light.shade(np.float64(n[0]), np.float64(n[1]), np.float64(n[2])))
-        spec = look.gloss * float(light.specular(np.float64(n[0]), np.float64(n[1]), np.float64(n[2])))
-        tex = tex * shade + spec
-        dst = pts2[list(idx)].astype(np.float32)
-        bx0, by0 = int(max(math.floor(dst[:, 0].min()) - 2, 0)), int(max(math.floor(dst[:, 1].min()) - 2, 0))
-        bx1, by1 = int(min(math.ceil(dst[:, 0].max()) + 3, W)), int(min(math.ceil(dst[:, 1].max()) + 3, H))
-        if bx1 <= bx0 or by1 <= by0:
-            continue
-        src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-        M = cv2.getPerspectiveTransform(src, dst - np.float32([bx0, by0]))
-        wt = cv2.warpPerspective(tex, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)
-        wm = cv2.warpPerspective(mask, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)[..., None]
-        patch = img[by0:by1, bx0:bx1]
-        patch[:] = patch * (1 - wm) + np.clip(wt, 0, 1.2) * wm

@@ -1,55 +1,25 @@
-"""Lay dice on a tray without overlap and draw them: :class:`TrayScene`."""
+"""Lay dice on a tray without overlap and draw them: :class:`TrayScene`.
+
+The argument checks live in :mod:`vision.render._arguments`; :class:`Placement` and the
+overlap and fit geometry in :mod:`vision.render._placement` (both re-exported here).
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from vision.render._arguments import _check_size, _check_values, _rng
 from vision.render._die import DieLook, DiePose, Light, die_outline, draw_die, draw_shadow
-from vision.render._scene import Tray, finish, lighting, make_tray
+from vision.render._placement import Placement, _fits, _floor_area, _hull_distance, _overlaps
+from vision.render._scene import Tray as Tray
+from vision.render._scene import finish, lighting, make_tray
 from vision.render._types import DICE_COLOURS, MAX_DICE, STYLES, RenderedDie, RenderedTray
 
 _PLACE_TRIES = 600
-
-
-def _rng(seed: int | np.random.Generator) -> np.random.Generator:
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, (bool, float)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
-    return np.random.default_rng(int(seed))
-
-
-def _check_values(values: Sequence[int]) -> tuple[int, ...]:
-    try:
-        vals = tuple(values)
-    except TypeError:
-        raise ValueError(f"values must be a sequence of face values 1-6, got {values!r}") from None
-    if not vals:
-        raise ValueError("values is empty; give 1 to 30 face values 1-6, e.g. [3, 5, 6, 6, 1]")
-    if len(vals) > MAX_DICE:
-        raise ValueError(
-            f"too many dice for the tray: {len(vals)} values given, at most {MAX_DICE} fit; "
-            "render them in several images"
-        )
-    for v in vals:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 6:
-            raise ValueError(f"face value {v!r} is impossible on a d6; every value must be 1-6 (got {list(vals)})")
-    return tuple(int(v) for v in vals)
-
-
-def _check_size(size: tuple[int, int]) -> tuple[int, int]:
-    try:
-        w, h = (int(x) for x in size)
-    except (TypeError, ValueError):
-        raise ValueError(f"size must be (width, height) in pixels, got {size!r}") from None
-    if w < 64 or h < 64 or w > 8192 or h > 8192:
-        raise ValueError(f"size must be (width, height) between 64 and 8192 px each, got {size!r}")
-    return w, h
 
 
 def _looks(rng: np.random.Generator, n: int) -> list[tuple[str, DieLook]]:
@@ -71,58 +41,8 @@ def _looks(rng: np.random.Generator, n: int) -> list[tuple[str, DieLook]]:
     return out
 
 
-def _overlaps(hull: np.ndarray, centre: tuple[float, float], radius: float,
-              placed: list[tuple[np.ndarray, tuple[float, float], float]]) -> bool:
-    for other, oc, orad in placed:
-        if math.hypot(centre[0] - oc[0], centre[1] - oc[1]) > radius + orad + 1:
-            continue
-        area, _ = cv2.intersectConvexConvex(hull, other)
-        if area > 0.05:
-            return True
-    return False
-
-
-def _fits(hull: np.ndarray, tray: Tray, w: int, h: int) -> bool:
-    if hull[:, 0].min() < 1 or hull[:, 1].min() < 1 or hull[:, 0].max() > w - 2 or hull[:, 1].max() > h - 2:
-        return False
-    return bool(tray.floor_distance(hull).max() <= -1.5)
-
-
-def _hull_distance(a: np.ndarray, b: np.ndarray) -> float:
-    """Gap in px between two convex outlines (0 or less when they touch or overlap)."""
-    ca, cb = a.reshape(-1, 1, 2), b.reshape(-1, 1, 2)
-    d = min(-cv2.pointPolygonTest(cb, (float(x), float(y)), True) for x, y in a)
-    d = min(d, min(-cv2.pointPolygonTest(ca, (float(x), float(y)), True) for x, y in b))
-    return float(d)
-
-
 class _NoRoom(Exception):
     """Internal: the dice did not fit."""
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where one die lies in a :class:`TrayScene` and which face is up.
-
-    Parameters
-    ----------
-    value : int
-        Face value 1-6 on top.
-    base_xy : tuple of 2 float
-        Centre of the die's footprint on the tray floor, ``(x, y)`` image pixels.
-    angle_deg : float
-        Rotation, degrees counter-clockwise as seen in the image, ``[0, 360)``.
-    face_px : float
-        Side of the top face in pixels.
-    slot : int
-        Which of the scene's dice this is (fixes its colour), ``0 <= slot < n_dice``.
-    """
-
-    value: int
-    base_xy: tuple[float, float]
-    angle_deg: float
-    face_px: float
-    slot: int
 
 
 class TrayScene:
@@ -167,9 +87,16 @@ class TrayScene:
     (3, 3, 2, 2, 4)
     """
 
-    def __init__(self, *, seed: int | np.random.Generator = 0, size: tuple[int, int] = (640, 480),
-                 style: str | None = None, die_px: float | None = None, n_dice: int = 5,
-                 tray_scale: int = 1) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int | np.random.Generator = 0,
+        size: tuple[int, int] = (640, 480),
+        style: str | None = None,
+        die_px: float | None = None,
+        n_dice: int = 5,
+        tray_scale: int = 1,
+    ) -> None:
         w, h = _check_size(size)
         if style is not None and style not in STYLES:
             raise ValueError(f"unknown tray style {style!r}; use one of {', '.join(STYLES)} (or None for random)")
@@ -183,16 +110,25 @@ class TrayScene:
         self.style = style if style is not None else STYLES[int(rng.integers(len(STYLES)))]
         az = rng.uniform(0, 2 * math.pi)
         el = math.radians(rng.uniform(40, 72))
-        self._light = Light((math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)),
-                            ambient=float(rng.uniform(0.35, 0.55)))
+        self._light = Light(
+            (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)),
+            ambient=float(rng.uniform(0.35, 0.55)),
+        )
         self._origin = (w / 2 + rng.uniform(-0.05, 0.05) * w, h / 2 + rng.uniform(-0.05, 0.05) * h)
         self._k = float(rng.uniform(0.03, 0.07))
         base_px = float(die_px) if die_px is not None else float(rng.uniform(42, 56)) * scale
         if isinstance(tray_scale, bool) or not isinstance(tray_scale, (int, np.integer)) or not 1 <= tray_scale <= 8:
             raise ValueError(f"tray_scale must be a whole number 1-8, got {tray_scale!r}")
-        self._background, self._tray = make_tray(rng, self.style, w, h, self._origin, self._light,
-                                                 wall_px=base_px * rng.uniform(0.8, 1.6),
-                                                 scale=int(tray_scale))
+        self._background, self._tray = make_tray(
+            rng,
+            self.style,
+            w,
+            h,
+            self._origin,
+            self._light,
+            wall_px=base_px * rng.uniform(0.8, 1.6),
+            scale=int(tray_scale),
+        )
         area = _floor_area(self._tray, w, h)
         if die_px is None:
             base_px = min(base_px, math.sqrt(0.28 * area / n_dice) / 1.1)
@@ -222,8 +158,14 @@ class TrayScene:
     def _hull(self, p: Placement) -> np.ndarray:
         return die_outline(self._pose(p), self._looks[p.slot][1])
 
-    def layout(self, values: Sequence[int], *, seed: int | np.random.Generator = 0,
-               keep: Mapping[int, Placement] | None = None, touching: bool = False) -> tuple[Placement, ...]:
+    def layout(
+        self,
+        values: Sequence[int],
+        *,
+        seed: int | np.random.Generator = 0,
+        keep: Mapping[int, Placement] | None = None,
+        touching: bool = False,
+    ) -> tuple[Placement, ...]:
         """Lay dice showing `values` on the floor without overlap (touching allowed).
 
         Parameters
@@ -252,12 +194,13 @@ class TrayScene:
         """
         vals = _check_values(values)
         if len(vals) > self.n_dice:
-            raise ValueError(f"this scene holds {self.n_dice} dice, got {len(vals)} values; "
-                             f"make a TrayScene with n_dice={len(vals)}")
+            raise ValueError(
+                f"this scene holds {self.n_dice} dice, got {len(vals)} values; make a TrayScene with n_dice={len(vals)}"
+            )
         keep = dict(keep or {})
         for slot, p in keep.items():
             if not 0 <= slot < len(vals) or p.slot != slot or p.value != vals[slot]:
-                raise ValueError(f"kept die {p!r} does not match slot {slot} showing {vals[slot:slot + 1]}")
+                raise ValueError(f"kept die {p!r} does not match slot {slot} showing {vals[slot : slot + 1]}")
         rng = _rng(seed)
         shrink = 1.0
         for _ in range(4):
@@ -300,8 +243,10 @@ class TrayScene:
                     if base is None:
                         continue
                 else:
-                    base = (float(rng.uniform(face * 0.5, w - face * 0.5)),
-                            float(rng.uniform(face * 0.5, h - face * 0.5)))
+                    base = (
+                        float(rng.uniform(face * 0.5, w - face * 0.5)),
+                        float(rng.uniform(face * 0.5, h - face * 0.5)),
+                    )
                 p = Placement(vals[j], base, angle, face, j)
                 hull = self._hull(p)
                 if not _fits(hull, self._tray, w, h):
@@ -336,8 +281,14 @@ class TrayScene:
                 hi = mid
         return (bx + ux * hi, by + uy * hi)
 
-    def nudge(self, placements: Sequence[Placement], *, seed: int | np.random.Generator = 0,
-              max_px: float = 4.0, max_deg: float = 6.0) -> tuple[Placement, ...]:
+    def nudge(
+        self,
+        placements: Sequence[Placement],
+        *,
+        seed: int | np.random.Generator = 0,
+        max_px: float = 4.0,
+        max_deg: float = 6.0,
+    ) -> tuple[Placement, ...]:
         """Jostle every die a little (as a bumped tray would); a die that would hit
         another or leave the floor stays put.
 
@@ -362,16 +313,30 @@ class TrayScene:
         cur = list(placements)
         for i, p in enumerate(cur):
             dx, dy = rng.uniform(-max_px, max_px, 2)
-            q = Placement(p.value, (p.base_xy[0] + float(dx), p.base_xy[1] + float(dy)),
-                          float((p.angle_deg + rng.uniform(-max_deg, max_deg)) % 360.0), p.face_px, p.slot)
+            q = Placement(
+                p.value,
+                (p.base_xy[0] + float(dx), p.base_xy[1] + float(dy)),
+                float((p.angle_deg + rng.uniform(-max_deg, max_deg)) % 360.0),
+                p.face_px,
+                p.slot,
+            )
             hull = self._hull(q)
             others = [(self._hull(o), self._pose(o).top[:2], o.face_px * 0.75 + 2) for k, o in enumerate(cur) if k != i]
-            if _fits(hull, self._tray, w, h) and not _overlaps(hull, self._pose(q).top[:2], q.face_px * 0.75 + 2, others):
+            if _fits(hull, self._tray, w, h) and not _overlaps(
+                hull, self._pose(q).top[:2], q.face_px * 0.75 + 2, others
+            ):
                 cur[i] = q
         return tuple(cur)
 
-    def render(self, placements: Sequence[Placement], *, seed: int | np.random.Generator = 0,
-               noise: float | None = None, blur: float | None = None, jpeg: bool | None = None) -> RenderedTray:
+    def render(
+        self,
+        placements: Sequence[Placement],
+        *,
+        seed: int | np.random.Generator = 0,
+        noise: float | None = None,
+        blur: float | None = None,
+        jpeg: bool | None = None,
+    ) -> RenderedTray:
         """Draw the dice on the tray and take the picture.
 
         Parameters
@@ -412,11 +377,17 @@ class TrayScene:
             x0, y0 = int(math.floor(hull[:, 0].min())), int(math.floor(hull[:, 1].min()))
             x1, y1 = int(math.ceil(hull[:, 0].max())), int(math.ceil(hull[:, 1].max()))
             tx, ty, _ = self._pose(p).top
-            dice.append(RenderedDie(
-                value=p.value, box=(x0, y0, x1 - x0, y1 - y0), centre_xy=(float(tx), float(ty)),
-                angle_deg=float(p.angle_deg % 360.0), colour=self._looks[p.slot][0], face_px=float(p.face_px),
-                outline=tuple((float(x), float(y)) for x, y in hull),
-            ))
+            dice.append(
+                RenderedDie(
+                    value=p.value,
+                    box=(x0, y0, x1 - x0, y1 - y0),
+                    centre_xy=(float(tx), float(ty)),
+                    angle_deg=float(p.angle_deg % 360.0),
+                    colour=self._looks[p.slot][0],
+                    face_px=float(p.face_px),
+                    outline=tuple((float(x), float(y)) for x, y in hull),
+                )
+            )
         pairs = []
         for i in range(len(dice)):
             for j in range(i + 1, len(dice)):
@@ -426,11 +397,3 @@ class TrayScene:
                 if _hull_distance(hulls[i], hulls[j]) <= 0.5:
                     pairs.append((i, j))
         return RenderedTray(image=image, dice=tuple(dice), style=self.style, touching=tuple(pairs))
-
-
-def _floor_area(tray: Tray, w: int, h: int) -> float:
-    ys, xs = np.mgrid[2:h - 2:4, 2:w - 2:4]
-    inside = tray.floor.sdf(xs.astype(np.float64), ys.astype(np.float64)) < -4
-    return float(inside.sum()) * 16.0
-
-

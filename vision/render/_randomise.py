@@ -1,9 +1,12 @@
-"""Domain-randomised renders and named stress conditions: :func:`render_randomised`."""
+"""Domain-randomised renders and named stress conditions: :func:`render_randomised`.
+
+The ground-truth records are made in :mod:`vision.render._truth`, the leaning and
+cut dice added in :mod:`vision.render._unreadable` (both re-exported here).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -11,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.render._clutter import add_clutter
-from vision.render._die import DieLook, DiePose, die_outline, draw_shadow
+from vision.render._die import DieLook, draw_shadow
 from vision.render._effects import (
     COLOURED_PIP_DICE,
     DARK_DICE,
@@ -20,16 +23,17 @@ from vision.render._effects import (
     TRANSLUCENT_DICE,
     Material,
     add_glare,
-    draw_leaning_die,
     draw_material_die,
     flat_surface,
-    leaning_outline,
-    leaning_vertices,
     tilt_homography,
 )
-from vision.render._layout import Placement, TrayScene, _check_values, _fits, _hull_distance, _overlaps, _rng
+from vision.render._layout import TrayScene, _check_values, _hull_distance, _rng
 from vision.render._scene import finish
-from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unreadable
+from vision.render._truth import _box as _box
+from vision.render._truth import _truth, _warped
+from vision.render._truth import _visible_fraction as _visible_fraction
+from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray
+from vision.render._unreadable import _add_leaning, _add_partial
 
 #: Named stress conditions of :func:`render_randomised`. Each renders an ordinary
 #: tray scene (mild noise, blur and JPEG) with one thing pushed hard:
@@ -51,10 +55,28 @@ from vision.render._types import DICE_COLOURS, RenderedDie, RenderedTray, Unread
 #: * around them: ``"clutter"`` (1-3 objects that are not dice beside them: a stand with
 #:   a lit LED edge, a dark block, a pen, a coin; :func:`vision.render.add_clutter`).
 CONDITIONS: tuple[str, ...] = (
-    "plain", "dark_dice", "translucent", "marbled", "coloured_pips", "rounded",
-    "felt", "wood", "paper", "cardboard", "black_cloth", "white_card", "tray",
-    "glare", "perspective", "blur", "noise", "jpeg",
-    "touching", "leaning", "border", "clutter",
+    "plain",
+    "dark_dice",
+    "translucent",
+    "marbled",
+    "coloured_pips",
+    "rounded",
+    "felt",
+    "wood",
+    "paper",
+    "cardboard",
+    "black_cloth",
+    "white_card",
+    "tray",
+    "glare",
+    "perspective",
+    "blur",
+    "noise",
+    "jpeg",
+    "touching",
+    "leaning",
+    "border",
+    "clutter",
 )
 
 _TRAY_STYLES = ("round", "box", "felt", "wood")
@@ -119,13 +141,15 @@ class Conditions:
         if not 0.0 <= self.tilt_deg <= 30.0:
             raise ValueError(f"tilt_deg must be 0-30 degrees, got {self.tilt_deg!r}")
         if not (0.0 <= self.blur <= 10.0 and 0.0 <= self.noise <= 80.0 and 0.0 <= self.glare <= 3.0):
-            raise ValueError(f"blur must be 0-10 px, noise 0-80 grey levels and glare 0-3; got "
-                             f"{self.blur!r}, {self.noise!r}, {self.glare!r}")
+            raise ValueError(
+                f"blur must be 0-10 px, noise 0-80 grey levels and glare 0-3; got "
+                f"{self.blur!r}, {self.noise!r}, {self.glare!r}"
+            )
         if self.jpeg_quality is not None and not 5 <= self.jpeg_quality <= 100:
             raise ValueError(f"jpeg_quality must be 5-100 or None, got {self.jpeg_quality!r}")
 
     @classmethod
-    def sample(cls, rng: np.random.Generator, condition: str | None = None) -> "Conditions":
+    def sample(cls, rng: np.random.Generator, condition: str | None = None) -> Conditions:
         """Draw conditions: every factor at random (``condition=None``), or a mild
         scene with the named condition of :data:`CONDITIONS` pushed hard.
 
@@ -149,11 +173,17 @@ class Conditions:
                 border=bool(rng.random() < 0.15),
             )
         if condition not in CONDITIONS:
-            raise ValueError(f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)} "
-                             "(or None for every factor at random)")
+            raise ValueError(
+                f"unknown condition {condition!r}; use one of {', '.join(CONDITIONS)} "
+                "(or None for every factor at random)"
+            )
         tray = f"tray_{_TRAY_STYLES[int(rng.integers(len(_TRAY_STYLES)))]}"
-        base = cls(surface=tray, blur=float(rng.uniform(0.3, 0.8)), noise=float(rng.uniform(1.5, 4.0)),
-                   jpeg_quality=int(rng.integers(70, 93)) if rng.random() < 0.5 else None)
+        base = cls(
+            surface=tray,
+            blur=float(rng.uniform(0.3, 0.8)),
+            noise=float(rng.uniform(1.5, 4.0)),
+            jpeg_quality=int(rng.integers(70, 93)) if rng.random() < 0.5 else None,
+        )
         push = {
             "plain": {},
             "dark_dice": {"look": "dark"},
@@ -175,9 +205,14 @@ class Conditions:
         return dataclasses.replace(base, **push)
 
 
-def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator = 0,
-                      condition: str | None = None, conditions: Conditions | None = None,
-                      size: tuple[int, int] = (640, 480)) -> RenderedTray:
+def render_randomised(
+    values: Sequence[int],
+    *,
+    seed: int | np.random.Generator = 0,
+    condition: str | None = None,
+    conditions: Conditions | None = None,
+    size: tuple[int, int] = (640, 480),
+) -> RenderedTray:
     """Render dice under randomised or named stress conditions, with unreadable dice labelled.
 
     Parameters
@@ -241,8 +276,16 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     if special and cond.leaning:
         extra = _add_leaning(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, rng)
     for p in placements:
-        draw_material_die(img, scene._pose(p), scene._looks[p.slot][1], light, p.value, looks[p.slot][2], rng,
-                          tint=scene._tints[p.slot])
+        draw_material_die(
+            img,
+            scene._pose(p),
+            scene._looks[p.slot][1],
+            light,
+            p.value,
+            looks[p.slot][2],
+            rng,
+            tint=scene._tints[p.slot],
+        )
     if special and cond.border:
         extra = _add_partial(img, scene, placements, hulls, vals[-1], len(vals) - 1, light, looks, rng)
     if cond.glare > 0:
@@ -252,15 +295,25 @@ def render_randomised(values: Sequence[int], *, seed: int | np.random.Generator 
     dice = [_truth(scene, p, hull) for p, hull in zip(placements, hulls)]
     if extra is not None:
         dice.append(extra)
-    pairs = [(i, j) for i in range(len(placements)) for j in range(i + 1, len(placements))
-             if _hull_distance(hulls[i], hulls[j]) <= 0.5]
+    pairs = [
+        (i, j)
+        for i in range(len(placements))
+        for j in range(i + 1, len(placements))
+        if _hull_distance(hulls[i], hulls[j]) <= 0.5
+    ]
     if cond.tilt_deg > 0:
         H = tilt_homography(rng, w, h, cond.tilt_deg)
         img = cv2.warpPerspective(img, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         dice = [_warped(d, H, w, h) for d in dice]
     scale = min(w / 640, h / 480)
-    image = finish(img, rng, light=scene._lighting, noise=cond.noise, blur=cond.blur * max(scale, 0.5),
-                   jpeg_quality=cond.jpeg_quality)
+    image = finish(
+        img,
+        rng,
+        light=scene._lighting,
+        noise=cond.noise,
+        blur=cond.blur * max(scale, 0.5),
+        jpeg_quality=cond.jpeg_quality,
+    )
     kept = [d for d in dice if d is not None]
     if cond.clutter:
         image = add_clutter(image, rng, [d.box for d in kept])
@@ -298,135 +351,15 @@ def _looks(rng: np.random.Generator, n: int, cond: Conditions) -> list[tuple[str
         else:
             nm, body, second, pip = MARBLED_DICE[int(rng.integers(len(MARBLED_DICE)))]
             mat = Material("marbled", second=second)
-        jit = (1 + rng.uniform(-0.06, 0.06, 3))
+        jit = 1 + rng.uniform(-0.06, 0.06, 3)
         b = tuple(float(x) for x in np.clip(np.asarray(body) * jit, 0, 1))
-        entry = (nm, DieLook(b, tuple(pip), corner=float(corner), bevel=float(bevel), pip_radius=float(pip_r),
-                             gloss=float(gloss)), mat)
+        entry = (
+            nm,
+            DieLook(
+                b, tuple(pip), corner=float(corner), bevel=float(bevel), pip_radius=float(pip_r), gloss=float(gloss)
+            ),
+            mat,
+        )
         first = first or entry
         out.append(entry)
     return out
-
-
-def _box(outline: np.ndarray, w: int, h: int) -> tuple[int, int, int, int]:
-    x0 = max(int(math.floor(outline[:, 0].min())), 0)
-    y0 = max(int(math.floor(outline[:, 1].min())), 0)
-    x1 = min(int(math.ceil(outline[:, 0].max())), w)
-    y1 = min(int(math.ceil(outline[:, 1].max())), h)
-    return x0, y0, max(x1 - x0, 0), max(y1 - y0, 0)
-
-
-def _truth(scene: TrayScene, p: Placement, hull: np.ndarray, unreadable: Unreadable | None = None) -> RenderedDie:
-    w, h = scene.size
-    tx, ty, _ = scene._pose(p).top
-    return RenderedDie(value=p.value, box=_box(hull, w, h), centre_xy=(float(tx), float(ty)),
-                       angle_deg=float(p.angle_deg % 360.0), colour=scene._looks[p.slot][0],
-                       face_px=float(p.face_px), outline=tuple((float(x), float(y)) for x, y in hull),
-                       unreadable=unreadable)
-
-
-def _visible_fraction(outline: np.ndarray, w: int, h: int) -> float:
-    frame = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    area = float(cv2.contourArea(outline.astype(np.float32)))
-    inter, _ = cv2.intersectConvexConvex(outline.astype(np.float32), frame)
-    return float(inter) / max(area, 1e-6)
-
-
-def _warped(d: RenderedDie, H: np.ndarray, w: int, h: int) -> RenderedDie | None:
-    pts = cv2.perspectiveTransform(np.float64(d.outline).reshape(-1, 1, 2), H).reshape(-1, 2).astype(np.float32)
-    hull = cv2.convexHull(pts).reshape(-1, 2)
-    frac = _visible_fraction(hull, w, h)
-    if frac < 0.05:
-        return None
-    c = cv2.perspectiveTransform(np.float64([[d.centre_xy]]), H).reshape(2)
-    scale = math.sqrt(max(cv2.contourArea(hull), 1e-6) / max(cv2.contourArea(np.float32(d.outline)), 1e-6))
-    unreadable = d.unreadable or (Unreadable.PARTIAL if frac < 0.92 else None)
-    return dataclasses.replace(d, box=_box(hull, w, h), centre_xy=(float(c[0]), float(c[1])),
-                               face_px=d.face_px * scale, outline=tuple((float(x), float(y)) for x, y in hull),
-                               unreadable=unreadable)
-
-
-def _add_leaning(img, scene: TrayScene, placements, hulls, value, slot, light, rng) -> RenderedDie | None:
-    """Lean a die on a tray wall (half the time, when the tray has walls) or on one of
-    the flat dice (or, failing both, stand it tilted in a free spot); draw it."""
-    w, h = scene.size
-    look = scene._looks[slot][1]
-    face = scene.die_px * scene._faces[slot]
-    side = face * (1 - scene._k)
-    cam_h = side / scene._k
-    origin = scene._origin
-    placed = [(hl, scene._pose(p).top[:2], p.face_px * 0.75 + 2) for p, hl in zip(placements, hulls)]
-    on_wall = scene.style != "paper" and rng.random() < 0.5
-    for tries in range(300):
-        tilt = float(rng.uniform(25, 50))
-        yaw = float(rng.uniform(0, 360))
-        wall = on_wall and tries < 150
-        if wall:
-            # Top edge against the wall's foot: the edge it stands on is side * sin(tilt)
-            # from the wall; it tips towards the wall (the floor edge's outward normal).
-            px_, py_ = float(rng.uniform(0, w)), float(rng.uniform(0, h))
-            floor = scene._tray.floor
-            d = float(floor.sdf(np.float64(px_), np.float64(py_)))
-            gx = float(floor.sdf(np.float64(px_ + 0.5), np.float64(py_)) - floor.sdf(np.float64(px_ - 0.5), np.float64(py_)))
-            gy = float(floor.sdf(np.float64(px_), np.float64(py_ + 0.5)) - floor.sdf(np.float64(px_), np.float64(py_ - 0.5)))
-            gn = math.hypot(gx, gy)
-            if gn < 1e-6:
-                continue
-            gx, gy = gx / gn, gy / gn
-            shift = -(side * 0.5 + side * math.sin(math.radians(tilt))) - d
-            base = (px_ + gx * shift, py_ + gy * shift)
-            yaw = math.degrees(math.atan2(-gy, gx)) % 360.0
-            skip = set()
-        elif placements and tries < 200:
-            other = placements[int(rng.integers(len(placements)))]
-            # The die tips towards +x (its own axis at `yaw`): put it beside `other` on the far side.
-            c, s = math.cos(math.radians(yaw)), math.sin(math.radians(yaw))
-            # Its top edge rests on the other die's side face: the gap between that
-            # face and the edge it stands on is side * sin(tilt).
-            dist = (other.face_px * (1 - scene._k) + side) * 0.5 + side * math.sin(math.radians(tilt))
-            base = (other.base_xy[0] - c * dist, other.base_xy[1] + s * dist)
-            skip = {placements.index(other)}
-        else:
-            base = (float(rng.uniform(face, w - face)), float(rng.uniform(face, h - face)))
-            skip = set()
-        verts = leaning_vertices(base, side, yaw, tilt)
-        hull = leaning_outline(verts, origin, cam_h)
-        if wall:
-            inside = hull.min() >= 1 and hull[:, 0].max() <= w - 2 and hull[:, 1].max() <= h - 2
-            if not inside or scene._tray.floor_distance(hull).max() > 0.15 * side:
-                continue
-        elif not _fits(hull, scene._tray, w, h):
-            continue
-        centre = tuple(hull.mean(axis=0))
-        others = [pl for k, pl in enumerate(placed) if k not in skip]
-        if _overlaps(hull, centre, face * 1.2, others):
-            continue
-        draw_leaning_die(img, verts, look, light, value, origin, cam_h, scene._shadow)
-        return RenderedDie(value=value, box=_box(hull, w, h), centre_xy=(float(centre[0]), float(centre[1])),
-                           angle_deg=yaw % 360.0, colour=scene._looks[slot][0], face_px=float(face),
-                           outline=tuple((float(x), float(y)) for x, y in hull), unreadable=Unreadable.LEANING)
-    return None
-
-
-def _add_partial(img, scene: TrayScene, placements, hulls, value, slot, light, looks, rng) -> RenderedDie | None:
-    """Put a die across the image border (20-80 % of it outside); draw it."""
-    w, h = scene.size
-    look = scene._looks[slot][1]
-    face = scene.die_px * scene._faces[slot]
-    placed = [(hl, scene._pose(p).top[:2], p.face_px * 0.75 + 2) for p, hl in zip(placements, hulls)]
-    for _ in range(300):
-        edge = int(rng.integers(4))
-        t = float(rng.uniform(0.2, 0.8))
-        off = float(rng.uniform(-0.3, 0.3)) * face
-        base = ((t * w, off), (w - off, t * h), (t * w, h - off), (off, t * h))[edge]
-        p = Placement(value, base, float(rng.uniform(0, 360)), face, slot)
-        pose = DiePose(p.base_xy, p.angle_deg, p.face_px, scene._k, scene._origin)
-        hull = die_outline(pose, look)
-        frac = _visible_fraction(hull, w, h)
-        if not 0.2 <= frac <= 0.8:
-            continue
-        if _overlaps(hull, pose.top[:2], face * 0.75 + 2, placed):
-            continue
-        draw_shadow(img, pose, look, light, scene._shadow)
-        draw_material_die(img, pose, look, light, value, looks[slot][2], rng, tint=scene._tints[slot])
-        return _truth(scene, p, hull, Unreadable.PARTIAL)
-    return None

@@ -33,7 +33,7 @@ class TrayShape:
         qy = np.abs(Y - cy) - (hy - rc)
         return np.hypot(np.maximum(qx, 0), np.maximum(qy, 0)) + np.minimum(np.maximum(qx, qy), 0) - rc
 
-    def scaled(self, origin: tuple[float, float], f: float) -> "TrayShape":
+    def scaled(self, origin: tuple[float, float], f: float) -> TrayShape:
         """The same shape scaled by ``f`` about ``origin`` (perspective of a lower plane)."""
         ox, oy = origin
         if self.kind == "circle":
@@ -56,8 +56,13 @@ class Tray:
         return self.floor.sdf(pts[:, 0], pts[:, 1])
 
 
-def fbm(rng: np.random.Generator, h: int, w: int, cells: tuple[int, ...] = (3, 12, 48),
-        gains: tuple[float, ...] = (1.0, 0.5, 0.25)) -> np.ndarray:
+def fbm(
+    rng: np.random.Generator,
+    h: int,
+    w: int,
+    cells: tuple[int, ...] = (3, 12, 48),
+    gains: tuple[float, ...] = (1.0, 0.5, 0.25),
+) -> np.ndarray:
     """Smooth random field of shape (h, w), float32, about zero mean and unit spread."""
     out = np.zeros((h, w), np.float32)
     for c, g in zip(cells, gains):
@@ -66,13 +71,13 @@ def fbm(rng: np.random.Generator, h: int, w: int, cells: tuple[int, ...] = (3, 1
         grid = rng.standard_normal((gh + 2, gw + 2)).astype(np.float32)
         big = cv2.resize(grid, (w + 2 * w // gw, h + 2 * h // gh), interpolation=cv2.INTER_CUBIC)
         oy, ox = h // gh, w // gw
-        out += g * big[oy:oy + h, ox:ox + w]
+        out += g * big[oy : oy + h, ox : ox + w]
     out -= out.mean()
     return out / (out.std() + 1e-6)
 
 
 def _grain(rng: np.random.Generator, h: int, w: int, sigma: float) -> np.ndarray:
-    return (rng.standard_normal((h, w)).astype(np.float32) * sigma)
+    return rng.standard_normal((h, w)).astype(np.float32) * sigma
 
 
 def _colour(base, jitter, rng) -> np.ndarray:
@@ -104,10 +109,10 @@ def _texture(rng: np.random.Generator, kind: str, h: int, w: int, base: np.ndarr
     if kind == "wood":
         ang = rng.uniform(0, 180)
         big = int(math.hypot(h, w)) + 4
-        streak = cv2.resize(rng.standard_normal((big // 6, 8)).astype(np.float32), (big, big),
-                            interpolation=cv2.INTER_CUBIC)
-        warp = cv2.resize(rng.standard_normal((6, 6)).astype(np.float32), (big, big),
-                          interpolation=cv2.INTER_CUBIC)
+        streak = cv2.resize(
+            rng.standard_normal((big // 6, 8)).astype(np.float32), (big, big), interpolation=cv2.INTER_CUBIC
+        )
+        warp = cv2.resize(rng.standard_normal((6, 6)).astype(np.float32), (big, big), interpolation=cv2.INTER_CUBIC)
         yy = np.arange(big, dtype=np.float32)[:, None]
         rings = np.sin(2 * math.pi * (yy / rng.uniform(18, 40) + 0.6 * warp))
         tex = 0.55 * rings + 0.45 * streak
@@ -121,17 +126,34 @@ def _texture(rng: np.random.Generator, kind: str, h: int, w: int, base: np.ndarr
 
 _TRAY_LOOKS = {
     # style: (floor texture, floor colours, wall colours, rim colours, desk colours)
-    "round": ("plastic", [(0.26, 0.25, 0.17), (0.2, 0.2, 0.2), (0.15, 0.14, 0.14), (0.3, 0.22, 0.16)],
-              None, None, [(0.84, 0.85, 0.86), (0.75, 0.78, 0.8)]),
-    "box": ("paper", [(0.74, 0.76, 0.76), (0.68, 0.72, 0.74), (0.8, 0.8, 0.78)],
-            [(0.8, 0.81, 0.8)], [(0.12, 0.12, 0.14), (0.25, 0.2, 0.2)],
-            [(0.9, 0.9, 0.9), (0.85, 0.86, 0.88)]),
-    "felt": ("felt", [(0.18, 0.42, 0.12), (0.12, 0.12, 0.5), (0.45, 0.2, 0.1), (0.2, 0.2, 0.22),
-                      (0.35, 0.2, 0.35)],
-             None, [(0.1, 0.2, 0.35), (0.08, 0.08, 0.09), (0.15, 0.3, 0.45)],
-             [(0.6, 0.62, 0.64), (0.45, 0.5, 0.55)]),
-    "wood": ("wood", [(0.3, 0.5, 0.7), (0.2, 0.35, 0.55), (0.45, 0.62, 0.78)],
-             None, [(0.08, 0.09, 0.1), (0.1, 0.15, 0.25)], [(0.5, 0.5, 0.5)]),
+    "round": (
+        "plastic",
+        [(0.26, 0.25, 0.17), (0.2, 0.2, 0.2), (0.15, 0.14, 0.14), (0.3, 0.22, 0.16)],
+        None,
+        None,
+        [(0.84, 0.85, 0.86), (0.75, 0.78, 0.8)],
+    ),
+    "box": (
+        "paper",
+        [(0.74, 0.76, 0.76), (0.68, 0.72, 0.74), (0.8, 0.8, 0.78)],
+        [(0.8, 0.81, 0.8)],
+        [(0.12, 0.12, 0.14), (0.25, 0.2, 0.2)],
+        [(0.9, 0.9, 0.9), (0.85, 0.86, 0.88)],
+    ),
+    "felt": (
+        "felt",
+        [(0.18, 0.42, 0.12), (0.12, 0.12, 0.5), (0.45, 0.2, 0.1), (0.2, 0.2, 0.22), (0.35, 0.2, 0.35)],
+        None,
+        [(0.1, 0.2, 0.35), (0.08, 0.08, 0.09), (0.15, 0.3, 0.45)],
+        [(0.6, 0.62, 0.64), (0.45, 0.5, 0.55)],
+    ),
+    "wood": (
+        "wood",
+        [(0.3, 0.5, 0.7), (0.2, 0.35, 0.55), (0.45, 0.62, 0.78)],
+        None,
+        [(0.08, 0.09, 0.1), (0.1, 0.15, 0.25)],
+        [(0.5, 0.5, 0.5)],
+    ),
     "paper": ("paper", [(0.86, 0.87, 0.87), (0.9, 0.88, 0.84), (0.8, 0.82, 0.84)], None, None, None),
 }
 
@@ -140,8 +162,16 @@ def _pick(rng: np.random.Generator, options) -> np.ndarray:
     return _colour(options[int(rng.integers(len(options)))], 0.08, rng)
 
 
-def make_tray(rng: np.random.Generator, style: str, w: int, h: int, origin: tuple[float, float],
-              light: Light, wall_px: float, scale: int = 1) -> tuple[np.ndarray, Tray]:
+def make_tray(
+    rng: np.random.Generator,
+    style: str,
+    w: int,
+    h: int,
+    origin: tuple[float, float],
+    light: Light,
+    wall_px: float,
+    scale: int = 1,
+) -> tuple[np.ndarray, Tray]:
     """Draw an empty tray of ``style``; return the float32 image and its floor region.
 
     ``scale > 1`` draws the tray at ``1 / scale`` of the size and upscales it
@@ -232,8 +262,9 @@ def lighting(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
     return (light[..., None] * cast[None, None, :]).astype(np.float32)
 
 
-def finish(img: np.ndarray, rng: np.random.Generator, *, light: np.ndarray, noise: float, blur: float,
-           jpeg_quality: int | None) -> np.ndarray:
+def finish(
+    img: np.ndarray, rng: np.random.Generator, *, light: np.ndarray, noise: float, blur: float, jpeg_quality: int | None
+) -> np.ndarray:
     """Camera effects: lighting (from :func:`lighting`), exposure, blur, noise, JPEG; to uint8."""
     gain = np.float32(rng.uniform(0.92, 1.08) * 255.0)
     out = img * light

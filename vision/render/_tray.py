@@ -12,10 +12,18 @@ from vision.render._layout import TrayScene, _check_values, _rng
 from vision.render._types import RenderedDie, RenderedTray
 
 
-def render_tray(values: Sequence[int], *, seed: int | np.random.Generator = 0,
-                size: tuple[int, int] = (640, 480), die_px: float | None = None,
-                style: str | None = None, touching: bool = False, noise: float | None = None,
-                blur: float | None = None, jpeg: bool | None = None) -> RenderedTray:
+def render_tray(
+    values: Sequence[int],
+    *,
+    seed: int | np.random.Generator = 0,
+    size: tuple[int, int] = (640, 480),
+    die_px: float | None = None,
+    style: str | None = None,
+    touching: bool = False,
+    noise: float | None = None,
+    blur: float | None = None,
+    jpeg: bool | None = None,
+) -> RenderedTray:
     """Render a top-down photo-like picture of d6 dice lying in a tray.
 
     Parameters
@@ -76,9 +84,15 @@ def render_tray(values: Sequence[int], *, seed: int | np.random.Generator = 0,
     return scene.render(placements, seed=rng, noise=noise, blur=blur, jpeg=jpeg)
 
 
-def render_die_crop(value: int, *, seed: int | np.random.Generator = 0, size: int = 64,
-                    style: str | None = None, margin: float | None = None,
-                    noise: float | None = None) -> RenderedTray:
+def render_die_crop(
+    value: int,
+    *,
+    seed: int | np.random.Generator = 0,
+    size: int = 64,
+    style: str | None = None,
+    margin: float | None = None,
+    noise: float | None = None,
+) -> RenderedTray:
     """Render one die and crop a square around it, as a face reader would see it.
 
     Parameters
@@ -114,16 +128,16 @@ def render_die_crop(value: int, *, seed: int | np.random.Generator = 0, size: in
     m = float(rng.uniform(1.1, 1.4)) if margin is None else float(margin)
     if not 1.0 <= m <= 4.0:
         raise ValueError(f"margin must be 1-4 (crop side over die box side), got {margin!r}")
-    tray = render_tray([value], seed=rng, size=(320, 240), die_px=float(rng.uniform(40, 56)),
-                       style=style, noise=noise)
+    tray = render_tray([value], seed=rng, size=(320, 240), die_px=float(rng.uniform(40, 56)), style=style, noise=noise)
     die = tray.dice[0]
     x, y, bw, bh = die.box
     side = max(bw, bh) * m
     cx, cy = x + bw / 2 + rng.uniform(-0.04, 0.04) * side, y + bh / 2 + rng.uniform(-0.04, 0.04) * side
     f = size / side
     mat = np.float32([[f, 0, size / 2 - cx * f], [0, f, size / 2 - cy * f]])
-    crop = cv2.warpAffine(np.asarray(tray.image), mat, (size, size), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_REFLECT)
+    crop = cv2.warpAffine(
+        np.asarray(tray.image), mat, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT
+    )
     crop.setflags(write=False)
 
     def tf(px: float, py: float) -> tuple[float, float]:
@@ -132,8 +146,19 @@ def render_die_crop(value: int, *, seed: int | np.random.Generator = 0, size: in
     outline = tuple(tf(px, py) for px, py in die.outline)
     xs = [p[0] for p in outline]
     ys = [p[1] for p in outline]
-    box = (int(math.floor(min(xs))), int(math.floor(min(ys))),
-           int(math.ceil(max(xs)) - math.floor(min(xs))), int(math.ceil(max(ys)) - math.floor(min(ys))))
-    one = RenderedDie(value=die.value, box=box, centre_xy=tf(*die.centre_xy), angle_deg=die.angle_deg,
-                      colour=die.colour, face_px=die.face_px * f, outline=outline)
+    box = (
+        int(math.floor(min(xs))),
+        int(math.floor(min(ys))),
+        int(math.ceil(max(xs)) - math.floor(min(xs))),
+        int(math.ceil(max(ys)) - math.floor(min(ys))),
+    )
+    one = RenderedDie(
+        value=die.value,
+        box=box,
+        centre_xy=tf(*die.centre_xy),
+        angle_deg=die.angle_deg,
+        colour=die.colour,
+        face_px=die.face_px * f,
+        outline=outline,
+    )
     return RenderedTray(image=crop, dice=(one,), style=tray.style)

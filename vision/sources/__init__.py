@@ -84,8 +84,9 @@ def open_source(spec: str, **options: Any) -> FrameSource:
 
         if arg and not arg.isdigit():
             raise _usage(spec, f"the camera number {arg!r} is not a whole number")
-        opts = _pick(options, ("size", "fps", "lens_position", "controls", "warmup_frames", "module",
-                               "controls_module", "clock"))
+        opts = _pick(
+            options, ("size", "fps", "lens_position", "controls", "warmup_frames", "module", "controls_module", "clock")
+        )
         return Picamera2Source(camera_num=int(arg or 0), **opts)
     if kind == "opencv":
         from vision.sources.capture import OpenCVSource
@@ -121,5 +122,13 @@ def _pick(options: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if k in names and v is not None}
 
 
-__all__ = ["SOURCE_KINDS", "Frame", "FrameSource", "SourceEnded", "SourceError", "UnknownSourceError",
-           "open_source", "parse_spec"]
+__all__ = [
+    "SOURCE_KINDS",
+    "Frame",
+    "FrameSource",
+    "SourceEnded",
+    "SourceError",
+    "UnknownSourceError",
+    "open_source",
+    "parse_spec",
+]

@@ -59,8 +59,7 @@ def camera_matrix(pose: CameraPose, size: tuple[int, int]) -> np.ndarray:
 def true_geometry(pose: CameraPose, size: tuple[int, int], px_per_mm: float = 2.8) -> TrayGeometry:
     """The exact tray geometry of a synthetic camera pose (what calibration should find)."""
     cam = camera_matrix(pose, size)
-    corners = cv2.perspectiveTransform(
-        np.float64([[(0, 0), (FLOOR_MM[0], 0), FLOOR_MM, (0, FLOOR_MM[1])]]), cam)[0]
+    corners = cv2.perspectiveTransform(np.float64([[(0, 0), (FLOOR_MM[0], 0), FLOOR_MM, (0, FLOOR_MM[1])]]), cam)[0]
     return TrayGeometry.from_corners(corners, width_mm=FLOOR_MM[0], height_mm=FLOOR_MM[1], px_per_mm=px_per_mm)
 
 
@@ -69,7 +68,9 @@ def _noise_field(rng: np.random.Generator, h: int, w: int, cells: int) -> np.nda
     return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def background_plane(rng: np.random.Generator, ppm: float = 3.0, margin_mm: float = 90.0) -> tuple[np.ndarray, np.ndarray]:
+def background_plane(
+    rng: np.random.Generator, ppm: float = 3.0, margin_mm: float = 90.0
+) -> tuple[np.ndarray, np.ndarray]:
     """Empty tray seen straight down: float32 BGR image and its plane->mm matrix."""
     fw, fh = FLOOR_MM
     w = int((fw + 2 * margin_mm) * ppm)
@@ -83,8 +84,10 @@ def background_plane(rng: np.random.Generator, ppm: float = 3.0, margin_mm: floa
     rim = (X >= -RIM_MM) & (X <= fw + RIM_MM) & (Y >= -RIM_MM) & (Y <= fh + RIM_MM) & ~inner
     wood = np.float32([0.16, 0.24, 0.36]) * (1 + 0.08 * _noise_field(rng, h, w, 40))[..., None]
     img = np.where(rim[..., None], wood, img)
-    felt = np.float32([0.22, 0.40, 0.16]) * (1 + 0.05 * _noise_field(rng, h, w, 24)
-                                            + 0.03 * _noise_field(rng, h, w, 90))[..., None]
+    felt = (
+        np.float32([0.22, 0.40, 0.16])
+        * (1 + 0.05 * _noise_field(rng, h, w, 24) + 0.03 * _noise_field(rng, h, w, 90))[..., None]
+    )
     wall_d = np.minimum(np.minimum(X, fw - X), np.minimum(Y, fh - Y))
     felt = felt * (1 - 0.3 * np.exp(-np.maximum(wall_d, 0) / 4.0))[..., None]
     img = np.where(inner[..., None], felt, img)
@@ -92,20 +95,22 @@ def background_plane(rng: np.random.Generator, ppm: float = 3.0, margin_mm: floa
     side = int(round(MARKERS.size_mm * ppm))
     for i, mid in enumerate(MARKERS.ids):
         cx, cy = MARKERS.centres_mm[i]
-        qx0, qy0 = int(round((cx + margin_mm) * ppm - (side / 2 + 2 * ppm))), int(round((cy + margin_mm) * ppm - (side / 2 + 2 * ppm)))
+        qx0, qy0 = (
+            int(round((cx + margin_mm) * ppm - (side / 2 + 2 * ppm))),
+            int(round((cy + margin_mm) * ppm - (side / 2 + 2 * ppm))),
+        )
         q = side + int(4 * ppm)
-        img[qy0:qy0 + q, qx0:qx0 + q] = 0.92
+        img[qy0 : qy0 + q, qx0 : qx0 + q] = 0.92
         marker = cv2.aruco.generateImageMarker(dictionary, mid, side).astype(np.float32) / 255.0
         x0, y0 = int(round((cx + margin_mm) * ppm - side / 2)), int(round((cy + margin_mm) * ppm - side / 2))
-        img[y0:y0 + side, x0:x0 + side] = (0.06 + 0.86 * marker)[..., None]
+        img[y0 : y0 + side, x0 : x0 + side] = (0.06 + 0.86 * marker)[..., None]
     plane_to_mm = np.array([[1 / ppm, 0, -margin_mm], [0, 1 / ppm, -margin_mm], [0, 0, 1]], np.float64)
     return img.astype(np.float32), plane_to_mm
 
 
 def warp_plane(plane: np.ndarray, plane_to_mm: np.ndarray, cam: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """The plane image as the camera sees it, float32 BGR of shape (h, w, 3)."""
-    return cv2.warpPerspective(plane, cam @ plane_to_mm, size, flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(plane, cam @ plane_to_mm, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 LIGHT = Light((0.35, -0.42, 0.84), ambient=0.5)
@@ -123,8 +128,15 @@ def _scale_at(cam: np.ndarray, xy_mm: tuple[float, float]) -> tuple[np.ndarray, 
     return p[0], float(math.hypot(*d)), math.degrees(math.atan2(-d[1], d[0]))
 
 
-def draw_flat_die(img: np.ndarray, cam: np.ndarray, xy_mm: tuple[float, float], angle_deg: float, value: int,
-                  look: DieLook, shadow: bool = True) -> None:
+def draw_flat_die(
+    img: np.ndarray,
+    cam: np.ndarray,
+    xy_mm: tuple[float, float],
+    angle_deg: float,
+    value: int,
+    look: DieLook,
+    shadow: bool = True,
+) -> None:
     """Draw one die lying flat at tray point `xy_mm` into float image `img` (in place)."""
     h, w = img.shape[:2]
     p, s, rot = _scale_at(cam, xy_mm)
@@ -153,8 +165,9 @@ def _to_image(cam: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(1, -1, 2), cam)[0]
 
 
-def draw_leaning_die(img: np.ndarray, cam: np.ndarray, x_mm: float, value: int, look: DieLook,
-                     tilt_deg: float = 35.0) -> None:
+def draw_leaning_die(
+    img: np.ndarray, cam: np.ndarray, x_mm: float, value: int, look: DieLook, tilt_deg: float = 35.0
+) -> None:
     """Draw a die leaning on the top wall (tilted `tilt_deg` towards it) at tray x `x_mm`."""
     t = math.radians(tilt_deg)
     s = DIE_MM

@@ -67,7 +67,9 @@ def check_image(image: Any, where: str) -> np.ndarray:
         raise SourceError(f"{where} gave no image")
     arr = np.asarray(image)
     if arr.dtype != np.uint8 or arr.ndim not in (2, 3) or min(arr.shape[:2]) < 8:
-        raise SourceError(f"{where} gave an unusable image: shape {arr.shape}, dtype {arr.dtype}; expected (H, W, 3) uint8")
+        raise SourceError(
+            f"{where} gave an unusable image: shape {arr.shape}, dtype {arr.dtype}; expected (H, W, 3) uint8"
+        )
     if arr.ndim == 2:
         arr = np.repeat(arr[:, :, None], 3, axis=2)
     elif arr.shape[2] == 4:
@@ -98,7 +100,6 @@ class FrameSource(abc.ABC):
     #: True when each frame carries the scripted truth (synthetic sources), so the
     #: ``TruthReader`` can stand in for the pip reader to test the watcher alone.
     carries_truth: bool = False
-
 
     #: Short name used in reprs and messages.
     kind: str = "source"
@@ -161,8 +162,8 @@ class FrameSource(abc.ABC):
     def _grab(self) -> tuple[np.ndarray, float, Any]:
         """Return ``(image, timestamp_s, truth)`` of the next frame."""
 
-    def _release(self) -> None:
-        """Free the device; called once by :meth:`close`."""
+    def _release(self) -> None:  # noqa: B027  (optional hook; the default has nothing to free)
+        """Free the device; called once by :meth:`close`. Subclasses may override; the default does nothing."""
 
     def close(self) -> None:
         """Release the camera or file; safe to call twice."""

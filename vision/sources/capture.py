@@ -52,10 +52,16 @@ class OpenCVSource(FrameSource):
 
     kind = "opencv"
 
-    def __init__(self, target: int | str, *, size: tuple[int, int] | None = None, fps: float | None = None,
-                 capture_factory: Callable[[int | str], Any] = cv2.VideoCapture,
-                 sleep: Callable[[float], None] = time.sleep,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        target: int | str,
+        *,
+        size: tuple[int, int] | None = None,
+        fps: float | None = None,
+        capture_factory: Callable[[int | str], Any] = cv2.VideoCapture,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self._target = target
         self._live = isinstance(target, int) or "://" in str(target)
@@ -69,7 +75,8 @@ class OpenCVSource(FrameSource):
         if not self._open():
             hint = (
                 "is the camera plugged in and not used by another program? try another index (opencv:1)"
-                if isinstance(target, int) else "check the path or URL"
+                if isinstance(target, int)
+                else "check the path or URL"
             )
             raise SourceError(f"could not open {self.describe}: {hint}")
 

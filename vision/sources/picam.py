@@ -75,10 +75,19 @@ class Picamera2Source(FrameSource):
 
     kind = "picamera2"
 
-    def __init__(self, *, size: tuple[int, int] = (640, 480), fps: float = 30.0,
-                 lens_position: float | None = None, controls: Mapping[str, Any] | None = None,
-                 warmup_frames: int = WARMUP_FRAMES, camera_num: int = 0, module: Any = None,
-                 controls_module: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        size: tuple[int, int] = (640, 480),
+        fps: float = 30.0,
+        lens_position: float | None = None,
+        controls: Mapping[str, Any] | None = None,
+        warmup_frames: int = WARMUP_FRAMES,
+        camera_num: int = 0,
+        module: Any = None,
+        controls_module: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self._camera_num = int(camera_num)
         self._size = (int(size[0]), int(size[1]))
@@ -96,7 +105,8 @@ class Picamera2Source(FrameSource):
             ) from None
         try:
             config = self._cam.create_video_configuration(
-                main={"size": self._size, "format": "RGB888"}, controls={"FrameRate": self._fps})
+                main={"size": self._size, "format": "RGB888"}, controls={"FrameRate": self._fps}
+            )
             self._cam.configure(config)
             self._cam.start()
             if lens_position is not None:

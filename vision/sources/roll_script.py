@@ -24,6 +24,9 @@ from vision.sources import _world as world
 
 CameraPose = world.CameraPose
 
+#: The default camera pose (frozen, so one shared instance is safe as a default argument).
+DEFAULT_CAMERA_POSE = CameraPose()
+
 __all__ = ["PHASES", "ScriptedRoll", "TruthDie", "FrameTruth", "RollPlan", "default_script"]
 
 #: Phases of a scripted roll, in order.
@@ -209,8 +212,9 @@ def default_script(seed: int = 0) -> tuple[ScriptedRoll, ...]:
     )
 
 
-def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int,
-          cam: CameraPose = CameraPose()) -> tuple[list[_State], list[RollPlan]]:
+def _plan(
+    script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int, cam: CameraPose = DEFAULT_CAMERA_POSE
+) -> tuple[list[_State], list[RollPlan]]:
     states: list[_State] = []
     plans: list[RollPlan] = []
     light = 0.0
@@ -245,21 +249,32 @@ def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames:
             if finals[i] is None:
                 x, y = _free_spot(rng, taken, roll.lean == i)
                 taken.append((x, y))
-                finals[i] = _Die(roll.values[i], x, y, float(rng.uniform(0, 360)) if roll.lean != i else 0.0,
-                                 lean=roll.lean == i)
+                finals[i] = _Die(
+                    roll.values[i], x, y, float(rng.uniform(0, 360)) if roll.lean != i else 0.0, lean=roll.lean == i
+                )
         rolled = [i for i in range(n) if i not in roll.hold and not (i in roll.unmoved and dice[i] is not None)]
         kept = tuple(finals[i] for i in range(n) if i not in rolled)
         if roll.hand:
             tip_x = float(rng.uniform(50, 110))
-            path = [230 - (230 - 45) * (k + 1) / 8 for k in range(8)] + [45.0] * 14 + \
-                   [45 + (230 - 45) * (k + 1) / 8 for k in range(8)]
+            path = (
+                [230 - (230 - 45) * (k + 1) / 8 for k in range(8)]
+                + [45.0] * 14
+                + [45 + (230 - 45) * (k + 1) / 8 for k in range(8)]
+            )
             for k, y in enumerate(path):
                 states.append(_State(current if k < 8 else kept, (tip_x, float(y)), cam, light, r, "hand"))
         durations = {i: roll.tumble_frames - int(rng.integers(0, 8)) for i in rolled}
         if rolled:
             durations[rolled[int(rng.integers(len(rolled)))]] = roll.tumble_frames
-        starts = {i: (float(rng.uniform(12, 30)), float(rng.uniform(20, 130)), float(rng.uniform(0, 360)),
-                      float(rng.choice([-1, 1]) * rng.uniform(200, 600))) for i in rolled}
+        starts = {
+            i: (
+                float(rng.uniform(12, 30)),
+                float(rng.uniform(20, 130)),
+                float(rng.uniform(0, 360)),
+                float(rng.choice([-1, 1]) * rng.uniform(200, 600)),
+            )
+            for i in rolled
+        }
         stop_at = None
         for j in range(roll.tumble_frames + 40):
             now: list[_Die] = []
@@ -291,6 +306,16 @@ def _plan(script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames:
             states.append(_State(tuple(finals), None, cam, light, r, "rest"))
         dice = list(finals)
         prev_held = set(roll.hold)
-        plans.append(RollPlan(r, start, stop_at, len(states), tuple(roll.values), tuple(roll.hold),
-                              roll.lean is not None, tuple(flags)))
+        plans.append(
+            RollPlan(
+                r,
+                start,
+                stop_at,
+                len(states),
+                tuple(roll.values),
+                tuple(roll.hold),
+                roll.lean is not None,
+                tuple(flags),
+            )
+        )
     return states, plans

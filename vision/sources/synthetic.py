@@ -31,7 +31,16 @@ import numpy as np
 from vision.sources import _world as world
 from vision.sources.base import FrameSource, SourceEnded
 from vision.sources.roll_script import (  # noqa: F401  (re-exported; _plan for table._livetray)
-    PHASES, CameraPose, FrameTruth, RollPlan, ScriptedRoll, TruthDie, _Die, _plan, default_script,
+    DEFAULT_CAMERA_POSE,
+    PHASES,
+    CameraPose,
+    FrameTruth,
+    RollPlan,
+    ScriptedRoll,
+    TruthDie,
+    _Die,
+    _plan,
+    default_script,
 )
 from vision.tray import TrayGeometry
 
@@ -68,13 +77,21 @@ class SyntheticSource(FrameSource):
 
     carries_truth = True
 
-
     kind = "synthetic"
 
-    def __init__(self, *, seed: int = 0, script: Sequence[ScriptedRoll] | None = None,
-                 size: tuple[int, int] = (640, 480), fps: float = 30.0, idle_frames: int = 10,
-                 noise: float = 2.0, colour: str = "ivory", loop: bool = False,
-                 camera: CameraPose = CameraPose()) -> None:
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        script: Sequence[ScriptedRoll] | None = None,
+        size: tuple[int, int] = (640, 480),
+        fps: float = 30.0,
+        idle_frames: int = 10,
+        noise: float = 2.0,
+        colour: str = "ivory",
+        loop: bool = False,
+        camera: CameraPose = DEFAULT_CAMERA_POSE,
+    ) -> None:
         super().__init__()
         self._seed = int(seed)
         self._script = tuple(script) if script is not None else default_script(self._seed)
@@ -88,8 +105,7 @@ class SyntheticSource(FrameSource):
         self._plane, self._plane_to_mm = world.background_plane(np.random.default_rng(self._seed + 7))
         self._look = world.die_look(colour)
         nrng = np.random.default_rng(self._seed + 11)
-        self._noise = [nrng.normal(0, noise, (self._size[1], self._size[0], 3)).astype(np.float32)
-                       for _ in range(5)]
+        self._noise = [nrng.normal(0, noise, (self._size[1], self._size[0], 3)).astype(np.float32) for _ in range(5)]
         self._bg_key: Any = None
         self._bg: np.ndarray | None = None
         self._static_key: Any = None
@@ -133,8 +149,11 @@ class SyntheticSource(FrameSource):
         prv = self._states[k - 1] if k > 0 else st
         cam = world.camera_matrix(st.camera, self._size)
         bg = self._background(st.camera)
-        static_ids = [i for i, d in enumerate(st.dice)
-                      if i < len(nxt.dice) and i < len(prv.dice) and nxt.dice[i] == d and prv.dice[i] == d]
+        static_ids = [
+            i
+            for i, d in enumerate(st.dice)
+            if i < len(nxt.dice) and i < len(prv.dice) and nxt.dice[i] == d and prv.dice[i] == d
+        ]
         key = (st.camera, tuple(st.dice[i] for i in static_ids))
         if key != self._static_key or self._static is None:
             img = bg.copy()
@@ -147,7 +166,7 @@ class SyntheticSource(FrameSource):
                 self._draw_die(img, cam, d)
         if st.hand is not None:
             world.draw_hand(img, cam, st.hand)
-        gain = 255.0 * 2.0 ** st.light
+        gain = 255.0 * 2.0**st.light
         out = cv2.addWeighted(img, gain, self._noise[k % len(self._noise)], 1.0, 0.0)
         return np.clip(out, 0, 255).astype(np.uint8)
 

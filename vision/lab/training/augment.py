@@ -51,14 +51,26 @@ DEGRADE_PROB = 0.0
 def add_augment_options(parser: argparse.ArgumentParser) -> None:
     """Add the trainers' augmentation options to `parser`: ``--grayscale-prob`` (see :data:`GRAYSCALE_PROB`),
     ``--streak-prob`` (see :data:`STREAK_PROB`) and ``--degrade-prob`` (see :data:`DEGRADE_PROB`)."""
-    parser.add_argument("--grayscale-prob", type=float, default=GRAYSCALE_PROB,
-                        help=f"probability of a grey training crop (default {GRAYSCALE_PROB})")
-    parser.add_argument("--streak-prob", type=float, default=STREAK_PROB,
-                        help="probability of a specular streak (a lamp or window reflected in a glossy face) "
-                             f"on a training crop (default {STREAK_PROB})")
-    parser.add_argument("--degrade-prob", type=float, default=DEGRADE_PROB,
-                        help="probability of a poor camera's look on a training crop: sensor noise, defocus, "
-                             f"dim light and strong JPEG at the die's size in the photo (default {DEGRADE_PROB})")
+    parser.add_argument(
+        "--grayscale-prob",
+        type=float,
+        default=GRAYSCALE_PROB,
+        help=f"probability of a grey training crop (default {GRAYSCALE_PROB})",
+    )
+    parser.add_argument(
+        "--streak-prob",
+        type=float,
+        default=STREAK_PROB,
+        help="probability of a specular streak (a lamp or window reflected in a glossy face) "
+        f"on a training crop (default {STREAK_PROB})",
+    )
+    parser.add_argument(
+        "--degrade-prob",
+        type=float,
+        default=DEGRADE_PROB,
+        help="probability of a poor camera's look on a training crop: sensor noise, defocus, "
+        f"dim light and strong JPEG at the die's size in the photo (default {DEGRADE_PROB})",
+    )
 
 
 def augment_record(args: argparse.Namespace) -> dict[str, float]:
@@ -83,7 +95,9 @@ def augment_record(args: argparse.Namespace) -> dict[str, float]:
 
 
 def augment_options(args: argparse.Namespace) -> dict[str, object]:
-    """Keyword arguments of :func:`augment` for a training run: :func:`augment_record` and the streak and degradation generators.
+    """Keyword arguments of :func:`augment` for a training run.
+
+    They are :func:`augment_record` and the streak and degradation generators.
 
     The specular streaks and the camera degradations are drawn from generators
     of their own, seeded from ``args.seed`` apart from the run's main
@@ -107,8 +121,12 @@ def augment_options(args: argparse.Namespace) -> dict[str, object]:
     AttributeError
         If `args` lacks one of those options or ``seed``.
     """
-    return {**augment_record(args), "degrade_prob": getattr(args, "degrade_prob", DEGRADE_PROB),
-            "streak_rng": np.random.default_rng([args.seed, 1]), "degrade_rng": np.random.default_rng([args.seed, 2])}
+    return {
+        **augment_record(args),
+        "degrade_prob": getattr(args, "degrade_prob", DEGRADE_PROB),
+        "streak_rng": np.random.default_rng([args.seed, 1]),
+        "degrade_rng": np.random.default_rng([args.seed, 2]),
+    }
 
 
 def add_specular_streak(x: np.ndarray, rng: np.random.Generator) -> None:
@@ -201,11 +219,18 @@ def add_camera_degradation(crop: np.ndarray, rng: np.random.Generator) -> np.nda
     return cv2.resize(small, (side, side), interpolation=cv2.INTER_LINEAR)
 
 
-def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
-            pips: np.ndarray | None = None, grayscale_prob: float = GRAYSCALE_PROB,
-            streak_rng: np.random.Generator | None = None,
-            streak_prob: float = STREAK_PROB, degrade_rng: np.random.Generator | None = None,
-            degrade_prob: float = DEGRADE_PROB) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+def augment(
+    ctx: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    strong: bool = True,
+    pips: np.ndarray | None = None,
+    grayscale_prob: float = GRAYSCALE_PROB,
+    streak_rng: np.random.Generator | None = None,
+    streak_prob: float = STREAK_PROB,
+    degrade_rng: np.random.Generator | None = None,
+    degrade_prob: float = DEGRADE_PROB,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """One random face-reader crop from one context crop.
 
     Parameters
@@ -249,9 +274,13 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
         and no `degrade_rng`.
     """
     if streak_prob > 0 and streak_rng is None:
-        raise ValueError("streak_prob > 0 needs a streak_rng (a generator of its own, so other draws stay as they were)")
+        raise ValueError(
+            "streak_prob > 0 needs a streak_rng (a generator of its own, so other draws stay as they were)"
+        )
     if degrade_prob > 0 and degrade_rng is None:
-        raise ValueError("degrade_prob > 0 needs a degrade_rng (a generator of its own, so other draws stay as they were)")
+        raise ValueError(
+            "degrade_prob > 0 needs a degrade_rng (a generator of its own, so other draws stay as they were)"
+        )
     C = ctx.shape[0]
     nominal = C / CONTEXT_FACTOR
     scale = rng.uniform(0.87, 1.15)
@@ -281,7 +310,9 @@ def augment(ctx: np.ndarray, rng: np.random.Generator, *, strong: bool = True,
     if rng.random() < 0.2:
         # small dice: lose resolution like a 30-45 px die in a 640 px photo
         s = int(rng.integers(22, 48))
-        x = cv2.resize(cv2.resize(x, (s, s), interpolation=cv2.INTER_AREA), (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR)
+        x = cv2.resize(
+            cv2.resize(x, (s, s), interpolation=cv2.INTER_AREA), (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_LINEAR
+        )
     if rng.random() < 0.3:
         hsv = cv2.cvtColor(np.clip(x, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
         hsv[..., 0] = (hsv[..., 0].astype(np.int32) + int(rng.integers(0, 180))) % 180
@@ -321,5 +352,7 @@ def centre_crop(ctx: np.ndarray) -> np.ndarray:
     C = ctx.shape[0]
     nominal = C / CONTEXT_FACTOR
     a = (C - nominal) / 2
-    M = np.array([[CROP_SIZE / nominal, 0, -a * CROP_SIZE / nominal], [0, CROP_SIZE / nominal, -a * CROP_SIZE / nominal]])
+    M = np.array(
+        [[CROP_SIZE / nominal, 0, -a * CROP_SIZE / nominal], [0, CROP_SIZE / nominal, -a * CROP_SIZE / nominal]]
+    )
     return cv2.warpAffine(ctx, M, (CROP_SIZE, CROP_SIZE), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)

@@ -69,7 +69,7 @@ def dev_fold(file: str, folds: int = DEV_FOLDS) -> int:
     return int(hashlib.sha1(file.encode("utf-8")).hexdigest()[:8], 16) % folds
 
 
-def dev_train_selection(mode: str, files: "np.ndarray | list[str]") -> tuple[np.ndarray, int | None]:
+def dev_train_selection(mode: str, files: np.ndarray | list[str]) -> tuple[np.ndarray, int | None]:
     """Which DEV samples a model trains on under ``--dev-train MODE``, and the fold held out.
 
     Parameters
@@ -101,6 +101,8 @@ def dev_train_selection(mode: str, files: "np.ndarray | list[str]") -> tuple[np.
     if not (k.isdigit() and int(k) < DEV_FOLDS):
         raise ValueError(f"--dev-train must be none, all or fold:K with K in 0..{DEV_FOLDS - 1}, got {mode!r}")
     return np.array([dev_fold(f) != int(k) for f in files], bool), int(k)
+
+
 DEFAULT_CACHE_DIR = Path("/tmp/dicetable_face_cache")
 
 
@@ -234,7 +236,9 @@ def build_samples(
             m = max(iou(cand, bb) for bb in all_boxes)
             if m <= 0.4 and _far_from_dice(cand[0] + a[2] / 2, cand[1] + a[3] / 2, all_boxes):
                 samples.append(
-                    Sample(image["file"], cand[0] + a[2] / 2, cand[1] + a[3] / 2, nominal_side(a[2], a[3]), 0, "neg_half")
+                    Sample(
+                        image["file"], cand[0] + a[2] / 2, cand[1] + a[3] / 2, nominal_side(a[2], a[3]), 0, "neg_half"
+                    )
                 )
                 break
     return samples
@@ -333,8 +337,9 @@ def source_hash(*paths: str | Path) -> str:
     return h.hexdigest()[:8]
 
 
-def samples_from_noted_photos(train_dir: Path, prefixes: list[str], *, seed: int = 0,
-                              use_face_boxes: bool = False) -> np.ndarray:
+def samples_from_noted_photos(
+    train_dir: Path, prefixes: list[str], *, seed: int = 0, use_face_boxes: bool = False
+) -> np.ndarray:
     """Which TRAIN samples come from photos whose ``notes`` in labels.json begin with one of `prefixes`.
 
     Parameters
@@ -363,8 +368,10 @@ def samples_from_noted_photos(train_dir: Path, prefixes: list[str], *, seed: int
     notes = {im["file"]: str(im.get("notes", "")) for im in labels["images"]}
     for prefix in prefixes:
         if not any(n.startswith(prefix) for n in notes.values()):
-            raise ValueError(f"no photo's notes in {Path(train_dir) / 'labels.json'} begin with {prefix!r}; "
-                             "see 'Sources (train)' in the dice-images README for the sub-sources")
+            raise ValueError(
+                f"no photo's notes in {Path(train_dir) / 'labels.json'} begin with {prefix!r}; "
+                "see 'Sources (train)' in the dice-images README for the sub-sources"
+            )
     files = [s.file for s in build_samples(train_dir, seed=seed, use_face_boxes=use_face_boxes)]
     return np.array([notes[f].startswith(tuple(prefixes)) for f in files], dtype=bool)
 
@@ -392,7 +399,17 @@ def load_cache(
     """
     samples = build_samples(train_dir, seed=seed, use_face_boxes=use_face_boxes)
     key = hashlib.sha1(
-        repr((str(Path(train_dir).resolve()), CONTEXT_FACTOR, CONTEXT_SIZE, PIPS_TO_DIE, FACE_TO_DIE, samples[:50], len(samples))).encode()
+        repr(
+            (
+                str(Path(train_dir).resolve()),
+                CONTEXT_FACTOR,
+                CONTEXT_SIZE,
+                PIPS_TO_DIE,
+                FACE_TO_DIE,
+                samples[:50],
+                len(samples),
+            )
+        ).encode()
     ).hexdigest()[:12]
     path = Path(cache_dir) / f"{Path(train_dir).resolve().name}_{key}.npz"
     if path.is_file():

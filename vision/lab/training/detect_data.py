@@ -40,9 +40,16 @@ CACHE_LONG_SIDE: int = 512
 RENDER_NAME_PREFIX: str = "render_"
 
 
-def build_cache(dataset_dirs: list[Path], out: Path, *, long_side: int = CACHE_LONG_SIDE,
-                renders: int = 0, render_seed: int = 0, clutter_share: float = 0.0,
-                close_up_share: float = 0.0) -> int:
+def build_cache(
+    dataset_dirs: list[Path],
+    out: Path,
+    *,
+    long_side: int = CACHE_LONG_SIDE,
+    renders: int = 0,
+    render_seed: int = 0,
+    clutter_share: float = 0.0,
+    close_up_share: float = 0.0,
+) -> int:
     """Write the cache of every image in `dataset_dirs` (and `renders` renders) to `out`; return the image count.
 
     Parameters
@@ -169,8 +176,9 @@ def rendered_examples(n: int, seed: int = 0, clutter_share: float = 0.0, close_u
         yield np.ascontiguousarray(image), boxes
 
 
-def close_up_of(image: np.ndarray, boxes: list, rng: np.random.Generator, *,
-                out_size: tuple[int, int] = (640, 480)) -> tuple[np.ndarray, list]:
+def close_up_of(
+    image: np.ndarray, boxes: list, rng: np.random.Generator, *, out_size: tuple[int, int] = (640, 480)
+) -> tuple[np.ndarray, list]:
     """A close-up of one die of a render: a 4:3 window in which it fills 0.2-0.7 of the height, enlarged.
 
     Parameters
@@ -229,26 +237,45 @@ def load_cache(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], list[np.
 def main(argv: list[str] | None = None) -> int:
     """Command line: build the detector's training cache."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, nargs="+", default=[Path("../shared/dice-images/train")],
-                        help="dataset folders with labels.json (default: ../shared/dice-images/train)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        nargs="+",
+        default=[Path("../shared/dice-images/train")],
+        help="dataset folders with labels.json (default: ../shared/dice-images/train)",
+    )
     parser.add_argument("--out", type=Path, default=Path("/tmp/dicetable_detect_cache.npz"))
-    parser.add_argument("--renders", type=int, default=0,
-                        help="also cache this many domain-randomised renders (default 0)")
+    parser.add_argument(
+        "--renders", type=int, default=0, help="also cache this many domain-randomised renders (default 0)"
+    )
     parser.add_argument("--render-seed", type=int, default=0)
-    parser.add_argument("--clutter-share", type=float, default=0.0,
-                        help="share of the renders, 0-1, that also show objects that are not dice: lit stands, "
-                             "dark blocks, pens, coins (default 0)")
-    parser.add_argument("--close-up-share", type=float, default=0.0,
-                        help="share of the renders, 0-1, made close-ups of one die filling 0.2-0.7 of the "
-                             "picture's height (default 0)")
+    parser.add_argument(
+        "--clutter-share",
+        type=float,
+        default=0.0,
+        help="share of the renders, 0-1, that also show objects that are not dice: lit stands, "
+        "dark blocks, pens, coins (default 0)",
+    )
+    parser.add_argument(
+        "--close-up-share",
+        type=float,
+        default=0.0,
+        help="share of the renders, 0-1, made close-ups of one die filling 0.2-0.7 of the picture's height (default 0)",
+    )
     args = parser.parse_args(argv)
     if args.renders < 0:
         parser.error(f"--renders must be 0 or more, got {args.renders}")
     for flag, share in (("--clutter-share", args.clutter_share), ("--close-up-share", args.close_up_share)):
         if not 0.0 <= share <= 1.0:
             parser.error(f"{flag} must be 0-1, got {share}")
-    n = build_cache(args.data, args.out, renders=args.renders, render_seed=args.render_seed,
-                    clutter_share=args.clutter_share, close_up_share=args.close_up_share)
+    n = build_cache(
+        args.data,
+        args.out,
+        renders=args.renders,
+        render_seed=args.render_seed,
+        clutter_share=args.clutter_share,
+        close_up_share=args.close_up_share,
+    )
     print(f"cached {n} images into {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
     return 0
 

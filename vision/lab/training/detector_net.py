@@ -84,7 +84,7 @@ def detector_loss(out, heat, reg, regmask, weight):
     pos = (heat >= 1.0).float()
     neg = (1.0 - pos) * weight
     pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
-    neg_loss = -(torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg).sum()
     npos = pos.sum().clamp(min=1.0)
     focal = (pos_loss + neg_loss) / npos
     size = (F.l1_loss(out[:, 1:3], reg[:, 0:2], reduction="none") * regmask[:, 1:2]).sum() / npos
@@ -123,14 +123,18 @@ def load_onnx_weights(net: DieNet, path: Path) -> None:
     convs = [(weights[n.input[1]], weights[n.input[2]]) for n in model.graph.node if n.op_type == "Conv"]
     layers = [net.c1, net.c2, net.c3, net.c4, net.c5, net.c6, net.c7, net.c8, net.l1, net.u1, net.l2, net.u2, net.head]
     if len(convs) != len(layers):
-        raise ValueError(f"{path}: {len(convs)} convolutions, the detector has {len(layers)}; "
-                         "start from a die_detector.onnx of the same architecture")
+        raise ValueError(
+            f"{path}: {len(convs)} convolutions, the detector has {len(layers)}; "
+            "start from a die_detector.onnx of the same architecture"
+        )
     with torch.no_grad():
         for layer, (w, b) in zip(layers, convs):
             conv = layer[0] if isinstance(layer, nn.Sequential) else layer
             if tuple(conv.weight.shape) != w.shape:
-                raise ValueError(f"{path}: a convolution of shape {w.shape} where the detector has "
-                                 f"{tuple(conv.weight.shape)}; start from a die_detector.onnx of the same widths")
+                raise ValueError(
+                    f"{path}: a convolution of shape {w.shape} where the detector has "
+                    f"{tuple(conv.weight.shape)}; start from a die_detector.onnx of the same widths"
+                )
             conv.weight.copy_(torch.from_numpy(np.array(w)))
             if isinstance(layer, nn.Sequential):
                 bn = layer[1]

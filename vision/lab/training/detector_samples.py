@@ -43,8 +43,7 @@ def augment_crop(image, boxes, ign, crop, rng, turn_prob=0.0):
     # the camera turned by any angle: walls and rows of dice run diagonally (no draw at 0, so that the
     # recorded commands without --turn-prob still get the crops they were trained on)
     if turn_prob and rng.random() < turn_prob:
-        image, boxes, ign = turn_photo(image, boxes, ign, float(rng.uniform(-45.0, 45.0)),
-                                       _fill_colour(rng))
+        image, boxes, ign = turn_photo(image, boxes, ign, float(rng.uniform(-45.0, 45.0)), _fill_colour(rng))
     h, w = image.shape[:2]
     # random crop (pad with a random flat colour or edge replicate when smaller)
     ph, pw = max(0, crop - h), max(0, crop - w)
@@ -59,7 +58,7 @@ def augment_crop(image, boxes, ign, crop, rng, turn_prob=0.0):
         ign[:, :2] += [left, top]
         h, w = image.shape[:2]
     y0, x0 = int(rng.integers(h - crop + 1)), int(rng.integers(w - crop + 1))
-    image = image[y0:y0 + crop, x0:x0 + crop]
+    image = image[y0 : y0 + crop, x0 : x0 + crop]
     boxes[:, :2] -= [x0, y0]
     ign[:, :2] -= [x0, y0]
     # clip boxes to the crop; mostly-cut dice become ignore regions
@@ -95,8 +94,9 @@ def _fill_colour(rng) -> list[int] | None:
     return None if rng.random() < 0.5 else [int(v) for v in rng.integers(0, 256, 3)]
 
 
-def turn_photo(image: np.ndarray, boxes: np.ndarray, ignores: np.ndarray, degrees: float,
-               fill: list[int] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def turn_photo(
+    image: np.ndarray, boxes: np.ndarray, ignores: np.ndarray, degrees: float, fill: list[int] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The photo turned about its centre by `degrees` (counter-clockwise), on a canvas enlarged to hold it all.
 
     Parameters
@@ -131,8 +131,9 @@ def turn_photo(image: np.ndarray, boxes: np.ndarray, ignores: np.ndarray, degree
     if fill is None:
         turned = cv2.warpAffine(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     else:
-        turned = cv2.warpAffine(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR,
-                                borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+        turned = cv2.warpAffine(
+            image, m, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill
+        )
 
     def centres(b: np.ndarray) -> np.ndarray:
         # box coordinates count pixel edges; warpAffine's matrix maps pixel centres (half a pixel in)

@@ -50,7 +50,9 @@ def _load_alike(members: list[Path]) -> list:
     input_names = [i.name for i in models[0].graph.input]
     opsets = {(o.domain, o.version) for o in models[0].opset_import}
     for path, model in zip(members, models):
-        if [i.name for i in model.graph.input] != input_names or {(o.domain, o.version) for o in model.opset_import} != opsets:
+        if [i.name for i in model.graph.input] != input_names or {
+            (o.domain, o.version) for o in model.opset_import
+        } != opsets:
             raise ValueError(f"{path}: its input or opset differs from {members[0]}'s; train the members alike")
     return models
 
@@ -93,9 +95,13 @@ def merge_face_readers(members: list[Path], out: Path) -> None:
     initializers.append(numpy_helper.from_array(np.array(1.0 / len(members), np.float32), "ensemble_weight"))
     nodes.append(helper.make_node("Sum", terms, ["ensemble_sum"], name="ensemble_sum"))
     nodes.append(helper.make_node("Mul", ["ensemble_sum", "ensemble_weight"], ["logits"], name="ensemble_mean"))
-    out_info = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", first.graph.output[0].type.tensor_type.shape.dim[1].dim_value])
+    out_info = helper.make_tensor_value_info(
+        "logits", TensorProto.FLOAT, ["n", first.graph.output[0].type.tensor_type.shape.dim[1].dim_value]
+    )
     graph = helper.make_graph(nodes, "face_reader_ensemble", [first.graph.input[0]], [out_info], initializers)
-    merged = helper.make_model(graph, opset_imports=list(first.opset_import), producer_name="vision.lab.training.ensemble")
+    merged = helper.make_model(
+        graph, opset_imports=list(first.opset_import), producer_name="vision.lab.training.ensemble"
+    )
     merged.ir_version = first.ir_version
     onnx.checker.check_model(merged)
     onnx.save(merged, str(out))
@@ -131,8 +137,9 @@ def write_cascade(members: list[Path], out: Path) -> None:
     shutil.copyfile(members[1], second_path(out))
 
 
-def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path | None,
-                   consult_below: float | None = None) -> dict:
+def write_metadata(
+    members: list[Path], out: Path, command: str, dev_dir: Path | None, consult_below: float | None = None
+) -> dict:
     """Write ``OUT.json`` beside the combined model: the first member's description, the members' records, fresh probes.
 
     Parameters
@@ -176,28 +183,37 @@ def write_metadata(members: list[Path], out: Path, command: str, dev_dir: Path |
     for path in members:
         meta_path = path.with_suffix(".json")
         if not meta_path.is_file():
-            raise FileNotFoundError(f"{meta_path}: a member's training record is missing; "
-                                    "merge models written by python -m vision.lab.training.train_face")
+            raise FileNotFoundError(
+                f"{meta_path}: a member's training record is missing; "
+                "merge models written by python -m vision.lab.training.train_face"
+            )
         records.append(json.loads(meta_path.read_text(encoding="utf-8")))
     keep = ("crop_size", "crop_margin", "class_names", "preprocessing", "architecture", "training_data")
     meta: dict = {k: records[0][k] for k in keep if k in records[0]}
     meta["model"] = out.name
     if consult_below is None:
         kind = f"ensemble of {len(records)} networks trained alike"
-        meta["output"] = ("mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
-                          "the normalised geometric mean of the members' probabilities")
+        meta["output"] = (
+            "mean over the members of log-softmax(logits); FaceReader applies softmax, which gives "
+            "the normalised geometric mean of the members' probabilities"
+        )
     else:
-        kind = (f"cascade of 2 networks trained alike, the second ({second_path(out).name}) consulted where the "
-                f"first's top probability is below {consult_below}")
-        meta["output"] = ("logits of the first network; where FaceReader consults the second, the mean of the two "
-                          "log-softmax outputs, renormalised")
+        kind = (
+            f"cascade of 2 networks trained alike, the second ({second_path(out).name}) consulted where the "
+            f"first's top probability is below {consult_below}"
+        )
+        meta["output"] = (
+            "logits of the first network; where FaceReader consults the second, the mean of the two "
+            "log-softmax outputs, renormalised"
+        )
         meta["cascade"] = {"second": second_path(out).name, "consult_below": float(consult_below)}
     if "architecture" in meta:
         meta["architecture"] = f"{kind}, each: {meta['architecture']}"
     meta["n_params"] = sum(int(r.get("n_params", 0)) for r in records)
     meta["command"] = command
-    meta["members"] = [{k: r.get(k) for k in ("command", "n_params", "training", "weights_storage", "dev_metrics")}
-                       for r in records]
+    meta["members"] = [
+        {k: r.get(k) for k in ("command", "n_params", "training", "weights_storage", "dev_metrics")} for r in records
+    ]
     meta_path = out.with_suffix(".json")
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")  # FaceReader reads the cascade from it
     try:
@@ -220,10 +236,14 @@ def _output_problem(members: list[Path], out: Path, cascade: bool, no_metadata: 
     read = [*members, *(m.with_suffix(".json") for m in members)]
     clash = [str(w) for w in written if any(w.resolve() == r.resolve() for r in read)]
     if clash:
-        return f"{', '.join(clash)} would overwrite a member or its training record; choose an OUT apart from the members"
+        return (
+            f"{', '.join(clash)} would overwrite a member or its training record; choose an OUT apart from the members"
+        )
     if no_metadata and out.with_suffix(".json").exists():
-        return (f"{out.with_suffix('.json')} exists and would then describe another model (a face reader reads it "
-                "as the model's metadata); remove it, or drop --no-metadata")
+        return (
+            f"{out.with_suffix('.json')} exists and would then describe another model (a face reader reads it "
+            "as the model's metadata); remove it, or drop --no-metadata"
+        )
     return None
 
 
@@ -232,12 +252,21 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision.lab.training.ensemble", description=__doc__.splitlines()[0])
     p.add_argument("out", type=Path, help="the ONNX model to write (a cascade also writes OUT_2.onnx beside it)")
     p.add_argument("members", type=Path, nargs="+", help="face-reader ONNX models trained alike (different seeds)")
-    p.add_argument("--dev-dir", type=Path, default=None,
-                   help="DEV folder to measure the combined reader on (default ../shared/dice-images/dev when present)")
+    p.add_argument(
+        "--dev-dir",
+        type=Path,
+        default=None,
+        help="DEV folder to measure the combined reader on (default ../shared/dice-images/dev when present)",
+    )
     p.add_argument("--no-metadata", action="store_true", help="write the model only, no OUT.json")
-    p.add_argument("--consult-below", type=float, default=None, metavar="P",
-                   help="write a cascade of exactly two members instead of merging them: the second network is "
-                        "consulted where the first's top probability is below P (0 < P <= 1)")
+    p.add_argument(
+        "--consult-below",
+        type=float,
+        default=None,
+        metavar="P",
+        help="write a cascade of exactly two members instead of merging them: the second network is "
+        "consulted where the first's top probability is below P (0 < P <= 1)",
+    )
     args = p.parse_args(argv)
     cascade = args.consult_below is not None
     if cascade and not 0.0 < args.consult_below <= 1.0:
@@ -264,8 +293,13 @@ def main(argv: list[str] | None = None) -> int:
         from vision.lab.training.evaluate import DEFAULT_DEV_DIR
 
         try:
-            write_metadata(args.members, args.out, recorded_command("vision.lab.training.ensemble", argv),
-                           args.dev_dir or DEFAULT_DEV_DIR, args.consult_below)
+            write_metadata(
+                args.members,
+                args.out,
+                recorded_command("vision.lab.training.ensemble", argv),
+                args.dev_dir or DEFAULT_DEV_DIR,
+                args.consult_below,
+            )
         except OSError as err:  # a missing training record, or the result does not load (FaceModelError)
             print(f"ensemble: error: {err}", file=sys.stderr)
             return 2

@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.face import FaceReader, crop_die
 from vision.lab.training.data import DEFAULT_DEV_DIR, iou
+
 THRESHOLDS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99)
 
 
@@ -61,12 +62,14 @@ def pip_probe_answers(finder) -> dict[str, dict]:
         "pip_pixels": pixels at 0.5 or more}``.
     """
     from vision.face import DEFAULT_MARGIN
-    from vision.pips import layouts_on_map
     from vision.lab.training.synth import fixed_probe_crops
+    from vision.pips import layouts_on_map
 
     crops, names = fixed_probe_crops()
-    return {n: {"layouts": sorted(layouts_on_map(m, DEFAULT_MARGIN)), "pip_pixels": int((m >= 0.5).sum())}
-            for n, m in zip(names, finder.predict(crops))}
+    return {
+        n: {"layouts": sorted(layouts_on_map(m, DEFAULT_MARGIN)), "pip_pixels": int((m >= 0.5).sum())}
+        for n, m in zip(names, finder.predict(crops))
+    }
 
 
 def dev_crops(dev_dir: Path = DEFAULT_DEV_DIR, *, seed: int = 0) -> dict[str, np.ndarray]:
@@ -185,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="labelled folder (default: the DEV set)")
     p.add_argument("--model", type=Path, default=None, help="ONNX model (default: the packaged one)")
-    p.add_argument("--rotations", type=int, choices=(1, 4), default=1, help="test-time 90-degree turns (FaceReader rotations)")
+    p.add_argument(
+        "--rotations", type=int, choices=(1, 4), default=1, help="test-time 90-degree turns (FaceReader rotations)"
+    )
     args = p.parse_args(argv)
     reader = FaceReader(args.model, rotations=args.rotations)
     print(format_table(evaluate(reader, dev_crops(args.dev))))

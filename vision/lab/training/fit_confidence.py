@@ -54,13 +54,26 @@ MIN_BLOCK = 100
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.lab.training.fit_confidence", description=__doc__.split("\n\n")[0])
-    p.add_argument("--twin", nargs=3, action="append", required=True, metavar=("K", "FACE_ONNX", "PIPS_ONNX"),
-                   help="a DEV fold and the face reader and pip finder trained without it (repeat for each fold)")
+    p = argparse.ArgumentParser(
+        prog="python -m vision.lab.training.fit_confidence", description=__doc__.split("\n\n")[0]
+    )
+    p.add_argument(
+        "--twin",
+        nargs=3,
+        action="append",
+        required=True,
+        metavar=("K", "FACE_ONNX", "PIPS_ONNX"),
+        help="a DEV fold and the face reader and pip finder trained without it (repeat for each fold)",
+    )
     p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--min-block", type=int, default=MIN_BLOCK, metavar="N",
-                   help=f"fewest reported values in a block of the map (default {MIN_BLOCK}; see fit_isotonic)")
+    p.add_argument(
+        "--min-block",
+        type=int,
+        default=MIN_BLOCK,
+        metavar="N",
+        help=f"fewest reported values in a block of the map (default {MIN_BLOCK}; see fit_isotonic)",
+    )
     args = p.parse_args(argv)
     if args.min_block < 1:
         p.error(f"--min-block must be 1 or more, got {args.min_block}")
@@ -85,8 +98,11 @@ def main(argv: list[str] | None = None) -> int:
         except VisionError as exc:
             print(f"fit_confidence: error: fold {fold}: {exc}", file=sys.stderr)
             return 2
-        result = evaluate(args.dev_dir, lambda img: read_image(img, calibrated=False, **twin),
-                          keep=lambda name: dev_fold(name) == fold)
+        result = evaluate(
+            args.dev_dir,
+            lambda img: read_image(img, calibrated=False, **twin),  # noqa: B023  (evaluate() runs it this iteration)
+            keep=lambda name: dev_fold(name) == fold,  # noqa: B023  (evaluate() runs it this iteration)
+        )
         photos += len(result.images)
         for im in result.images:
             for o in im.outcomes:
@@ -94,18 +110,20 @@ def main(argv: list[str] | None = None) -> int:
                     probs.append(o.confidence)
                     right.append(o.kind == "correct")
         m = result.metrics()
-        per_fold[str(fold)] = {"face_model": _described(face_path, twin["face_reader"], fold),
-                               "pip_model": _described(pips_path, twin["pip_finder"], fold),
-                               **{k: m[k] for k in ("accuracy", "silent_error_rate") if k in m}}
+        per_fold[str(fold)] = {
+            "face_model": _described(face_path, twin["face_reader"], fold),
+            "pip_model": _described(pips_path, twin["pip_finder"], fold),
+            **{k: m[k] for k in ("accuracy", "silent_error_rate") if k in m},
+        }
     cmap = fit_isotonic(probs, right, min_block=args.min_block)
     names = " and ".join(str(k) for k in sorted(folds))
     out = {
         "map": cmap.to_json(),
         "fitted_on": f"DEV fold{'s' if len(folds) > 1 else ''} {names} ({photos} photos, {len(probs)} reported values, "
-                     f"{sum(right)} right), each read by networks trained without it",
+        f"{sum(right)} right), each read by networks trained without it",
         "fold_metrics": per_fold,
         "method": "isotonic regression (pool-adjacent-violators), blocks of at least "
-                  f"{args.min_block} values, each Laplace-smoothed (+1 right, +1 wrong)",
+        f"{args.min_block} values, each Laplace-smoothed (+1 right, +1 wrong)",
         "value_threshold": VALUE_THRESHOLD,
         "command": recorded_command("vision.lab.training.fit_confidence", argv),
     }

@@ -95,7 +95,7 @@ def pips_from_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_MARGI
 
     side = pip_map.shape[0]
     m = box_inset(side, margin)
-    inner = np.ascontiguousarray(pip_map[m:side - m, m:side - m])
+    inner = np.ascontiguousarray(pip_map[m : side - m, m : side - m])
     for t in (0.5, 0.3, 0.15):
         blobs = _blobs_of((inner >= t).astype(np.uint8) * 255)
         sub = match_subset(blobs, value)
@@ -185,8 +185,15 @@ def fit_layout_on_map(pip_map: np.ndarray, value: int, margin: float = DEFAULT_M
             ok = (weakest >= FIT_MIN_PIP) & (strongest_empty <= FIT_EMPTY_RATIO * weakest)
             centred = smooth[yi, xi][:, used].mean(axis=1)  # peaks where the points sit on the pips' centres
             for j in np.flatnonzero(ok):
-                candidates.append((float(centred[j] + weakest[j] - strongest_empty[j]), float(weakest[j]),
-                                   spacing * box, xs[j, used], ys[j, used]))
+                candidates.append(
+                    (
+                        float(centred[j] + weakest[j] - strongest_empty[j]),
+                        float(weakest[j]),
+                        spacing * box,
+                        xs[j, used],
+                        ys[j, used],
+                    )
+                )
     candidates.sort(key=lambda c: -c[0])
     for _, weakest, spacing_px, px, py in candidates[:30]:
         # nothing else marked on the face around the layout (a 2 made of one column of a 4)
@@ -283,8 +290,13 @@ def synth_with_pips(n_per_class: int, seed: int, size: int) -> tuple[np.ndarray,
             img = draw_die(0, rng, size=size)  # blank face
         else:
             ang = rng.uniform(0, 2 * np.pi)
-            img = draw_die(int(rng.integers(1, 7)), rng, size=size, offset=(0.75 * np.cos(ang), 0.75 * np.sin(ang)),
-                           neighbours=False)
+            img = draw_die(
+                int(rng.integers(1, 7)),
+                rng,
+                size=size,
+                offset=(0.75 * np.cos(ang), 0.75 * np.sin(ang)),
+                neighbours=False,
+            )
         crops.append(img)
         pips.append(np.zeros((0, 3), np.float64))
     return np.stack(crops), pips

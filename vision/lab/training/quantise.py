@@ -87,7 +87,10 @@ def _sha256(path: Path) -> str:
 
 
 def _network(kind: str, path: Path):
-    """The project's reader of a face-reader or pip-finder file: :class:`vision.face.FaceReader` or :class:`vision.pips.PipFinder`."""
+    """The project's reader of a face-reader or pip-finder file.
+
+    It is :class:`vision.face.FaceReader` or :class:`vision.pips.PipFinder`.
+    """
     from vision.face import FaceReader
     from vision.pips import PipFinder
 
@@ -95,20 +98,30 @@ def _network(kind: str, path: Path):
 
 
 def _agreement(kind: str, float_path: Path, int8_path: Path, crops: np.ndarray) -> dict:
-    """How closely the quantised network follows the float one on `crops` (N, 64, 64, 3) uint8, as the reader reads them."""
+    """How closely the quantised network follows the float one.
+
+    `crops` is (N, 64, 64, 3) uint8, as the reader reads them.
+    """
     a, b = _network(kind, float_path).predict(crops), _network(kind, int8_path).predict(crops)
     if kind == "face_reader.onnx":
         diff = np.abs(a - b).max(axis=1)
-        return {"crops": int(len(crops)), "top_class_changed": int((a.argmax(1) != b.argmax(1)).sum()),
-                "max_abs_prob_change": round(float(diff.max()), 4),
-                "p99_abs_prob_change": round(float(np.quantile(diff, 0.99)), 4)}
+        return {
+            "crops": int(len(crops)),
+            "top_class_changed": int((a.argmax(1) != b.argmax(1)).sum()),
+            "max_abs_prob_change": round(float(diff.max()), 4),
+            "p99_abs_prob_change": round(float(np.quantile(diff, 0.99)), 4),
+        }
     from vision.face import DEFAULT_MARGIN
     from vision.pips import layouts_on_map
 
     same = [layouts_on_map(x, DEFAULT_MARGIN) == layouts_on_map(y, DEFAULT_MARGIN) for x, y in zip(a, b)]
-    return {"crops": int(len(crops)), "layouts_changed": int(len(same) - sum(same)),
-            "pixels_flipped_at_0.5": int(((a >= 0.5) != (b >= 0.5)).sum()), "pixels": int(a.size),
-            "mean_abs_change": round(float(np.abs(a - b).mean()), 5)}
+    return {
+        "crops": int(len(crops)),
+        "layouts_changed": int(len(same) - sum(same)),
+        "pixels_flipped_at_0.5": int(((a >= 0.5) != (b >= 0.5)).sum()),
+        "pixels": int(a.size),
+        "mean_abs_change": round(float(np.abs(a - b).mean()), 5),
+    }
 
 
 def training_record(model: Path) -> dict:
@@ -124,8 +137,10 @@ def training_record(model: Path) -> dict:
     model = Path(model)
     meta_path = model.with_suffix(".json")
     if not model.is_file() or not meta_path.is_file():
-        raise FileNotFoundError(f"{model} or its training record {meta_path.name} is missing: "
-                                "quantise the output folder of vision.lab.training.train_face or train_pips")
+        raise FileNotFoundError(
+            f"{model} or its training record {meta_path.name} is missing: "
+            "quantise the output folder of vision.lab.training.train_face or train_pips"
+        )
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     kind = meta.get("model")
     if kind not in KINDS:
@@ -133,13 +148,14 @@ def training_record(model: Path) -> dict:
     if "cascade" in meta:
         raise ValueError(f"{model} is a cascade of two networks; quantise each member before writing the cascade")
     if "quantisation" in meta:
-        raise ValueError(f"{model} is quantised already (see \"quantisation\" in {meta_path.name}); "
-                         "quantise the float model the trainer wrote")
+        raise ValueError(
+            f'{model} is quantised already (see "quantisation" in {meta_path.name}); '
+            "quantise the float model the trainer wrote"
+        )
     return meta
 
 
-def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndarray, *,
-             command: str = "") -> dict:
+def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndarray, *, command: str = "") -> dict:
     """Write the int8 version of a face reader or pip finder, and its JSON, to `out_dir`.
 
     Parameters
@@ -168,8 +184,13 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
     FileNotFoundError, ValueError
         As :func:`training_record` says; ValueError also when either crop array is empty.
     """
-    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
-                                          quantize_static)
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     from vision.face import preprocess
     from vision.lab.training.evaluate import face_probe_answers, pip_probe_answers
@@ -178,14 +199,16 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
     meta = training_record(model)
     kind = meta["model"]
     if not len(calibration) or not len(check):
-        raise ValueError("quantising needs calibration crops and other crops to check the result on; got "
-                         f"{len(calibration)} and {len(check)}")
+        raise ValueError(
+            "quantising needs calibration crops and other crops to check the result on; got "
+            f"{len(calibration)} and {len(check)}"
+        )
     blobs = preprocess(calibration)
 
     class _Crops(CalibrationDataReader):
         def __init__(self) -> None:
             # one crop per run: the percentile calibrator stacks each run's activations, so all must be one shape
-            self._batches = iter([{"crops": blobs[i:i + 1]} for i in range(len(blobs))])
+            self._batches = iter([{"crops": blobs[i : i + 1]} for i in range(len(blobs))])
 
         def get_next(self) -> dict | None:
             return next(self._batches, None)
@@ -200,30 +223,42 @@ def quantise(model: Path, out_dir: Path, calibration: np.ndarray, check: np.ndar
         # onnxruntime prints its calibration steps and suggests a pre-processing pass (shape inference,
         # which changes nothing for these fixed-shape networks); the caller reports what matters
         with contextlib.redirect_stdout(io.StringIO()), _quiet_root_logger():
-            quantize_static(str(float_copy), str(int8), _Crops(), quant_format=QuantFormat.QOperator,
-                            nodes_to_exclude=kept_float, per_channel=True,
-                            weight_type=QuantType.QInt8, activation_type=QuantType.QUInt8,
-                            calibrate_method=CalibrationMethod.Percentile,
-                            extra_options={"CalibPercentile": CALIBRATION_PERCENTILE})
+            quantize_static(
+                str(float_copy),
+                str(int8),
+                _Crops(),
+                quant_format=QuantFormat.QOperator,
+                nodes_to_exclude=kept_float,
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+                activation_type=QuantType.QUInt8,
+                calibrate_method=CalibrationMethod.Percentile,
+                extra_options={"CalibPercentile": CALIBRATION_PERCENTILE},
+            )
         agreement = _agreement(kind, float_copy, int8, check)
         probes = face_probe_answers if kind == "face_reader.onnx" else pip_probe_answers
         meta["fixed_probes"] = probes(_network(kind, int8))
         float_diff = meta.pop("export_max_abs_diff_cv2_vs_torch", None)
         meta["quantisation"] = {
-            "method": (f"onnxruntime.quantization.quantize_static, QOperator format: int8 weights per output "
-                       f"channel, uint8 activations at the {CALIBRATION_PERCENTILE} percentile of "
-                       f"{len(calibration)} calibration crops"),
+            "method": (
+                f"onnxruntime.quantization.quantize_static, QOperator format: int8 weights per output "
+                f"channel, uint8 activations at the {CALIBRATION_PERCENTILE} percentile of "
+                f"{len(calibration)} calibration crops"
+            ),
             "float_layers": kept_float,
             "calibration_crops": int(len(calibration)),
             "agreement_with_float": agreement,
-            "float_model": {"sha256": _sha256(float_copy), "bytes": float_copy.stat().st_size,
-                            "export_max_abs_diff_cv2_vs_torch": float_diff},
+            "float_model": {
+                "sha256": _sha256(float_copy),
+                "bytes": float_copy.stat().st_size,
+                "export_max_abs_diff_cv2_vs_torch": float_diff,
+            },
             "command": command,
             "note": "the other measurements in this file (DEV metrics, layout agreement, ...) are the float model's",
         }
         target = out_dir / model.name
         shutil.copyfile(int8, target)
-    meta["weights_storage"] = "int8 (per output channel), but the float layers under \"quantisation\""
+    meta["weights_storage"] = 'int8 (per output channel), but the float layers under "quantisation"'
     target.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 
@@ -242,8 +277,7 @@ def _quiet_root_logger():
         root.setLevel(level)
 
 
-def train_crops(n: int, seed: int, cache_dir: Path | None = None,
-                train_dir: Path | None = None) -> np.ndarray:
+def train_crops(n: int, seed: int, cache_dir: Path | None = None, train_dir: Path | None = None) -> np.ndarray:
     """`n` die crops (not class 0) from the TRAIN set's crop cache, drawn with `seed`.
 
     Returns
@@ -271,8 +305,10 @@ def train_crops(n: int, seed: int, cache_dir: Path | None = None,
 def main(argv: list[str] | None = None) -> int:
     from vision.lab.training.data import DEFAULT_CACHE_DIR, DEFAULT_TRAIN_DIR, recorded_command
 
-    p = argparse.ArgumentParser(prog="python -m vision.lab.training.quantise",
-                                description="Quantise a trained face reader or pip finder to int8 (see module docs).")
+    p = argparse.ArgumentParser(
+        prog="python -m vision.lab.training.quantise",
+        description="Quantise a trained face reader or pip finder to int8 (see module docs).",
+    )
     p.add_argument("model", type=Path, help="a float face_reader.onnx or pip_finder.onnx, with its JSON beside it")
     p.add_argument("--out", type=Path, required=True, help="folder for the quantised model and its JSON")
     p.add_argument("--calibration", type=int, default=512, help="TRAIN crops that set the ranges (default 512)")
@@ -283,18 +319,28 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         training_record(args.model)  # say what is wrong with the model before the crops are gathered
-        print(f"quantising {args.model}: {args.calibration} TRAIN crops set the ranges, "
-              f"{args.check} others check the result", flush=True)
+        print(
+            f"quantising {args.model}: {args.calibration} TRAIN crops set the ranges, "
+            f"{args.check} others check the result",
+            flush=True,
+        )
         crops = train_crops(args.calibration + args.check, args.seed, args.cache_dir, args.train_dir)
-        meta = quantise(args.model, args.out, crops[:args.calibration], crops[args.calibration:],
-                        command=recorded_command("vision.lab.training.quantise", argv))
+        meta = quantise(
+            args.model,
+            args.out,
+            crops[: args.calibration],
+            crops[args.calibration :],
+            command=recorded_command("vision.lab.training.quantise", argv),
+        )
     except (FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     q = meta["quantisation"]
     size = (args.out / args.model.name).stat().st_size
-    print(f"wrote {args.out / args.model.name} ({size} bytes, float {q['float_model']['bytes']}); "
-          f"against the float model on {args.check} other TRAIN crops: {q['agreement_with_float']}")
+    print(
+        f"wrote {args.out / args.model.name} ({size} bytes, float {q['float_model']['bytes']}); "
+        f"against the float model on {args.check} other TRAIN crops: {q['agreement_with_float']}"
+    )
     return 0
 
 

@@ -12,8 +12,6 @@ import math
 
 import numpy as np
 
-from vision.render import PIP_LAYOUTS, STYLES, Conditions, RenderedDie, Unreadable, render_randomised, render_tray
-from vision.render._die import PIP_OFFSET
 from vision.lab.training.data import (
     CONTEXT_SIZE,
     _far_from_dice,
@@ -24,10 +22,13 @@ from vision.lab.training.data import (
     save_npz_atomically,
     source_hash,
 )
+from vision.render import PIP_LAYOUTS, STYLES, Conditions, RenderedDie, Unreadable, render_randomised, render_tray
+from vision.render._die import PIP_OFFSET
 
 
-def render_samples(n_images: int, seed: int, *, randomised: bool = False, leaning: bool = False,
-                   with_pips: bool = False) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+def render_samples(
+    n_images: int, seed: int, *, randomised: bool = False, leaning: bool = False, with_pips: bool = False
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Context crops from `n_images` rendered trays of 2-6 dice.
 
     Parameters
@@ -141,13 +142,16 @@ def top_face_pips(die: RenderedDie, pip_radius: float = 0.095) -> np.ndarray:
     a = math.radians(die.angle_deg)
     c, s = math.cos(a), math.sin(a)
     cx, cy = die.centre_xy
-    out = [(cx + u * off * c + v * off * s, cy - u * off * s + v * off * c, pip_radius * die.face_px)
-           for u, v in PIP_LAYOUTS[die.value]]
+    out = [
+        (cx + u * off * c + v * off * s, cy - u * off * s + v * off * c, pip_radius * die.face_px)
+        for u, v in PIP_LAYOUTS[die.value]
+    ]
     return np.array(out, np.float64).reshape(-1, 3)
 
 
-def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bool = False, leaning: bool = False,
-                          with_pips: bool = False) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+def cached_render_samples(
+    n_images: int, seed: int, cache_dir, *, randomised: bool = False, leaning: bool = False, with_pips: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """:func:`render_samples`, kept in `cache_dir` and redrawn when the renderer's code changes.
 
     Parameters
@@ -181,7 +185,12 @@ def cached_render_samples(n_images: int, seed: int, cache_dir, *, randomised: bo
     t = time.time()
     crops, labels, pips = render_samples(n_images, seed, randomised=randomised, leaning=leaning, with_pips=True)
     path.parent.mkdir(parents=True, exist_ok=True)
-    save_npz_atomically(path, crops=crops, labels=labels, pips=np.concatenate(pips).reshape(-1, 3),
-                        pip_counts=np.array([len(p) for p in pips], np.int64))
+    save_npz_atomically(
+        path,
+        crops=crops,
+        labels=labels,
+        pips=np.concatenate(pips).reshape(-1, 3),
+        pip_counts=np.array([len(p) for p in pips], np.int64),
+    )
     print(f"rendered {n_images} {kind} images -> {len(labels)} crops in {time.time() - t:.0f} s", flush=True)
     return crops, labels, pips

@@ -111,7 +111,13 @@ def draw_die(
         r = rng.random()
         if r < 0.35:
             # chromatic pips: red / yellow / white / black picked against the body
-            options = [np.array([40.0, 40.0, 200.0]), np.array([40.0, 210.0, 230.0]), np.array([235.0, 235.0, 235.0]), np.array([20.0, 20.0, 20.0]), np.array([60.0, 160.0, 210.0])]
+            options = [
+                np.array([40.0, 40.0, 200.0]),
+                np.array([40.0, 210.0, 230.0]),
+                np.array([235.0, 235.0, 235.0]),
+                np.array([20.0, 20.0, 20.0]),
+                np.array([60.0, 160.0, 210.0]),
+            ]
             dist = [np.abs(o - body).sum() for o in options]
             cands = [o for o, d in zip(options, dist) if d > 250] or [options[int(np.argmax(dist))]]
             pip = cands[int(rng.integers(len(cands)))] + rng.uniform(-15, 15, 3)
@@ -165,7 +171,9 @@ def draw_die(
             y = centre[1] + u * s + v * c
             if main:
                 drawn_pips.append(((x + 0.5) / _SS - 0.5, (y + 0.5) / _SS - 0.5, pr / _SS))
-            cv2.circle(img, (int(round(x)), int(round(y))), int(round(pr)), tuple(float(t) for t in pip), -1, cv2.LINE_AA)
+            cv2.circle(
+                img, (int(round(x)), int(round(y))), int(round(pr)), tuple(float(t) for t in pip), -1, cv2.LINE_AA
+            )
 
     drawn_pips: list[tuple[float, float, float]] = []
     angle = rng.uniform(0, np.pi / 2)
@@ -181,7 +189,9 @@ def draw_die(
     # specular highlight
     if rng.random() < 0.3:
         hl = np.zeros((S, S), np.float32)
-        cv2.circle(hl, tuple(int(v) for v in rng.uniform(S * 0.3, S * 0.7, 2)), int(face_side * rng.uniform(0.1, 0.3)), 1.0, -1)
+        cv2.circle(
+            hl, tuple(int(v) for v in rng.uniform(S * 0.3, S * 0.7, 2)), int(face_side * rng.uniform(0.1, 0.3)), 1.0, -1
+        )
         hl = cv2.GaussianBlur(hl, (0, 0), face_side * 0.1)
         img += rng.uniform(30, 90) * hl[..., None]
     out = cv2.resize(np.clip(img, 0, 255).astype(np.float32), (size, size), interpolation=cv2.INTER_AREA)

@@ -63,8 +63,20 @@ from vision.lab.training.detector_net import (
 )
 from vision.lab.training.detector_samples import INPUT_LONG_SIDE, STRIDE, augment_crop, heatmap_targets, turn_photo
 
-__all__ = ["DieNet", "Exportable", "DetectData", "load_onnx_weights", "init_record", "turn_photo", "main",
-           "STRIDE", "INPUT_LONG_SIDE", "WIDTHS", "MEAN", "STD"]
+__all__ = [
+    "DieNet",
+    "Exportable",
+    "DetectData",
+    "load_onnx_weights",
+    "init_record",
+    "turn_photo",
+    "main",
+    "STRIDE",
+    "INPUT_LONG_SIDE",
+    "WIDTHS",
+    "MEAN",
+    "STD",
+]
 
 
 class DetectData(torch.utils.data.Dataset):
@@ -91,8 +103,13 @@ class DetectData(torch.utils.data.Dataset):
         # DEV) box a die with a margin the renderer's outlines lack, and a first fine-tune that
         # learned render box sizes boxed DEV's nell dice 9-11 % small (box IoU >= 0.5: 99.2 -> 97.4 %)
         heat, reg, regmask, weight = heatmap_targets(boxes, ign, self.crop, learn_size=not is_render(self.names[k]))
-        return (torch.from_numpy(x.transpose(2, 0, 1).copy()), torch.from_numpy(heat),
-                torch.from_numpy(reg), torch.from_numpy(regmask), torch.from_numpy(weight))
+        return (
+            torch.from_numpy(x.transpose(2, 0, 1).copy()),
+            torch.from_numpy(heat),
+            torch.from_numpy(reg),
+            torch.from_numpy(regmask),
+            torch.from_numpy(weight),
+        )
 
 
 def init_record(path: Path) -> dict:
@@ -129,8 +146,12 @@ def init_record(path: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     """Command line: train the die detector and write ``die_detector.onnx`` and ``.json``."""
     parser = argparse.ArgumentParser(description="Train the die detector (CenterNet-style) and export ONNX.")
-    parser.add_argument("--cache", type=Path, default=Path("/tmp/dicetable_detect_cache.npz"),
-                        help="cache from `python -m vision.lab.training.detect_data` (built there if missing)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path("/tmp/dicetable_detect_cache.npz"),
+        help="cache from `python -m vision.lab.training.detect_data` (built there if missing)",
+    )
     parser.add_argument("--out", type=Path, default=Path("vision/models"))
     parser.add_argument("--epochs", type=int, default=60)
     parser.add_argument("--steps-per-epoch", type=int, default=60)
@@ -141,15 +162,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--init", type=Path, default=None, metavar="ONNX",
-                        help="fine-tune from this exported detector (for instance vision/models/die_detector.onnx) "
-                             "instead of starting from random weights; batch-norm statistics stay frozen")
-    parser.add_argument("--turn-prob", type=float, default=0.0,
-                        help="share of training crops cut from a photo turned by a random angle of up to 45 degrees "
-                             "(turn_photo; default 0: flips and quarter turns only)")
-    parser.add_argument("--minutes", type=float, default=None,
-                        help="train for this wall-clock time instead of --epochs (cosine schedule over the time; "
-                             "for a fast machine: the step count then depends on its speed)")
+    parser.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        metavar="ONNX",
+        help="fine-tune from this exported detector (for instance vision/models/die_detector.onnx) "
+        "instead of starting from random weights; batch-norm statistics stay frozen",
+    )
+    parser.add_argument(
+        "--turn-prob",
+        type=float,
+        default=0.0,
+        help="share of training crops cut from a photo turned by a random angle of up to 45 degrees "
+        "(turn_photo; default 0: flips and quarter turns only)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=None,
+        help="train for this wall-clock time instead of --epochs (cosine schedule over the time; "
+        "for a fast machine: the step count then depends on its speed)",
+    )
     args = parser.parse_args(argv)
     if not 0.0 <= args.turn_prob <= 1.0:
         parser.error(f"--turn-prob must be between 0 and 1, not {args.turn_prob}")
@@ -158,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     if not args.cache.exists():
         from vision.lab.training.detect_data import build_cache
+
         build_cache([Path("../shared/dice-images/train")], args.cache)
     data = DetectData(args.cache, args.crop, args.steps_per_epoch * args.batch, args.seed, args.turn_prob)
     n_renders = sum(is_render(name) for name in data.names)
@@ -183,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     epoch = 0
     while (epoch < args.epochs) if budget is None else (time.time() - t0 < budget):
         data.epoch = epoch
-        loader = torch.utils.data.DataLoader(data, batch_size=args.batch, shuffle=False,
-                                             num_workers=args.workers, persistent_workers=False)
+        loader = torch.utils.data.DataLoader(
+            data, batch_size=args.batch, shuffle=False, num_workers=args.workers, persistent_workers=False
+        )
         net.train()
         if args.init is not None:
             freeze_batch_norms(net)
@@ -201,14 +237,24 @@ def main(argv: list[str] | None = None) -> int:
             losses.append(loss.item())
             focals.append(focal)
         epoch += 1
-        print(f"epoch {epoch} step {step} loss {np.mean(losses):.3f} focal {np.mean(focals):.3f} "
-              f"({time.time() - t0:.0f} s)", flush=True)
+        print(
+            f"epoch {epoch} step {step} loss {np.mean(losses):.3f} focal {np.mean(focals):.3f} "
+            f"({time.time() - t0:.0f} s)",
+            flush=True,
+        )
     net = net.cpu().eval()
     args.out.mkdir(parents=True, exist_ok=True)
     onnx_path = args.out / "die_detector.onnx"
-    torch.onnx.export(Exportable(net), torch.zeros(1, 3, INPUT_LONG_SIDE, INPUT_LONG_SIDE), str(onnx_path),
-                      dynamo=False, input_names=["image"], output_names=["maps"], opset_version=13,
-                      dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}})
+    torch.onnx.export(
+        Exportable(net),
+        torch.zeros(1, 3, INPUT_LONG_SIDE, INPUT_LONG_SIDE),
+        str(onnx_path),
+        dynamo=False,
+        input_names=["image"],
+        output_names=["maps"],
+        opset_version=13,
+        dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}},
+    )
     meta = {
         "model": "die_detector",
         "architecture": f"CenterNet-style FCN, widths {list(WIDTHS)}, output stride {STRIDE}",
@@ -219,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         "mean": MEAN,
         "std": STD,
         "trained_on": "../shared/dice-images/train (box_kind 'die' positive; 'face'/'pips' boxes ignored)"
-                      + (f" and {n_renders} vision.render.render_randomised renders" if n_renders else ""),
+        + (f" and {n_renders} vision.render.render_randomised renders" if n_renders else ""),
         "init": init,
         "epochs": epoch,
         "steps": step,

@@ -54,6 +54,9 @@ logits as torch on a few crops (max abs difference printed).
 The packaged network is this float one quantised to 8-bit integers:
 ``python -m vision.lab.training.quantise OUT/face_reader.onnx --out vision/models``
 (:mod:`vision.lab.training.quantise`).
+
+The network is :class:`vision.lab.training.face_net.FaceNet`; the drawn, rendered
+and DEV crops come from :mod:`vision.lab.training.face_caches` (both re-exported here).
 """
 
 from __future__ import annotations
@@ -69,9 +72,7 @@ import torch
 from torch import nn
 
 from vision.face import CLASS_NAMES, CROP_SIZE, DEFAULT_MARGIN, FaceReader, preprocess
-from vision.lab.training import synth
 from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record, centre_crop
-from vision.lab.training.half_weights import store_half_weights
 from vision.lab.training.data import (
     CONTEXT_FACTOR,
     CONTEXT_SIZE,
@@ -82,97 +83,10 @@ from vision.lab.training.data import (
     load_cache,
     recorded_command,
     samples_from_noted_photos,
-    save_npz_atomically,
-    source_hash,
 )
-
-
-class FaceNet(nn.Module):
-    """Small CNN: 4 conv+BN+ReLU stages (the first with stride 2) with max-pooling between, global average pool, linear 7."""
-
-    def __init__(self, widths: tuple[int, ...] = (32, 48, 64, 96), depth: int = 1) -> None:
-        super().__init__()
-        layers: list[nn.Module] = []
-        cin = 3
-        for i, w in enumerate(widths):
-            layers += [nn.Conv2d(cin, w, 3, stride=2 if i == 0 else 1, padding=1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
-            for _ in range(depth - 1 if i > 0 else 0):  # extra convs in the stages after the first
-                layers += [nn.Conv2d(w, w, 3, padding=1, bias=False), nn.BatchNorm2d(w), nn.ReLU(inplace=True)]
-            if i < len(widths) - 1:
-                layers.append(nn.MaxPool2d(2))
-            cin = w
-        self.features = nn.Sequential(*layers)
-        self.pool = nn.AdaptiveAvgPool2d(1)
-        self.drop = nn.Dropout(0.2)
-        self.head = nn.Linear(cin, len(CLASS_NAMES))
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.pool(self.features(x)).flatten(1)
-        return self.head(self.drop(x))
-
-
-def synth_cache(n_per_class: int, seed: int, cache_dir: Path) -> tuple[np.ndarray, np.ndarray]:
-    """Drawn context crops (:func:`vision.lab.training.synth.synth_set`), cached in `cache_dir`."""
-    path = Path(cache_dir) / f"synth_{n_per_class}_{seed}_{CONTEXT_SIZE}_{source_hash(synth.__file__)}.npz"
-    if path.is_file():
-        z = np.load(path)
-        return z["crops"], z["labels"]
-    t = time.time()
-    crops, labels = synth.synth_set(n_per_class, seed, size=CONTEXT_SIZE)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_npz_atomically(path, crops=crops, labels=labels)
-    print(f"drew {len(labels)} synthetic crops in {time.time() - t:.0f} s", flush=True)
-    return crops, labels
-
-
-def render_cache(n_images: int, seed: int, cache_dir: Path, *, randomised: bool = False,
-                 leaning: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops of dice in :mod:`vision.render` images (tray scenes, or domain-randomised ones,
-    with a leaning die in each when `leaning`), cached (:func:`vision.lab.training.render_data.cached_render_samples`).
-
-    Returns
-    -------
-    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
-        BGR context crops; N is 0 when `n_images` is 0.
-    labels : ndarray of shape (N,), dtype int64
-        0 (not a readable face: background, half off a die, a leaning die) or the face value 1-6.
-    """
-    from vision.lab.training.render_data import cached_render_samples
-
-    crops, labels, _ = cached_render_samples(n_images, seed, cache_dir, randomised=randomised, leaning=leaning)
-    return crops, labels
-
-
-def dev_training_cache(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """Context crops of the DEV photos to train on (``--dev-train``), and the held-out fold.
-
-    ``none``: no DEV crops. ``all``: every DEV photo (positives and negatives,
-    cut as in :func:`vision.lab.training.data.build_samples`). ``fold:K``: the
-    photos outside fold K (:func:`vision.lab.training.data.dev_fold`), so that
-    fold K measures the model honestly.
-
-    Returns
-    -------
-    crops : ndarray of shape (N, CONTEXT_SIZE, CONTEXT_SIZE, 3), dtype uint8
-    labels : ndarray of shape (N,), dtype int64
-    held_out : int or None
-        The fold not trained on, or None.
-
-    Raises
-    ------
-    ValueError
-        If ``--dev-train`` is not ``none``, ``all`` or ``fold:K``.
-    """
-    from vision.lab.training.data import build_samples, dev_train_selection
-
-    mode = args.dev_train
-    if mode == "none":
-        return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros(0, np.int64), None
-    files = [s.file for s in build_samples(args.dev_dir, seed=args.seed)]
-    keep, held_out = dev_train_selection(mode, files)  # checks the mode before any crop is cut
-    crops, labels, _ = load_cache(args.dev_dir, args.cache_dir, seed=args.seed)
-    print(f"DEV photos trained on ({mode}): {keep.sum()} of {len(keep)} samples", flush=True)
-    return crops[keep], labels[keep], held_out
+from vision.lab.training.face_caches import dev_training_cache, render_cache, synth_cache
+from vision.lab.training.face_net import FaceNet
+from vision.lab.training.half_weights import store_half_weights
 
 
 def train(args: argparse.Namespace) -> dict:
@@ -208,7 +122,9 @@ def train(args: argparse.Namespace) -> dict:
     n_params = sum(p.numel() for p in model.parameters())
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps_per_epoch = int(np.ceil(len(y) / args.batch))
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=args.lr, total_steps=args.epochs * steps_per_epoch, pct_start=0.15
+    )
     loss_fn = nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     dev = None
     if args.dev_dir is not None and Path(args.dev_dir).is_dir():
@@ -245,7 +161,10 @@ def train(args: argparse.Namespace) -> dict:
             model.eval()
             with torch.no_grad():
                 pd = model(torch.from_numpy(preprocess(dev["crops"]))).argmax(1).numpy()
-            accs = {s: float((pd[dev["sources"] == s] == dev["values"][dev["sources"] == s]).mean()) for s in sorted(set(dev["sources"].tolist()))}
+            accs = {
+                s: float((pd[dev["sources"] == s] == dev["values"][dev["sources"] == s]).mean())
+                for s in sorted(set(dev["sources"].tolist()))
+            }
             line += " dev-acc " + " ".join(f"{s} {a:.3f}" for s, a in accs.items())
             line += f" all {float((pd == dev['values']).mean()):.3f}"
         line += f" ({time.time() - te:.0f} s)"
@@ -253,7 +172,15 @@ def train(args: argparse.Namespace) -> dict:
         history.append(line)
     train_s = time.time() - t0
     model.eval()
-    return {"model": model, "train_s": train_s, "counts": counts, "n_params": n_params, "history": history, "dev": dev, "ctx": ctx}
+    return {
+        "model": model,
+        "train_s": train_s,
+        "counts": counts,
+        "n_params": n_params,
+        "history": history,
+        "dev": dev,
+        "ctx": ctx,
+    }
 
 
 def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool = False) -> float:
@@ -266,8 +193,14 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 
     dummy = torch.zeros(1, 3, CROP_SIZE, CROP_SIZE)
     torch.onnx.export(
-        model, dummy, str(out), input_names=["crops"], output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=13, dynamo=False,
+        model,
+        dummy,
+        str(out),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
     )
     if half_weights:
         store_half_weights(out, out)
@@ -282,7 +215,9 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.lab.training.train_face", description="Train the face reader and export ONNX.")
+    p = argparse.ArgumentParser(
+        prog="python -m vision.lab.training.train_face", description="Train the face reader and export ONNX."
+    )
     p.add_argument("--out", type=Path, required=True, help="folder for face_reader.onnx and face_reader.json")
     p.add_argument("--epochs", type=int, default=16)
     p.add_argument("--seed", type=int, default=0)
@@ -290,30 +225,59 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lr", type=float, default=4e-3)
     p.add_argument("--synth", type=int, default=500, help="drawn dice per class (and as many class-0 drawings)")
     p.add_argument("--render", type=int, default=300, help="vision.render tray images to add (0: none)")
-    p.add_argument("--render-randomised", type=int, default=600,
-                   help="vision.render.render_randomised images to add (every look, surface and camera condition; 0: none)")
-    p.add_argument("--render-leaning", type=int, default=0,
-                   help="more render_randomised images, each with a die leaning on a wall or another die "
-                        "(class 0; every other factor at random; 0: none, the default)")
+    p.add_argument(
+        "--render-randomised",
+        type=int,
+        default=600,
+        help="vision.render.render_randomised images to add (every look, surface and camera condition; 0: none)",
+    )
+    p.add_argument(
+        "--render-leaning",
+        type=int,
+        default=0,
+        help="more render_randomised images, each with a die leaning on a wall or another die "
+        "(class 0; every other factor at random; 0: none, the default)",
+    )
     p.add_argument("--label-smoothing", type=float, default=0.05)
     add_augment_options(p)
-    p.add_argument("--widths", type=int, nargs=4, default=[32, 48, 64, 96], metavar="W",
-                   help="channels of the four conv stages (default 32 48 64 96)")
-    p.add_argument("--depth", type=int, default=1, choices=(1, 2, 3),
-                   help="convolutions in each stage after the first (default 1)")
+    p.add_argument(
+        "--widths",
+        type=int,
+        nargs=4,
+        default=[32, 48, 64, 96],
+        metavar="W",
+        help="channels of the four conv stages (default 32 48 64 96)",
+    )
+    p.add_argument(
+        "--depth", type=int, default=1, choices=(1, 2, 3), help="convolutions in each stage after the first (default 1)"
+    )
     p.add_argument("--face-boxes", action="store_true", help="also use Rune55 single-face boxes")
-    p.add_argument("--leave-out-train", action="append", default=[], metavar="NOTES",
-                   help="leave out the TRAIN photos whose notes begin with NOTES (repeatable), e.g. "
-                        "'Rune55 grayscale copy' (grey copies of nell tray photos)")
-    p.add_argument("--dev-train", default="none", metavar="MODE",
-                   help="also train on the DEV photos: none (default), all, or fold:K (all but fold K, which then "
-                        "measures the model honestly)")
+    p.add_argument(
+        "--leave-out-train",
+        action="append",
+        default=[],
+        metavar="NOTES",
+        help="leave out the TRAIN photos whose notes begin with NOTES (repeatable), e.g. "
+        "'Rune55 grayscale copy' (grey copies of nell tray photos)",
+    )
+    p.add_argument(
+        "--dev-train",
+        default="none",
+        metavar="MODE",
+        help="also train on the DEV photos: none (default), all, or fold:K (all but fold K, which then "
+        "measures the model honestly)",
+    )
     p.add_argument("--dev-weight", type=int, default=3, help="times each DEV sample is repeated per epoch (default 3)")
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
-    p.add_argument("--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)")
+    p.add_argument(
+        "--dev-dir", type=Path, default=None, help="DEV set to measure on (default ../shared/dice-images/dev)"
+    )
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
-    p.add_argument("--half-weights", action="store_true",
-                   help="store the weights as float16 (half the file; arithmetic stays float32)")
+    p.add_argument(
+        "--half-weights",
+        action="store_true",
+        help="store the weights as float16 (half the file; arithmetic stays float32)",
+    )
     args = p.parse_args(argv)
     if args.dev_dir is None:
         from vision.lab.training.evaluate import DEFAULT_DEV_DIR
@@ -322,15 +286,19 @@ def main(argv: list[str] | None = None) -> int:
     args.left_out = None  # the TRAIN cache rows of --leave-out-train: a typo stops the run before minutes of caching
     if args.leave_out_train:
         try:
-            args.left_out = samples_from_noted_photos(args.train_dir, args.leave_out_train, seed=args.seed,
-                                                      use_face_boxes=args.face_boxes)
+            args.left_out = samples_from_noted_photos(
+                args.train_dir, args.leave_out_train, seed=args.seed, use_face_boxes=args.face_boxes
+            )
         except (OSError, ValueError) as exc:
             p.error(f"--leave-out-train: {exc}")
     args.out.mkdir(parents=True, exist_ok=True)
     res = train(args)
     onnx_path = args.out / "face_reader.onnx"
     diff = export(res["model"], onnx_path, res["ctx"], half_weights=args.half_weights)
-    print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs logit diff {diff:.2e}", flush=True)
+    print(
+        f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs logit diff {diff:.2e}",
+        flush=True,
+    )
     meta_path = args.out / "face_reader.json"
     meta: dict = {
         "model": "face_reader.onnx",
@@ -340,37 +308,51 @@ def main(argv: list[str] | None = None) -> int:
         "output": "logits; FaceReader applies softmax",
         "preprocessing": "BGR uint8 -> /255 -> minus per-crop mean, divided by per-crop std + 0.05; NCHW",
         "architecture": "4 stages of conv3x3 + BN + ReLU (first stride 2; "
-                        + f"{args.depth} conv(s) in stages 2-4; maxpool between), widths "
-                        + "-".join(str(w) for w in args.widths) + ", global avg pool, dropout 0.2, linear 7",
+        + f"{args.depth} conv(s) in stages 2-4; maxpool between), widths "
+        + "-".join(str(w) for w in args.widths)
+        + ", global avg pool, dropout 0.2, linear 7",
         "n_params": res["n_params"],
         "training_data": {
-            "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; matteop65 'pips' boxes widened "
+            "train_set": "../shared/dice-images/train (TRAIN set only): box_kind 'die' boxes as is; "
+            "matteop65 'pips' boxes widened "
             f"to die boxes (side = {PIPS_TO_DIE} x median pip-box side of values 2-6); Rune55 'face' boxes "
-            + ("used (x%.2f)" % FACE_TO_DIE if args.face_boxes else "not used")
+            + (f"used (x{FACE_TO_DIE:.2f})" if args.face_boxes else "not used")
             + "; negatives: background squares (IoU<0.1), between two dice, half off a die"
             + "".join(f"; photos whose notes begin {t!r} left out" for t in args.leave_out_train),
             "synthetic": f"vision.lab.training.synth procedural dice, {args.synth} per class + {args.synth} class-0",
             "render": f"vision.render tray images: {args.render}; domain-randomised images "
-                      f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}"
-                      + (f"; images with a leaning die each: {args.render_leaning}" if args.render_leaning else ""),
+            f"(vision.render.render_randomised, leaning dice as class 0): {args.render_randomised}"
+            + (f"; images with a leaning die each: {args.render_leaning}" if args.render_leaning else ""),
             "counts": res["counts"],
             "context": {"factor": CONTEXT_FACTOR, "size": CONTEXT_SIZE},
-            "dev_set": ("../shared/dice-images/dev used only to measure, never to train" if args.dev_train == "none"
-                        else f"../shared/dice-images/dev trained on ({args.dev_train}, each sample x{args.dev_weight}); "
-                        + ("dev metrics below are on the held-out fold only" if args.dev_train.startswith("fold:")
-                           else "dev metrics below are on photos the model was trained on")),
+            "dev_set": (
+                "../shared/dice-images/dev used only to measure, never to train"
+                if args.dev_train == "none"
+                else f"../shared/dice-images/dev trained on ({args.dev_train}, each sample x{args.dev_weight}); "
+                + (
+                    "dev metrics below are on the held-out fold only"
+                    if args.dev_train.startswith("fold:")
+                    else "dev metrics below are on photos the model was trained on"
+                )
+            ),
         },
         "command": recorded_command("vision.lab.training.train_face", argv),
         "training": {
-            "epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "batch": args.batch,
+            "lr": args.lr,
             "optimizer": f"AdamW wd 1e-4, OneCycle, label smoothing {args.label_smoothing}",
             **augment_record(args),
-            "torch": torch.__version__, "threads": 2, "train_seconds": round(res["train_s"], 1),
+            "torch": torch.__version__,
+            "threads": 2,
+            "train_seconds": round(res["train_s"], 1),
             "history": res["history"],
         },
         "export_max_abs_diff_cv2_vs_torch": diff,
-        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)" if args.half_weights
-                           else "float32",
+        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)"
+        if args.half_weights
+        else "float32",
     }
     meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     reader = FaceReader(onnx_path)

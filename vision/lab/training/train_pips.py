@@ -49,7 +49,6 @@ from torch import nn
 
 from vision.face import CROP_SIZE, preprocess
 from vision.lab.training.augment import add_augment_options, augment, augment_options, augment_record
-from vision.lab.training.half_weights import store_half_weights
 from vision.lab.training.data import (
     CONTEXT_SIZE,
     DEFAULT_CACHE_DIR,
@@ -60,12 +59,14 @@ from vision.lab.training.data import (
     load_cache,
     recorded_command,
 )
+from vision.lab.training.half_weights import store_half_weights
 from vision.lab.training.pip_data import label_real, pip_target, synth_with_pips
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout),
-                         nn.ReLU(inplace=True))
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)
+    )
 
 
 class PipNet(nn.Module):
@@ -130,14 +131,20 @@ def train(args: argparse.Namespace) -> dict:
     syn, syn_pips = synth_with_pips(args.synth, args.seed, CONTEXT_SIZE)
     from vision.lab.training.render_data import cached_render_samples
 
-    ren, _, ren_pips = cached_render_samples(args.render_randomised, args.seed + 1, args.cache_dir,
-                                             randomised=True, with_pips=True)
+    ren, _, ren_pips = cached_render_samples(
+        args.render_randomised, args.seed + 1, args.cache_dir, randomised=True, with_pips=True
+    )
     ctx = np.concatenate([real[keep], syn, ren] + [dev[dev_train][dkeep]] * args.dev_weight)
     pips = real_pips + syn_pips + ren_pips + dev_pips * args.dev_weight
-    counts = {"train_photos": int(len(keep)),
-              "train_dice_without_layout": int((real_y > 0).sum() - (real_y[keep] > 0).sum()),
-              "drawn": int(len(syn)), "rendered_randomised": int(len(ren)), "dev": int(len(dkeep)), "dev_weight": args.dev_weight,
-              "dev_unlabelled": int(dev_train.sum() - len(dkeep))}
+    counts = {
+        "train_photos": int(len(keep)),
+        "train_dice_without_layout": int((real_y > 0).sum() - (real_y[keep] > 0).sum()),
+        "drawn": int(len(syn)),
+        "rendered_randomised": int(len(ren)),
+        "dev": int(len(dkeep)),
+        "dev_weight": args.dev_weight,
+        "dev_unlabelled": int(dev_train.sum() - len(dkeep)),
+    }
     print(f"{len(ctx)} samples: {counts}", flush=True)
     model = PipNet(tuple(args.widths))
     n_params = sum(p.numel() for p in model.parameters())
@@ -152,7 +159,7 @@ def train(args: argparse.Namespace) -> dict:
         order = rng.permutation(len(ctx))
         tot = 0.0
         for b in range(steps):
-            idx = order[b * args.batch:(b + 1) * args.batch]
+            idx = order[b * args.batch : (b + 1) * args.batch]
             xs, ts = [], []
             for i in idx:
                 img, p = augment(ctx[i], rng, pips=pips[i], **augmenting)
@@ -174,8 +181,14 @@ def train(args: argparse.Namespace) -> dict:
         print(line, flush=True)
         history.append(line)
     model.eval()
-    return {"model": model, "train_s": time.time() - t0, "counts": counts, "n_params": n_params,
-            "history": history, "ctx": ctx}
+    return {
+        "model": model,
+        "train_s": time.time() - t0,
+        "counts": counts,
+        "n_params": n_params,
+        "history": history,
+        "ctx": ctx,
+    }
 
 
 def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool = False) -> float:
@@ -189,9 +202,16 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
     from vision.lab.training.augment import centre_crop
 
     wrapped = _WithSigmoid(model).eval()
-    torch.onnx.export(wrapped, torch.zeros(1, 3, CROP_SIZE, CROP_SIZE), str(out), input_names=["crops"],
-                      output_names=["pip_prob"], dynamic_axes={"crops": {0: "n"}, "pip_prob": {0: "n"}},
-                      opset_version=13, dynamo=False)
+    torch.onnx.export(
+        wrapped,
+        torch.zeros(1, 3, CROP_SIZE, CROP_SIZE),
+        str(out),
+        input_names=["crops"],
+        output_names=["pip_prob"],
+        dynamic_axes={"crops": {0: "n"}, "pip_prob": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
     if half_weights:
         store_half_weights(out, out)
     blob = preprocess(np.stack([centre_crop(c) for c in ctx[:: max(1, len(ctx) // 8)][:8]]))
@@ -204,8 +224,8 @@ def export(model: nn.Module, out: Path, ctx: np.ndarray, *, half_weights: bool =
 
 def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
     """Layout agreement of the exported pip finder on DEV dice it was not trained on (all dice when none held out)."""
-    from vision.pips import PipFinder
     from vision.lab.training.evaluate import dev_crops
+    from vision.pips import PipFinder
 
     finder = PipFinder(onnx_path)
     data = dev_crops(args.dev_dir)
@@ -221,71 +241,121 @@ def measure(onnx_path: Path, args: argparse.Namespace) -> dict:
         true_ok.append(int(v) in fits)
         wrong_ok.append(any(f != int(v) for f in fits))
     true_ok, wrong_ok = np.array(true_ok), np.array(wrong_ok)
-    out = {"dice": int(len(values)), "held_out_fold": held,
-           "true_layout_found": round(float(true_ok.mean()), 4), "a_wrong_layout_found": round(float(wrong_ok.mean()), 4)}
+    out = {
+        "dice": int(len(values)),
+        "held_out_fold": held,
+        "true_layout_found": round(float(true_ok.mean()), 4),
+        "a_wrong_layout_found": round(float(wrong_ok.mean()), 4),
+    }
     for s in sorted(set(sources.tolist())):
         sel = sources == s
-        out[s] = {"dice": int(sel.sum()), "true_layout_found": round(float(true_ok[sel].mean()), 4),
-                  "a_wrong_layout_found": round(float(wrong_ok[sel].mean()), 4)}
+        out[s] = {
+            "dice": int(sel.sum()),
+            "true_layout_found": round(float(true_ok[sel].mean()), 4),
+            "a_wrong_layout_found": round(float(wrong_ok[sel].mean()), 4),
+        }
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m vision.lab.training.train_pips", description="Train the pip finder and export ONNX.")
+    p = argparse.ArgumentParser(
+        prog="python -m vision.lab.training.train_pips", description="Train the pip finder and export ONNX."
+    )
     p.add_argument("--out", type=Path, required=True, help="folder for pip_finder.onnx and pip_finder.json")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--lr", type=float, default=3e-3)
     p.add_argument("--synth", type=int, default=400, help="drawn dice per face value (and as many without)")
-    p.add_argument("--widths", type=int, nargs=3, default=[16, 32, 48], metavar="W",
-                   help="channels of the three levels (default 16 32 48)")
-    p.add_argument("--render-randomised", type=int, default=600,
-                   help="vision.render.render_randomised images whose dice (exact pips) are added (0: none)")
-    p.add_argument("--teacher", type=Path, default=None, metavar="ONNX",
-                   help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
-                        "for dice the classical check cannot read (self-training)")
+    p.add_argument(
+        "--widths",
+        type=int,
+        nargs=3,
+        default=[16, 32, 48],
+        metavar="W",
+        help="channels of the three levels (default 16 32 48)",
+    )
+    p.add_argument(
+        "--render-randomised",
+        type=int,
+        default=600,
+        help="vision.render.render_randomised images whose dice (exact pips) are added (0: none)",
+    )
+    p.add_argument(
+        "--teacher",
+        type=Path,
+        default=None,
+        metavar="ONNX",
+        help="an earlier pip finder: its marks that hold the labelled value's layout become targets "
+        "for dice the classical check cannot read (self-training)",
+    )
     add_augment_options(p)
     p.add_argument("--negatives", type=int, default=1500, help="TRAIN-set crops without a die to use (default 1500)")
-    p.add_argument("--dev-train", default="none", metavar="MODE",
-                   help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)")
+    p.add_argument(
+        "--dev-train",
+        default="none",
+        metavar="MODE",
+        help="also train on DEV photos: none (default), all, or fold:K (all but fold K, measured on K)",
+    )
     p.add_argument("--dev-weight", type=int, default=3, help="times each DEV sample is repeated per epoch")
     p.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR)
     p.add_argument("--dev-dir", type=Path, default=DEFAULT_DEV_DIR)
     p.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
-    p.add_argument("--half-weights", action="store_true",
-                   help="store the weights as float16 (half the file; arithmetic stays float32)")
+    p.add_argument(
+        "--half-weights",
+        action="store_true",
+        help="store the weights as float16 (half the file; arithmetic stays float32)",
+    )
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     res = train(args)
     onnx_path = args.out / "pip_finder.onnx"
     diff = export(res["model"], onnx_path, res["ctx"], half_weights=args.half_weights)
-    print(f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs diff {diff:.2e}", flush=True)
+    print(
+        f"exported {onnx_path} ({onnx_path.stat().st_size} bytes); cv2.dnn vs torch max abs diff {diff:.2e}", flush=True
+    )
     meta = {
-        "model": "pip_finder.onnx", "crop_size": CROP_SIZE, "output": "probability of 'pip of the top face' per pixel",
-        "architecture": "U-Net, 3 levels, widths " + "-".join(map(str, args.widths))
-                        + ", stride-2 stem, transposed-conv upsampling, output 32x32", "n_params": res["n_params"],
+        "model": "pip_finder.onnx",
+        "crop_size": CROP_SIZE,
+        "output": "probability of 'pip of the top face' per pixel",
+        "architecture": "U-Net, 3 levels, widths "
+        + "-".join(map(str, args.widths))
+        + ", stride-2 stem, transposed-conv upsampling, output 32x32",
+        "n_params": res["n_params"],
         "training_data": {
             "train_set": "../shared/dice-images/train: dice whose labelled value's layout the classical check found "
-                         "(pips = those blobs); negatives with no pips",
+            "(pips = those blobs); negatives with no pips",
             "drawn": f"vision.lab.training.synth dice with exact pips, {args.synth} per value + {args.synth} without",
-            "rendered": f"vision.render.render_randomised images with the renderer's pip positions: {args.render_randomised}",
+            "rendered": "vision.render.render_randomised images with the renderer's pip positions: "
+            f"{args.render_randomised}",
             "dev_set": f"../shared/dice-images/dev trained on: {args.dev_train} (x{args.dev_weight})",
-            "teacher": (f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
-                        if args.teacher else "none"),
+            "teacher": (
+                f"earlier pip finder {args.teacher.name} labels dice the classical check cannot read"
+                if args.teacher
+                else "none"
+            ),
             "counts": res["counts"],
         },
         "command": recorded_command("vision.lab.training.train_pips", argv),
-        "training": {"epochs": args.epochs, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-                     **augment_record(args),
-                     "loss": "BCE (pos_weight 3) + soft Dice", "torch": torch.__version__, "threads": 2,
-                     "train_seconds": round(res["train_s"], 1), "history": res["history"]},
+        "training": {
+            "epochs": args.epochs,
+            "seed": args.seed,
+            "batch": args.batch,
+            "lr": args.lr,
+            **augment_record(args),
+            "loss": "BCE (pos_weight 3) + soft Dice",
+            "torch": torch.__version__,
+            "threads": 2,
+            "train_seconds": round(res["train_s"], 1),
+            "history": res["history"],
+        },
         "export_max_abs_diff_cv2_vs_torch": diff,
-        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)" if args.half_weights
-                           else "float32",
+        "weights_storage": "float16, cast to float32 on loading (vision.lab.training.half_weights)"
+        if args.half_weights
+        else "float32",
     }
-    from vision.pips import PipFinder
     from vision.lab.training.evaluate import pip_probe_answers
+    from vision.pips import PipFinder
 
     meta["fixed_probes"] = pip_probe_answers(PipFinder(onnx_path))
     print("fixed probes: " + ", ".join(f"{n} {v['layouts']}" for n, v in meta["fixed_probes"].items()), flush=True)
