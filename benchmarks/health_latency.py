@@ -48,16 +48,19 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=500, help="requests to time (500)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        table = TableApp(Path(tmp) / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]),
-                         autostart=True).start()
+        table = TableApp(
+            Path(tmp) / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True
+        ).start()
         try:
             with DisplayServer(table, port=0) as server:
                 measure(server.port, 20)  # warm up
                 ms = measure(server.port, args.requests)
         finally:
             table.close()
-    print(f"/health keep-alive: n={len(ms)}  p50 {_pct(ms, 0.5):.2f} ms  p99 {_pct(ms, 0.99):.2f} ms  "
-          f"max {max(ms):.2f} ms  (target p50 < 5 ms)")
+    print(
+        f"/health keep-alive: n={len(ms)}  p50 {_pct(ms, 0.5):.2f} ms  p99 {_pct(ms, 0.99):.2f} ms  "
+        f"max {max(ms):.2f} ms  (target p50 < 5 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -61,13 +61,25 @@ def median_frame(source: FrameSource, frames: int = 9, skip: int = 3) -> np.ndar
     return np.median(np.stack(grabbed), axis=0).astype(np.uint8)
 
 
-def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: float, height_mm: float,
-              px_per_mm: float = 2.8, die_mm: float = 16.0, dice_count: int = 5,
-              hold_area_mm: tuple[float, float, float, float] | None = None,
-              corners_px: Sequence[Sequence[float]] | None = None, markers: MarkerLayout | None = None,
-              lens_position: float | None = None, frames: int = 9, folder: Path | None = None,
-              save: bool = True, reader: Callable[[np.ndarray], ImageReading] | None = None
-              ) -> tuple[Profile, np.ndarray]:
+def calibrate(
+    source: FrameSource,
+    *,
+    name: str,
+    source_spec: str,
+    width_mm: float,
+    height_mm: float,
+    px_per_mm: float = 2.8,
+    die_mm: float = 16.0,
+    dice_count: int = 5,
+    hold_area_mm: tuple[float, float, float, float] | None = None,
+    corners_px: Sequence[Sequence[float]] | None = None,
+    markers: MarkerLayout | None = None,
+    lens_position: float | None = None,
+    frames: int = 9,
+    folder: Path | None = None,
+    save: bool = True,
+    reader: Callable[[np.ndarray], ImageReading] | None = None,
+) -> tuple[Profile, np.ndarray]:
     """Make (and by default save) a profile from an empty tray in front of `source`.
 
     Parameters
@@ -132,13 +144,23 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
         use_markers = layout if all(i in found for i in layout.ids) else None
         corners_from = "manual"
     else:
-        fit = fit_tray(detect_markers(reference, layout.dictionary), layout, width_mm=width_mm,
-                       height_mm=height_mm, px_per_mm=px_per_mm)
+        fit = fit_tray(
+            detect_markers(reference, layout.dictionary),
+            layout,
+            width_mm=width_mm,
+            height_mm=height_mm,
+            px_per_mm=px_per_mm,
+        )
         if not fit:
             raise CalibrationError(f"calibration failed: {fit.reason}")
         geo, use_markers, corners_from = fit, layout, "markers"
     corners = geo.corners_px
-    if corners[:, 0].min() < -2 or corners[:, 1].min() < -2 or corners[:, 0].max() > w + 2 or corners[:, 1].max() > h + 2:
+    if (
+        corners[:, 0].min() < -2
+        or corners[:, 1].min() < -2
+        or corners[:, 0].max() > w + 2
+        or corners[:, 1].max() > h + 2
+    ):
         raise CalibrationError(
             f"the tray floor reaches outside the {w}x{h} frame (corners {np.round(corners).tolist()}); "
             "move the camera up or back so the whole tray is in view"
@@ -147,16 +169,30 @@ def calibrate(source: FrameSource, *, name: str, source_spec: str, width_mm: flo
         refuse_dice_in(reader(geo.rectify(reference)), geo.px_per_mm)
     gains = controls.get("ColourGains", (0.0, 0.0))
     camera = CameraSettings(
-        source=source_spec, width=w, height=h, fps=float(source.fps),
-        exposure_time_us=int(controls.get("ExposureTime", 0)), analogue_gain=float(controls.get("AnalogueGain", 0.0)),
+        source=source_spec,
+        width=w,
+        height=h,
+        fps=float(source.fps),
+        exposure_time_us=int(controls.get("ExposureTime", 0)),
+        analogue_gain=float(controls.get("AnalogueGain", 0.0)),
         colour_gains=(float(gains[0]), float(gains[1])),
-        lens_position=lens_position if lens_position is not None else controls.get("LensPosition"))
+        lens_position=lens_position if lens_position is not None else controls.get("LensPosition"),
+    )
     profile = Profile(
-        name=name, corners_px=tuple((round(float(x), 3), round(float(y), 3)) for x, y in corners),
-        width_mm=float(width_mm), height_mm=float(height_mm), px_per_mm=float(px_per_mm),
-        corners_from=corners_from, markers=use_markers, dice_count=int(dice_count), die_mm=float(die_mm),
-        hold_area_mm=hold_area_mm, camera=camera,
-        created=_dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), folder=folder)
+        name=name,
+        corners_px=tuple((round(float(x), 3), round(float(y), 3)) for x, y in corners),
+        width_mm=float(width_mm),
+        height_mm=float(height_mm),
+        px_per_mm=float(px_per_mm),
+        corners_from=corners_from,
+        markers=use_markers,
+        dice_count=int(dice_count),
+        die_mm=float(die_mm),
+        hold_area_mm=hold_area_mm,
+        camera=camera,
+        created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        folder=folder,
+    )
     if save:
         path = save_profile(profile, folder, reference=reference)
         profile = dataclasses.replace(profile, reference=f"{name}.empty.png", folder=path.parent)
@@ -173,24 +209,41 @@ def refuse_dice_in(reading: ImageReading, px_per_mm: float) -> None:
     """
     if not reading.dice:
         return
-    found = [f"{'?' if d.value is None else d.value} at ({(d.box[0] + d.box[2] / 2) / px_per_mm:.0f}, "
-             f"{(d.box[1] + d.box[3] / 2) / px_per_mm:.0f}) mm" for d in reading.dice[:6]]
+    found = [
+        f"{'?' if d.value is None else d.value} at ({(d.box[0] + d.box[2] / 2) / px_per_mm:.0f}, "
+        f"{(d.box[1] + d.box[3] / 2) / px_per_mm:.0f}) mm"
+        for d in reading.dice[:6]
+    ]
     n = len(reading.dice)
     raise CalibrationError(
         f"the tray is not empty: the reader found {n} {'die' if n == 1 else 'dice'} in it "
         f"({', '.join(found)}{', ...' if n > 6 else ''}); take every die out of the tray, keep hands out of "
-        "view, and calibrate again")
+        "view, and calibrate again"
+    )
 
 
 def make_watcher(profile: Profile, reader: Callable[[np.ndarray], ImageReading]) -> RollWatcher:
     """A :class:`RollWatcher` set up from a profile."""
-    return RollWatcher(reader, geometry=profile.geometry, config=profile.watch_config(), die_mm=profile.die_mm,
-                       hold_area_mm=profile.hold_area_mm, reference=profile.load_reference(),
-                       markers=profile.markers, expected_dice=profile.dice_count)
+    return RollWatcher(
+        reader,
+        geometry=profile.geometry,
+        config=profile.watch_config(),
+        die_mm=profile.die_mm,
+        hold_area_mm=profile.hold_area_mm,
+        reference=profile.load_reference(),
+        markers=profile.markers,
+        expected_dice=profile.dice_count,
+    )
 
 
-def check(profile: Profile, source: FrameSource, reader: Callable[[np.ndarray], ImageReading], *,
-          max_frames: int = 900, on_frame: Callable[[object], None] | None = None) -> list[RollEvent]:
+def check(
+    profile: Profile,
+    source: FrameSource,
+    reader: Callable[[np.ndarray], ImageReading],
+    *,
+    max_frames: int = 900,
+    on_frame: Callable[[object], None] | None = None,
+) -> list[RollEvent]:
     """Watch until the first settled or unreadable verdict; return every event up to it.
 
     Parameters

@@ -34,7 +34,11 @@ def run_error(capsys, *args):
 def test_advise_holds_json(capsys):
     data = run_json(capsys, "advise", "--rules", "generala", "--dice", "4,4,4,4,1", "--roll", "1")
     assert {k: data[k] for k in ("ruleset", "variant", "dice", "roll")} == {
-        "ruleset": "generala", "variant": "standard", "dice": [4, 4, 4, 4, 1], "roll": 1}
+        "ruleset": "generala",
+        "variant": "standard",
+        "dice": [4, 4, 4, 4, 1],
+        "roll": 1,
+    }
     holds = data["holds"]
     assert len(holds) == 10  # distinct sub-multisets of 4 4 4 4 1
     assert set(holds[0]) == {"keep", "hold", "expected", "stop"}
@@ -44,15 +48,24 @@ def test_advise_holds_json(capsys):
 
 
 def test_advise_boxes_json_after_the_last_throw_or_stop(capsys):
-    data = run_json(capsys, "advise", "--rules", "generala", "--dice", "22233", "--roll", "1",
-                    "--stop", "--card", '{"aces": 2}')
+    data = run_json(
+        capsys, "advise", "--rules", "generala", "--dice", "22233", "--roll", "1", "--stop", "--card", '{"aces": 2}'
+    )
     boxes = data["boxes"]
-    assert boxes[0] == {"box": "full", "points": 35, "yahtzee_bonus": 0,
-                        "expected": boxes[0]["expected"]}
-    assert {b["box"] for b in boxes} == {"twos", "threes", "fours", "fives", "sixes", "escalera",
-                                         "full", "poker", "generala", "doble_generala"}
-    third = run_json(capsys, "advise", "--rules", "generala", "--dice", "22233", "--roll", "3",
-                     "--card", '{"aces": 2}')
+    assert boxes[0] == {"box": "full", "points": 35, "yahtzee_bonus": 0, "expected": boxes[0]["expected"]}
+    assert {b["box"] for b in boxes} == {
+        "twos",
+        "threes",
+        "fours",
+        "fives",
+        "sixes",
+        "escalera",
+        "full",
+        "poker",
+        "generala",
+        "doble_generala",
+    }
+    third = run_json(capsys, "advise", "--rules", "generala", "--dice", "22233", "--roll", "3", "--card", '{"aces": 2}')
     assert third["boxes"][0]["box"] == "full" and third["boxes"][0]["points"] == 30
 
 
@@ -66,21 +79,46 @@ def test_advise_text(capsys):
     assert len(out) == 1 + 12 and "points" in out[1]
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--rules", "chaser", "--dice", "1,2,3"], "need exactly five dice"),
-    (["--rules", "chaser", "--dice", "12345", "--card", "[1]"], "must be a JSON object"),
-    (["--rules", "chaser", "--dice", "12345", "--card", '{"sixes": 6}'], "not a chaser box"),
-    (["--rules", "nope", "--dice", "12345"], "unknown ruleset"),
-    (["--rules", "generala", "--dice", "12345", "--card",
-      '{"aces": 0, "twos": 0, "threes": 0, "fours": 0, "fives": 0, "sixes": 0, "escalera": 0,'
-      ' "full": 0, "poker": 0, "generala": 0, "doble_generala": 0}'], "nothing to advise"),
-    (["--rules", "chaser", "--dice", "12345", "--yahtzee-bonuses", "1"], "no Yahtzee bonus"),
-    # regression: 'none' has no Yahtzee bonus (spec section 10), so the bonus was silently ignored
-    (["--rules", "yahtzee", "--joker", "none", "--dice", "12345", "--card", '{"yahtzee": 50}',
-      "--yahtzee-bonuses", "1"], "--yahtzee-bonuses 1 with --joker none: that variant has no Yahtzee bonus (and "
-                                 "no joker), so no bonus can be on the card; leave --yahtzee-bonuses out, or choose "
-                                 "--joker forced, free or free_choice"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--rules", "chaser", "--dice", "1,2,3"], "need exactly five dice"),
+        (["--rules", "chaser", "--dice", "12345", "--card", "[1]"], "must be a JSON object"),
+        (["--rules", "chaser", "--dice", "12345", "--card", '{"sixes": 6}'], "not a chaser box"),
+        (["--rules", "nope", "--dice", "12345"], "unknown ruleset"),
+        (
+            [
+                "--rules",
+                "generala",
+                "--dice",
+                "12345",
+                "--card",
+                '{"aces": 0, "twos": 0, "threes": 0, "fours": 0, "fives": 0, "sixes": 0, "escalera": 0,'
+                ' "full": 0, "poker": 0, "generala": 0, "doble_generala": 0}',
+            ],
+            "nothing to advise",
+        ),
+        (["--rules", "chaser", "--dice", "12345", "--yahtzee-bonuses", "1"], "no Yahtzee bonus"),
+        # regression: 'none' has no Yahtzee bonus (spec section 10), so the bonus was silently ignored
+        (
+            [
+                "--rules",
+                "yahtzee",
+                "--joker",
+                "none",
+                "--dice",
+                "12345",
+                "--card",
+                '{"yahtzee": 50}',
+                "--yahtzee-bonuses",
+                "1",
+            ],
+            "--yahtzee-bonuses 1 with --joker none: that variant has no Yahtzee bonus (and "
+            "no joker), so no bonus can be on the card; leave --yahtzee-bonuses out, or choose "
+            "--joker forced, free or free_choice",
+        ),
+    ],
+)
 def test_advise_bad_input_exits_2(capsys, args, message):
     assert message in run_error(capsys, "advise", *args)
 
@@ -104,6 +142,5 @@ def test_strategy_build_quiet_then_up_to_date(capsys, tmp_cache):
 
 
 def test_strategy_bad_input_exits_2(capsys):
-    assert "has no Yahtzee bonus" in run_error(capsys, "strategy", "expected", "yacht",
-                                               "--no-bonus")
+    assert "has no Yahtzee bonus" in run_error(capsys, "strategy", "expected", "yacht", "--no-bonus")
     assert "unknown ruleset" in run_error(capsys, "strategy", "build", "pachisi")

@@ -47,8 +47,11 @@ def test_analysis_prices_a_bad_box_and_a_bad_hold_like_the_advice_api():
     table = get_table("yacht", build=False)
     log = Log()
     # Turn 1: throw 1 shows 1 3 4 5 5; Ann keeps only the 1 (bad), re-rolls into 1 2 2 6 6, scores Twos.
-    log.do(ReadDice(at=1, values=(1, 3, 4, 5, 5)), SetHolds(at=2, holds=(True, False, False, False, False)),
-           Reroll(at=3, values=(2, 2, 6, 6)))
+    log.do(
+        ReadDice(at=1, values=(1, 3, 4, 5, 5)),
+        SetHolds(at=2, holds=(True, False, False, False, False)),
+        Reroll(at=3, values=(2, 2, 6, 6)),
+    )
     # Throw 2: she stops at once and writes the dice in Aces (1 point) instead of the best box.
     log.do(ScoreBox(at=4, box="aces"))
     a = analyse_events(log.events)
@@ -82,16 +85,24 @@ def test_analysis_drops_undone_decisions():
     assert a.players[0].loss == pytest.approx(0.0, abs=1e-6) and a.players[0].optimal == 2
     # An undone re-roll: the hold made before it is dropped, the stop that replaced it counts.
     log = Log()
-    log.do(ReadDice(at=1, values=(1, 2, 3, 4, 6)), SetHolds(at=2, holds=(True,) * 4 + (False,)),
-           Reroll(at=3, values=(1,)), Undo(at=4), ScoreBox(at=5, box="choice"))
+    log.do(
+        ReadDice(at=1, values=(1, 2, 3, 4, 6)),
+        SetHolds(at=2, holds=(True,) * 4 + (False,)),
+        Reroll(at=3, values=(1,)),
+        Undo(at=4),
+        ScoreBox(at=5, box="choice"),
+    )
     a = analyse_events(log.events)
     assert [d.choice for d in a.decisions] == ["stop", "choice"]
 
 
 def test_analysis_of_a_turn_in_progress_counts_its_holds_only():
     log = Log(players=("Ann", "Bo"))
-    log.do(ReadDice(at=1, values=(6, 6, 1, 2, 3)), SetHolds(at=2, holds=(True, True, False, False, False)),
-           Reroll(at=3, values=(6, 4, 4)))
+    log.do(
+        ReadDice(at=1, values=(6, 6, 1, 2, 3)),
+        SetHolds(at=2, holds=(True, True, False, False, False)),
+        Reroll(at=3, values=(6, 4, 4)),
+    )
     a = analyse_events(log.events)
     assert [(d.kind, d.roll, d.choice) for d in a.decisions] == [(DecisionKind.HOLD, 1, "keep 6 6")]
     assert a.players[1].decisions == 0 and a.players[1].loss == 0.0
@@ -100,8 +111,7 @@ def test_analysis_of_a_turn_in_progress_counts_its_holds_only():
 def _bot_game(ruleset, levels, seed, joker="forced"):
     rng = np.random.default_rng(seed)
     bots = [make_bot(lv, ruleset, joker if ruleset == "yahtzee" else None) for lv in levels]
-    log = Log(ruleset, tuple(f"P{i}" for i in range(len(levels))), joker=joker,
-              bots=tuple(levels))
+    log = Log(ruleset, tuple(f"P{i}" for i in range(len(levels))), joker=joker, bots=tuple(levels))
     while log.state.turn is not None:
         p = log.state.turn.player
         bot = bots[p]
@@ -110,9 +120,12 @@ def _bot_game(ruleset, levels, seed, joker="forced"):
             hold = bot.choose_hold(log.state.cards[p], log.state.turn.dice, log.state.turn.roll)
             if all(hold):
                 break
-            log.do(SetHolds(at=1, holds=hold),
-                   Reroll(at=1, values=tuple(int(x) for x in rng.integers(1, 7, 5 - sum(hold))),
-                          source=DiceSource.VIRTUAL))
+            log.do(
+                SetHolds(at=1, holds=hold),
+                Reroll(
+                    at=1, values=tuple(int(x) for x in rng.integers(1, 7, 5 - sum(hold))), source=DiceSource.VIRTUAL
+                ),
+            )
         log.do(ScoreBox(at=1, box=bot.choose_box(log.state.cards[p], log.state.turn.dice, log.state.turn.roll)))
     return log
 

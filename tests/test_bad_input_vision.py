@@ -55,29 +55,44 @@ def _one_error_line(capsys, command: str) -> str:
 _DIE = {"value": 5, "box": [10, 10, 40, 40]}
 
 
-@pytest.mark.parametrize("images, match", [
-    ([{"file": "a.png", "dice": 5}], r'images\[0\] \(\'a.png\'\) has "dice": 5; every image entry needs a "dice" list '
-                                     r"\(\[\] for a photo with no dice\)"),
-    ([{"file": "a.png", "dice": {"value": 5}}], 'has "dice": {"value": 5}; every image entry needs a "dice" list'),
-    ([{"file": "a.png"}], r'images\[0\] \(\'a.png\'\) has no "dice"; every image entry needs a "dice" list'),
-    ([{"file": "a.png", "dice": [{"value": True, "box": [10, 10, 40, 40]}]}],
-     r'images\[0\].dice\[0\] has "value" true; need a value 1-6'),
-    ([{"file": "a.png", "dice": [{"value": "5", "box": [10, 10, 40, 40]}]}], 'has "value" "5"; need a value 1-6'),
-    ([{"file": "a.png", "dice": [{"value": 5.0, "box": [10, 10, 40, 40]}]}], 'has "value" 5.0; need a value 1-6'),
-    ([{"file": "a.png", "dice": [{"box": [10, 10, 40, 40]}]}], 'has no "value"; need a value 1-6'),
-    ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 0, 40]}]}], "0 px wide and 40 px high"),
-    ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 40, -3]}]}], "40 px wide and -3 px high"),
-    ([{"file": "a.png", "dice": [{"value": 5, "box": [True, 10, 40, 40]}]}],
-     r'has "box" \[true, 10, 40, 40\]; need a box \[x, y, w, h\]: 4 numbers'),
-    ([{"file": "a.png", "dice": [{"value": 5, "box": ["10", 10, 40, 40]}]}], "need a box"),
-    ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 40]}]}], "need a box"),
-    ([{"file": "a.png", "dice": [5]}], r'images\[0\].dice\[0\] is 5; each die must be'),
-    ([{"file": "a.png", "dice": [_DIE]}, {"file": "b.png", "dice": []}, {"file": "a.png", "dice": [_DIE]}],
-     r"images\[2\] names the photo 'a.png' again \(images\[0\] names it first\); list each photo once"),
-    ([{"file": "a.png", "dice": []}, {"file": "./a.png", "dice": []}], r"images\[1\] names the photo './a.png' again"),
-    ([{"file": "a.png", "width": "300", "height": 200, "dice": []}], 'has "width" "300" and "height" 200'),
-    ([{"file": "a.png", "width": 300, "dice": []}], 'has "width" 300 and "height" null; give both'),
-])
+@pytest.mark.parametrize(
+    "images, match",
+    [
+        (
+            [{"file": "a.png", "dice": 5}],
+            r'images\[0\] \(\'a.png\'\) has "dice": 5; every image entry needs a "dice" list '
+            r"\(\[\] for a photo with no dice\)",
+        ),
+        ([{"file": "a.png", "dice": {"value": 5}}], 'has "dice": {"value": 5}; every image entry needs a "dice" list'),
+        ([{"file": "a.png"}], r'images\[0\] \(\'a.png\'\) has no "dice"; every image entry needs a "dice" list'),
+        (
+            [{"file": "a.png", "dice": [{"value": True, "box": [10, 10, 40, 40]}]}],
+            r'images\[0\].dice\[0\] has "value" true; need a value 1-6',
+        ),
+        ([{"file": "a.png", "dice": [{"value": "5", "box": [10, 10, 40, 40]}]}], 'has "value" "5"; need a value 1-6'),
+        ([{"file": "a.png", "dice": [{"value": 5.0, "box": [10, 10, 40, 40]}]}], 'has "value" 5.0; need a value 1-6'),
+        ([{"file": "a.png", "dice": [{"box": [10, 10, 40, 40]}]}], 'has no "value"; need a value 1-6'),
+        ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 0, 40]}]}], "0 px wide and 40 px high"),
+        ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 40, -3]}]}], "40 px wide and -3 px high"),
+        (
+            [{"file": "a.png", "dice": [{"value": 5, "box": [True, 10, 40, 40]}]}],
+            r'has "box" \[true, 10, 40, 40\]; need a box \[x, y, w, h\]: 4 numbers',
+        ),
+        ([{"file": "a.png", "dice": [{"value": 5, "box": ["10", 10, 40, 40]}]}], "need a box"),
+        ([{"file": "a.png", "dice": [{"value": 5, "box": [10, 10, 40]}]}], "need a box"),
+        ([{"file": "a.png", "dice": [5]}], r"images\[0\].dice\[0\] is 5; each die must be"),
+        (
+            [{"file": "a.png", "dice": [_DIE]}, {"file": "b.png", "dice": []}, {"file": "a.png", "dice": [_DIE]}],
+            r"images\[2\] names the photo 'a.png' again \(images\[0\] names it first\); list each photo once",
+        ),
+        (
+            [{"file": "a.png", "dice": []}, {"file": "./a.png", "dice": []}],
+            r"images\[1\] names the photo './a.png' again",
+        ),
+        ([{"file": "a.png", "width": "300", "height": 200, "dice": []}], 'has "width" "300" and "height" 200'),
+        ([{"file": "a.png", "width": 300, "dice": []}], 'has "width" 300 and "height" null; give both'),
+    ],
+)
 def test_malformed_entries_are_named(tmp_path, images, match):
     root = _dataset(tmp_path / "set", images)
     with pytest.raises(DatasetError, match=match):
@@ -88,8 +103,11 @@ def test_malformed_entries_are_named(tmp_path, images, match):
 def test_a_file_outside_the_dataset_folder_is_refused(tmp_path, file):
     _photo(tmp_path / "outside.png")  # it exists: the name is refused, not the photo's absence
     root = _dataset(tmp_path / "set", [{"file": file, "dice": []}])
-    with pytest.raises(DatasetError, match=r'images\[0\] has "file" .*must name a photo inside .*not absolute, '
-                                           r'no "\.\." out of it'):
+    with pytest.raises(
+        DatasetError,
+        match=r'images\[0\] has "file" .*must name a photo inside .*not absolute, '
+        r'no "\.\." out of it',
+    ):
         load_dataset(root)
 
 
@@ -98,8 +116,11 @@ def test_a_missing_photo_names_its_entry_not_reads_advice(tmp_path, capsys):
     labels = json.loads((root / "labels.json").read_text())
     labels["images"].append({"file": "gone.png", "dice": [_DIE]})
     (root / "labels.json").write_text(json.dumps(labels))
-    with pytest.raises(DatasetError, match=r"images\[1\] names the photo 'gone.png', which is not in .*; put the "
-                                           'photo there or correct its "file"'):
+    with pytest.raises(
+        DatasetError,
+        match=r"images\[1\] names the photo 'gone.png', which is not in .*; put the "
+        'photo there or correct its "file"',
+    ):
         load_dataset(root)
     assert main(["eval", str(root)]) == 2
     line = _one_error_line(capsys, "eval")
@@ -117,11 +138,14 @@ def test_valid_entries_still_load(tmp_path):
     """Boxes of whole or fractional numbers, a "file" in a subfolder, width and height that fit: accepted."""
     (tmp_path / "set" / "sub").mkdir(parents=True)
     _photo(tmp_path / "set" / "sub" / "b.png")
-    root = _dataset(tmp_path / "set", [
-        {"file": "a.png", "width": 300, "height": 200, "dice": [{"value": 6, "box": [10.4, 10, 40.6, 39.5]}]},
-        {"file": "sub/b.png", "dice": []},
-        {"file": "sub/../c.png", "dice": [_DIE]},
-    ])
+    root = _dataset(
+        tmp_path / "set",
+        [
+            {"file": "a.png", "width": 300, "height": 200, "dice": [{"value": 6, "box": [10.4, 10, 40.6, 39.5]}]},
+            {"file": "sub/b.png", "dice": []},
+            {"file": "sub/../c.png", "dice": [_DIE]},
+        ],
+    )
     _photo(root / "c.png")
     items = load_dataset(root)
     assert [i.path for i in items] == [root / "a.png", root / "sub" / "b.png", root / "sub" / ".." / "c.png"]
@@ -130,18 +154,26 @@ def test_valid_entries_still_load(tmp_path):
 
 
 def test_a_photo_of_another_size_than_its_entry_says_is_refused(tmp_path):
-    root = _dataset(tmp_path / "set", [{"file": "a.png", "width": 300, "height": 200, "dice": []},
-                                       {"file": "b.png", "width": 640, "height": 480, "dice": [_DIE]}])
+    root = _dataset(
+        tmp_path / "set",
+        [
+            {"file": "a.png", "width": 300, "height": 200, "dice": []},
+            {"file": "b.png", "width": 640, "height": 480, "dice": [_DIE]},
+        ],
+    )
     with pytest.raises(DatasetError, match=r"images\[1\] gives 'b.png' as 640x480 px but the photo is 300x200 px"):
         evaluate(root, lambda image: ImageReading(()))
 
 
-@pytest.mark.parametrize("labels", [
-    '{"images":[{"file":"a.png","dice":5}]}',
-    '{"images":[{"file":"a.png"}]}',
-    '{"images":[{"file":"a.png","dice":[{"value":true,"box":[1,1,9,9]}]}]}',
-    '{"images":[{"file":"/etc/hostname","dice":[]}]}',
-])
+@pytest.mark.parametrize(
+    "labels",
+    [
+        '{"images":[{"file":"a.png","dice":5}]}',
+        '{"images":[{"file":"a.png"}]}',
+        '{"images":[{"file":"a.png","dice":[{"value":true,"box":[1,1,9,9]}]}]}',
+        '{"images":[{"file":"/etc/hostname","dice":[]}]}',
+    ],
+)
 def test_cli_eval_malformed_entry_exits_2_with_one_line(tmp_path, capsys, labels):
     root = tmp_path / "set"
     _photo(root / "a.png")
@@ -151,6 +183,7 @@ def test_cli_eval_malformed_entry_exits_2_with_one_line(tmp_path, capsys, labels
 
 
 # ----------------------------------------------------------------- model files of the wrong kind (defects 2, 3)
+
 
 def _models_or_skip():
     if not all((MODELS / f"{m}.onnx").is_file() for m in ("face_reader", "pip_finder", "die_detector")):
@@ -165,9 +198,11 @@ def test_a_model_of_another_kind_is_refused_at_load(monkeypatch, backend):
     from vision.pips import PipFinder, PipModelError
 
     monkeypatch.setenv("DICETABLE_ONNX_BACKEND", backend)
-    for make, error, what, others in ((DieDetector, DetectorModelError, "die-detector", ("face_reader", "pip_finder")),
-                                      (PipFinder, PipModelError, "pip-finder", ("face_reader", "die_detector")),
-                                      (FaceReader, FaceModelError, "face-reader", ("pip_finder", "die_detector"))):
+    for make, error, what, others in (
+        (DieDetector, DetectorModelError, "die-detector", ("face_reader", "pip_finder")),
+        (PipFinder, PipModelError, "pip-finder", ("face_reader", "die_detector")),
+        (FaceReader, FaceModelError, "face-reader", ("pip_finder", "die_detector")),
+    ):
         for other in others:
             with pytest.raises(error, match=f"is not a {what} model") as exc:
                 make(MODELS / f"{other}.onnx")
@@ -176,10 +211,15 @@ def test_a_model_of_another_kind_is_refused_at_load(monkeypatch, backend):
             assert "reinstall dicetable" not in message  # a file the user named: reinstalling would not help
 
 
-@pytest.mark.parametrize("option, what, other", [("--detector-model", "die-detector", "face_reader"),
-                                                 ("--detector-model", "die-detector", "pip_finder"),
-                                                 ("--pip-model", "pip-finder", "face_reader"),
-                                                 ("--pip-model", "pip-finder", "die_detector")])
+@pytest.mark.parametrize(
+    "option, what, other",
+    [
+        ("--detector-model", "die-detector", "face_reader"),
+        ("--detector-model", "die-detector", "pip_finder"),
+        ("--pip-model", "pip-finder", "face_reader"),
+        ("--pip-model", "pip-finder", "die_detector"),
+    ],
+)
 def test_cli_eval_model_of_another_kind_exits_2_with_one_line(tmp_path, capsys, monkeypatch, option, what, other):
     _models_or_skip()
     import vision.reader
@@ -191,9 +231,14 @@ def test_cli_eval_model_of_another_kind_exits_2_with_one_line(tmp_path, capsys, 
     assert f"{what} model {str(MODELS / f'{other}.onnx')!r} is not a {what} model" in line
 
 
-@pytest.mark.parametrize("option, what, stem", [("--detector-model", "die-detector", "die_detector"),
-                                                ("--pip-model", "pip-finder", "pip_finder"),
-                                                ("--face-model", "face-reader", "face_reader")])
+@pytest.mark.parametrize(
+    "option, what, stem",
+    [
+        ("--detector-model", "die-detector", "die_detector"),
+        ("--pip-model", "pip-finder", "pip_finder"),
+        ("--face-model", "face-reader", "face_reader"),
+    ],
+)
 def test_cli_eval_folder_for_a_model_says_give_the_file(tmp_path, capsys, option, what, stem):
     root = _dataset(tmp_path / "set", [{"file": "a.png", "dice": []}])
     twin = tmp_path / "twin"
@@ -211,14 +256,16 @@ def test_reinstalling_is_suggested_only_for_the_packaged_model(tmp_path):
     from vision._onnx import model_hint
     from vision.detect import DEFAULT_MODEL_PATH, DetectorModelError, DieDetector
 
-    assert "reinstall dicetable" in model_hint(DEFAULT_MODEL_PATH, DEFAULT_MODEL_PATH, "die-detector", "die_detector",
-                                     "train_detector")
+    assert "reinstall dicetable" in model_hint(
+        DEFAULT_MODEL_PATH, DEFAULT_MODEL_PATH, "die-detector", "die_detector", "train_detector"
+    )
     with pytest.raises(DetectorModelError, match="does not exist; give the .onnx file of a die-detector model") as exc:
         DieDetector(tmp_path / "none.onnx")
     assert "reinstall dicetable" not in str(exc.value)
 
 
 # ----------------------------------------------------------------- zero labelled dice (defect 5)
+
 
 def test_rates_over_no_labelled_dice_are_not_applicable(tmp_path):
     root = _dataset(tmp_path / "set", [{"file": "a_1.png", "dice": []}, {"file": "a_2.png", "dice": []}])
@@ -250,6 +297,7 @@ def test_faces_with_dice_keep_their_rates_beside_faces_without(tmp_path):
 
 # ----------------------------------------------------------------- --report (defect 7)
 
+
 def test_cli_eval_report_on_a_file_is_refused_before_any_photo_is_read(tmp_path, capsys, monkeypatch):
     import vision.reader
 
@@ -259,8 +307,9 @@ def test_cli_eval_report_on_a_file_is_refused_before_any_photo_is_read(tmp_path,
     text = tmp_path / "text.jpg"
     text.write_text("a file, not a folder")
     assert main(["eval", str(root), "--report", str(text)]) == 2
-    assert _one_error_line(capsys, "eval").endswith(f"--report {str(text)!r} is a file; give a folder "
-                                                   "(it is created when missing)")
+    assert _one_error_line(capsys, "eval").endswith(
+        f"--report {str(text)!r} is a file; give a folder (it is created when missing)"
+    )
     assert reads == [] and text.read_text() == "a file, not a folder"
     below_a_file = text / "sub"
     assert main(["eval", str(root), "--report", str(below_a_file)]) == 2
@@ -285,6 +334,7 @@ def test_output_folder_says_why(tmp_path):
 
 # ----------------------------------------------------------------- read --annotate (defect 8)
 
+
 @pytest.fixture
 def grey_photo(tmp_path):
     return _photo(tmp_path / "photos" / "grey.png", (320, 240))
@@ -308,8 +358,10 @@ def test_cli_read_prints_the_readings_when_the_annotate_folder_cannot_be_made(gr
     assert captured.out.splitlines()[1].startswith(str(grey_photo)) and "no dice found" in captured.out
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err and "WARN" not in captured.err
-    assert lines[0].startswith(f"dicetable read: error: cannot create the --annotate folder {str(target)!r}: "
-                               "not a directory; give a folder you can write to")
+    assert lines[0].startswith(
+        f"dicetable read: error: cannot create the --annotate folder {str(target)!r}: "
+        "not a directory; give a folder you can write to"
+    )
     assert "the annotated photos were not written (the readings are complete)" in lines[0]
 
 
@@ -323,12 +375,16 @@ def test_cli_read_prints_the_readings_when_an_annotated_photo_cannot_be_written(
     assert (out_dir / "other.png").is_file()  # the photo that could be drawn was
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err and "WARN" not in captured.err
-    assert lines[0].startswith(f"dicetable read: error: annotated photo not written: cannot write "
-                               f"{str(out_dir / 'grey.png')!r}: is a directory")
+    assert lines[0].startswith(
+        f"dicetable read: error: annotated photo not written: cannot write "
+        f"{str(out_dir / 'grey.png')!r}: is a directory"
+    )
 
 
-@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
-                    reason="root writes into read-only folders; run as another user to check permission denied")
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0,
+    reason="root writes into read-only folders; run as another user to check permission denied",
+)
 def test_cli_read_unwritable_annotate_folder_says_permission_denied(grey_photo, tmp_path, capfd):
     locked = tmp_path / "locked"
     locked.mkdir()

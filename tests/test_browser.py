@@ -28,20 +28,26 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
 from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
 from table.demo.served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
 from table.inputs import ButtonPanel, load_pin_map  # noqa: E402
-from table.strategy.builtin_player import choose_box, choose_holds  # noqa: E402
 from table.rules import find_ruleset, score_options, winners  # noqa: E402
+from table.strategy.builtin_player import choose_box, choose_holds  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SIZES = {"small": (800, 480), "large": (1920, 1080)}
 
 
@@ -61,15 +67,22 @@ class Rig:
         def make(source):
             read, see = make_live_reader("truth", source, profile.geometry)
             return make_watcher(profile, read), see
-        self.app = TableApp(tmp / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]),
-                            autostart=autostart, tray=self.tray, pin="4321").start()
+
+        self.app = TableApp(
+            tmp / "games.sqlite3",
+            setup=Setup("yacht", "forced", ["Ann", "Bo"]),
+            autostart=autostart,
+            tray=self.tray,
+            pin="4321",
+        ).start()
         self.server = DisplayServer(self.app, port=0).start()
         self.camera = CameraLoop(self.app, lambda: self.tray, make, speed=0).start()
         self.pins = MockFactory()
         self.clock = [1000.0]
         self.pin_map = load_pin_map()
-        self.panel = ButtonPanel(self.pin_map, on_command=self._command, pin_factory=self.pins,
-                                 clock=lambda: self.clock[0])
+        self.panel = ButtonPanel(
+            self.pin_map, on_command=self._command, pin_factory=self.pins, clock=lambda: self.clock[0]
+        )
         self.app.subscribe(lambda seq, snap: self.panel.set_holds((snap.get("game") or {}).get("holds") or ()))
         self.futures = []
 
@@ -138,11 +151,16 @@ OVERFLOW_JS = """() => {
     if (!e.offsetParent && getComputedStyle(e).position !== 'fixed') continue;
     const r = e.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
-    if (r.right > W + 1 || r.bottom > H + 1 || r.left < -1 || r.top < -1) bad.push(e.className + ' ' + e.tagName + ' ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+    if (r.right > W + 1 || r.bottom > H + 1 || r.left < -1 || r.top < -1) {
+      bad.push(e.className + ' ' + e.tagName + ' ' + JSON.stringify([r.left, r.top, r.right, r.bottom]));
+    }
   }
-  for (const e of document.querySelectorAll('.options, .left, .right, .screen, .players, .setup-grid, .end-body, .field')) {
+  const boxes = '.options, .left, .right, .screen, .players, .setup-grid, .end-body, .field';
+  for (const e of document.querySelectorAll(boxes)) {
     if (!e.offsetParent) continue;
-    if (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2) bad.push('clipped ' + e.className + ' ' + e.scrollHeight + '>' + e.clientHeight);
+    if (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2) {
+      bad.push('clipped ' + e.className + ' ' + e.scrollHeight + '>' + e.clientHeight);
+    }
   }
   return bad;
 }"""
@@ -161,8 +179,10 @@ def page_dice(page):
 
 def page_options(page):
     return page.eval_on_selector_all(
-        "#options .opt", "els => els.map(e => [e.dataset.box, Number(e.querySelector('.pts').firstChild.textContent),"
-        " e.classList.contains('best'), e.classList.contains('selected')])")
+        "#options .opt",
+        "els => els.map(e => [e.dataset.box, Number(e.querySelector('.pts').firstChild.textContent),"
+        " e.classList.contains('best'), e.classList.contains('selected')])",
+    )
 
 
 def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
@@ -189,9 +209,13 @@ def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
             for roll in range(1, 4):
                 before = rig.app.verdicts
                 rig.press("roll")
-                wait_for(lambda: rig.app.verdicts > before and rig.app.state.turn.roll == roll,
-                         what=lambda: f"roll {roll} (app: {rig.app.message!r}, {rig.app.warnings}, "
-                                             f"{rig.app.camera_status}, verdicts {rig.app.verdicts} from {before})")
+                wait_for(
+                    lambda: rig.app.verdicts > before and rig.app.state.turn.roll == roll,
+                    what=lambda: (
+                        f"roll {roll} (app: {rig.app.message!r}, {rig.app.warnings}, "
+                        f"{rig.app.camera_status}, verdicts {rig.app.verdicts} from {before})"
+                    ),
+                )
                 settle_pages(pages, rig.app)
                 st = rig.app.state
                 dice = st.turn.dice
@@ -216,7 +240,9 @@ def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
                 assert rig.app.state.turn.holds == tuple(holds)
                 assert [rig.pins.pin(rig.pin_map.leds[i]).state for i in range(5)] == list(holds)
                 settle_pages(pages, rig.app)
-                held = pages["small"].eval_on_selector_all("#dice .die", "els => els.map(e => e.classList.contains('held'))")
+                held = pages["small"].eval_on_selector_all(
+                    "#dice .die", "els => els.map(e => e.classList.contains('held'))"
+                )
                 assert held == list(holds)
                 if turn_no == 1:
                     shoot(pages, "04-game-held")
@@ -268,9 +294,11 @@ def test_browser_whole_yacht_game_with_buttons(browser, tmp_path, capsys):
         lat = rig.app.latencies_ms
         assert len(lat) >= turn_no
         with capsys.disabled():
-            print(f"\n[browser] {turn_no} turns; settled roll -> page drawn: median {statistics.median(lat):.1f} ms, "
-                  f"95th pct {sorted(lat)[int(0.95 * (len(lat) - 1))]:.1f} ms over {len(lat)} rolls; "
-                  f"backend RSS during the game max {max(rss):.0f} MB; screenshots in {artifacts()}")
+            print(
+                f"\n[browser] {turn_no} turns; settled roll -> page drawn: median {statistics.median(lat):.1f} ms, "
+                f"95th pct {sorted(lat)[int(0.95 * (len(lat) - 1))]:.1f} ms over {len(lat)} rolls; "
+                f"backend RSS during the game max {max(rss):.0f} MB; screenshots in {artifacts()}"
+            )
     finally:
         rig.close()
 
@@ -304,16 +332,25 @@ def test_browser_eight_players_yahtzee_fit_both_sizes(browser, tmp_path):
         app.close()
 
 
-@pytest.mark.parametrize("rules, seats", [
-    ("yacht", ["HAL:optimal", "Eve:easy"]),
-    ("yahtzee", [f"Player number {k} long:{('easy', 'medium', 'optimal')[k % 3]}" for k in range(1, 9)]),
-])
+@pytest.mark.parametrize(
+    "rules, seats",
+    [
+        ("yacht", ["HAL:optimal", "Eve:easy"]),
+        ("yahtzee", [f"Player number {k} long:{('easy', 'medium', 'optimal')[k % 3]}" for k in range(1, 9)]),
+    ],
+)
 def test_browser_end_screen_shows_the_analysis(browser, tmp_path, rules, seats):
     """Bots play a whole game on screen; the end screen shows each player's loss and the costliest decisions."""
     from table.inputs import Command
 
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup(rules, "forced", seats), autostart=True,
-                   bot_dice="virtual", bot_delay_s=0, bot_seed=3).start()
+    app = TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup(rules, "forced", seats),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=0,
+        bot_seed=3,
+    ).start()
     server = DisplayServer(app, port=0).start()
     try:
         assert app.finished.wait(120)
@@ -395,8 +432,9 @@ def test_browser_page_of_another_site_cannot_open_the_websocket(browser, tmp_pat
 
 def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
     """A phone's page says when wrong PINs lock its address out, and the right PIN waits too."""
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
+    app = TableApp(
+        tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True, pin="4321"
+    ).start()
     server = DisplayServer(app, port=0, local_hosts=frozenset()).start()  # this browser is a phone
     try:
         page = browser.new_page(viewport={"width": 800, "height": 480})
@@ -404,13 +442,17 @@ def test_browser_phone_pin_lock_out_is_said(browser, tmp_path):
         for k, words in enumerate(["Wrong PIN."] * 4 + ["Too many wrong PINs; try again in 30 s."]):
             page.fill("#pinbox input", f"{k:04d}")
             page.click("#pinbox button")
-            page.wait_for_function("w => document.getElementById('message').textContent === w", arg=words,
-                                   timeout=10000)
+            page.wait_for_function(
+                "w => document.getElementById('message').textContent === w", arg=words, timeout=10000
+            )
         page.evaluate("() => document.getElementById('message').textContent = ''")
         page.fill("#pinbox input", "4321")  # the right PIN, too soon
         page.click("#pinbox button")
-        page.wait_for_function("() => /^Too many wrong PINs; try again in \\d+ s[.]$/"
-                               ".test(document.getElementById('message').textContent)", timeout=10000)
+        page.wait_for_function(
+            "() => /^Too many wrong PINs; try again in \\d+ s[.]$/"
+            ".test(document.getElementById('message').textContent)",
+            timeout=10000,
+        )
         assert page.evaluate("document.body.classList.contains('readonly')") and not app.menu_open
     finally:
         server.close()
@@ -440,8 +482,9 @@ def test_regression_phone_page_drops_a_stale_pin_after_the_table_restarts(browse
         app.close()
         app = TableApp(db, setup=setup, autostart=True, pin="8765").start()  # restarted: a new PIN
         server = DisplayServer(app, port=port, local_hosts=frozenset()).start()
-        page.wait_for_function("() => /PIN has changed/.test(document.getElementById('message').textContent)",
-                               timeout=15000)
+        page.wait_for_function(
+            "() => /PIN has changed/.test(document.getElementById('message').textContent)", timeout=15000
+        )
         assert page.evaluate("document.body.classList.contains('readonly')")
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         for _ in range(6):  # M opens the menu: pressed with no PIN, it is refused as read-only, not a wrong PIN
@@ -485,8 +528,9 @@ def yacht_page(browser, tmp_path, lag: Lag | None = None):
     With `lag`, the page's WebSocket goes through it. Yields ``(app, page)``; closes the page, the server and
     the app.
     """
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
+    app = TableApp(
+        tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True, pin="4321"
+    ).start()
     server = DisplayServer(app, port=0).start()
     page = browser.new_page(viewport={"width": 800, "height": 480}, has_touch=True)
     if lag is not None:
@@ -588,15 +632,16 @@ def phone_in_control(browser, tmp_path, guard):
     Yields ``(app, page, reconnect)``: ``reconnect(guard)`` restarts the server on the same port with
     `guard`, so that the phone's connection drops and comes back (as over Wi-Fi).
     """
-    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                   pin="4321").start()
+    app = TableApp(
+        tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True, pin="4321"
+    ).start()
     servers = [DisplayServer(app, port=0, local_hosts=frozenset(), pin_guard=guard).start()]
     page = browser.new_page(viewport={"width": 800, "height": 480})
 
     def reconnect(new_guard):
         servers[-1].close()
-        servers.append(DisplayServer(app, port=servers[0].port, local_hosts=frozenset(),
-                                     pin_guard=new_guard).start())
+        servers.append(DisplayServer(app, port=servers[0].port, local_hosts=frozenset(), pin_guard=new_guard).start())
+
     try:
         page.goto(servers[0].url)
         take_control(page, "4321")
@@ -723,8 +768,9 @@ def test_regression_phone_keeps_its_pin_through_a_lock_out_it_did_not_cause(brow
         guard = PinGuard(lockout_s=2.0)  # the table's server restarts (same PIN): it has forgotten the phone
         lock_every_address(guard)  # every address is locked out for 2 s
         reconnect(guard)
-        page.wait_for_function("() => /several devices/.test(document.getElementById('message').textContent)",
-                               timeout=15000)
+        page.wait_for_function(
+            "() => /several devices/.test(document.getElementById('message').textContent)", timeout=15000
+        )
         assert page.evaluate("document.body.classList.contains('readonly')")
         page.wait_for_function("() => !document.body.classList.contains('readonly')", timeout=15000)
 
@@ -750,8 +796,9 @@ def test_regression_strangers_wrong_pins_do_not_take_control_from_a_phone_that_r
         page.keyboard.press("m")
         wait_for(lambda: not app.menu_open, what="the phone's MENU taken after a reload")
         reconnect(PinGuard())  # the table restarts: its tokens are gone, and the reloaded page has no PIN
-        page.wait_for_function("() => /table restarted: enter the PIN/.test("
-                               "document.getElementById('message').textContent)", timeout=15000)
+        page.wait_for_function(
+            "() => /table restarted: enter the PIN/.test(document.getElementById('message').textContent)", timeout=15000
+        )
         assert page.evaluate("document.body.classList.contains('readonly')")
 
 

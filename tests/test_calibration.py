@@ -36,24 +36,35 @@ from vision.tray import MarkerLayout, detect_markers
 from vision.watch import EventKind
 
 # -- TOML writer ----------------------------------------------------------------------------
-scalars = st.one_of(st.booleans(), st.integers(-2**40, 2**40), st.floats(allow_nan=False, allow_infinity=False),
-                    st.text(max_size=20))
-values = st.one_of(scalars, st.lists(st.floats(-1e6, 1e6), max_size=4),
-                   st.lists(st.lists(st.integers(-9, 9), min_size=2, max_size=2), max_size=4))
+scalars = st.one_of(
+    st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20)
+)
+values = st.one_of(
+    scalars,
+    st.lists(st.floats(-1e6, 1e6), max_size=4),
+    st.lists(st.lists(st.integers(-9, 9), min_size=2, max_size=2), max_size=4),
+)
 keys = st.text(st.characters(codec="utf-8", categories=("L", "N")), min_size=1, max_size=8)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.dictionaries(keys, values, max_size=5), st.dictionaries(keys, st.dictionaries(keys, values, max_size=4),
-                                                                   max_size=3))
+@given(
+    st.dictionaries(keys, values, max_size=5),
+    st.dictionaries(keys, st.dictionaries(keys, values, max_size=4), max_size=3),
+)
 def test_toml_writer_round_trips(top, tables):
     data = {**top, **{k: v for k, v in tables.items() if k not in top}}
     assert tomllib.loads(dumps(data)) == data
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"a": None}, "NoneType"), ({"a": float("nan")}, "finite numbers"), ({"t": {"n": {"x": 1}}}, "nested table"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"a": None}, "NoneType"),
+        ({"a": float("nan")}, "finite numbers"),
+        ({"t": {"n": {"x": 1}}}, "nested table"),
+    ],
+)
 def test_toml_writer_refuses(data, words):
     with pytest.raises(ValueError, match=words):
         dumps(data)
@@ -70,8 +81,11 @@ def test_default_profile_matches_the_synthetic_camera():
 def test_profile_round_trip_with_reference(tmp_path):
     p = load_profile("default")
     ref = np.random.default_rng(0).integers(0, 255, (480, 640, 3), dtype=np.uint8)
-    save_profile(p.__class__(**{**{f: getattr(p, f) for f in p.__slots__ if f != "folder"}, "name": "mine"}),
-                 tmp_path, reference=ref)
+    save_profile(
+        p.__class__(**{**{f: getattr(p, f) for f in p.__slots__ if f != "folder"}, "name": "mine"}),
+        tmp_path,
+        reference=ref,
+    )
     q = load_profile("mine", tmp_path)
     assert q.reference == "mine.empty.png"
     assert np.array_equal(q.load_reference(), ref)
@@ -87,21 +101,26 @@ def _write(tmp_path, text, name="broken"):
 GOOD = (load_profile("default").folder / "default.toml").read_text()
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda t: t.replace('corners_from = "markers"', "corners_from = ["), "not valid TOML"),
-    (lambda t: t.replace("version = 1", "version = 99"), "newer than this dicetable reads"),
-    (lambda t: t.replace("version = 1", ""), "version is missing"),
-    (lambda t: t.replace("[tray]", "[trays]"), r"the \[tray\] table is missing"),
-    (lambda t: re.sub(r"corners_px = .*", "corners_px = [[1, 2], [3, 4]]", t), r"\[tray\] corners_px must be 4"),
-    (lambda t: re.sub(r"corners_px = .*", "corners_px = [[0, 0], [0, 300], [400, 300], [400, 0]]", t),
-     "do not make a tray"),
-    (lambda t: t.replace("px_per_mm = 2.8", "px_per_mm = 0"), r"\[tray\] px_per_mm must be a number from 0.25"),
-    (lambda t: t.replace("count = 5", "count = 2.5"), r"\[dice\] count must be a whole number"),
-    (lambda t: t.replace("[watch]", "[watch]\nspeed = 3"), r"\[watch\] has unknown keys speed"),
-    (lambda t: t.replace("[watch]", "[watch]\nvote_frames = 1"), "vote_frames must be at least 3"),
-    (lambda t: t.replace("x_mm = 160.0", "x_mm = 190.0"), "hold area"),
-    (lambda t: t.replace("[reader]", '[reference]\nempty_tray = "gone.png"\n\n[reader]'), None),
-])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda t: t.replace('corners_from = "markers"', "corners_from = ["), "not valid TOML"),
+        (lambda t: t.replace("version = 1", "version = 99"), "newer than this dicetable reads"),
+        (lambda t: t.replace("version = 1", ""), "version is missing"),
+        (lambda t: t.replace("[tray]", "[trays]"), r"the \[tray\] table is missing"),
+        (lambda t: re.sub(r"corners_px = .*", "corners_px = [[1, 2], [3, 4]]", t), r"\[tray\] corners_px must be 4"),
+        (
+            lambda t: re.sub(r"corners_px = .*", "corners_px = [[0, 0], [0, 300], [400, 300], [400, 0]]", t),
+            "do not make a tray",
+        ),
+        (lambda t: t.replace("px_per_mm = 2.8", "px_per_mm = 0"), r"\[tray\] px_per_mm must be a number from 0.25"),
+        (lambda t: t.replace("count = 5", "count = 2.5"), r"\[dice\] count must be a whole number"),
+        (lambda t: t.replace("[watch]", "[watch]\nspeed = 3"), r"\[watch\] has unknown keys speed"),
+        (lambda t: t.replace("[watch]", "[watch]\nvote_frames = 1"), "vote_frames must be at least 3"),
+        (lambda t: t.replace("x_mm = 160.0", "x_mm = 190.0"), "hold area"),
+        (lambda t: t.replace("[reader]", '[reference]\nempty_tray = "gone.png"\n\n[reader]'), None),
+    ],
+)
 def test_broken_profiles_say_how_to_recalibrate(tmp_path, edit, words):
     name = _write(tmp_path, edit(GOOD))
     if words is None:  # a missing reference image fails when it is loaded
@@ -131,8 +150,7 @@ def test_bad_profile_name():
 def test_save_profile_refuses_a_name_that_is_not_plain(tmp_path, name):
     p = load_profile("default", PACKAGED_PROFILES_DIR)
     with pytest.raises(ProfileError, match="is not allowed"):
-        save_profile(dataclasses.replace(p, name=name), tmp_path / "profiles",
-                     reference=np.zeros((4, 4, 3), np.uint8))
+        save_profile(dataclasses.replace(p, name=name), tmp_path / "profiles", reference=np.zeros((4, 4, 3), np.uint8))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -176,9 +194,9 @@ def test_marker_sheet_png_records_its_dpi(tmp_path):
     path = write_marker_sheet(tmp_path / "m.png", LAYOUT, dpi=200)
     data = path.read_bytes()
     i = data.index(b"pHYs")
-    ppm_x, ppm_y, unit = struct.unpack(">IIB", data[i + 4:i + 13])
+    ppm_x, ppm_y, unit = struct.unpack(">IIB", data[i + 4 : i + 13])
     assert unit == 1 and ppm_x == ppm_y == round(200 / 0.0254)
-    assert zlib.crc32(data[i:i + 13]) & 0xFFFFFFFF == struct.unpack(">I", data[i + 13:i + 17])[0]
+    assert zlib.crc32(data[i : i + 13]) & 0xFFFFFFFF == struct.unpack(">I", data[i + 13 : i + 17])[0]
     assert cv2.imread(str(path), cv2.IMREAD_GRAYSCALE).shape == marker_sheet(LAYOUT, dpi=200).shape
 
 
@@ -187,14 +205,14 @@ def test_pdf_is_well_formed_and_holds_the_page():
     pdf = image_pdf(img, (210.0, 297.0))
     assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
     xref = int(pdf.rsplit(b"startxref", 1)[1].split()[0])
-    assert pdf[xref:xref + 4] == b"xref"
+    assert pdf[xref : xref + 4] == b"xref"
     offsets = [int(line[:10]) for line in pdf[xref:].split(b"\n")[3:8]]
     for k, off in enumerate(offsets, start=1):
         assert pdf[off:].startswith(f"{k} 0 obj".encode())
     assert b"/MediaBox [0 0 595.276 841.890]" in pdf
     start = pdf.index(b"stream\n", pdf.index(b"/Subtype /Image")) + 7
-    length = int(re.search(rb"/Length (\d+) >>\nstream", pdf[pdf.index(b"/Subtype /Image"):]).group(1))
-    assert zlib.decompress(pdf[start:start + length]) == img.tobytes()
+    length = int(re.search(rb"/Length (\d+) >>\nstream", pdf[pdf.index(b"/Subtype /Image") :]).group(1))
+    assert zlib.decompress(pdf[start : start + length]) == img.tobytes()
 
 
 def test_marker_sheet_errors(tmp_path):
@@ -206,15 +224,24 @@ def test_marker_sheet_errors(tmp_path):
 
 # -- the procedure --------------------------------------------------------------------------
 def _source(pose=CameraPose(), **kw):
-    script = [ScriptedRoll(values=(1, 2, 3, 4, 5), tumble_frames=12, rest_frames=14),
-              ScriptedRoll(values=(6, 6, 5, 2, 1), camera=kw.pop("bump", None), tumble_frames=12, rest_frames=14)]
+    script = [
+        ScriptedRoll(values=(1, 2, 3, 4, 5), tumble_frames=12, rest_frames=14),
+        ScriptedRoll(values=(6, 6, 5, 2, 1), camera=kw.pop("bump", None), tumble_frames=12, rest_frames=14),
+    ]
     return SyntheticSource(seed=kw.pop("seed", 3), script=script, idle_frames=12, camera=pose, **kw)
 
 
 def test_calibrate_from_markers(tmp_path):
     src = _source(CameraPose(6, -4, 1.0))
-    profile, ref = calibrate(src, name="t", source_spec="synthetic:3", width_mm=200, height_mm=150,
-                             hold_area_mm=world.HOLD_AREA_MM, folder=tmp_path)
+    profile, ref = calibrate(
+        src,
+        name="t",
+        source_spec="synthetic:3",
+        width_mm=200,
+        height_mm=150,
+        hold_area_mm=world.HOLD_AREA_MM,
+        folder=tmp_path,
+    )
     truth = src.geometry(CameraPose(6, -4, 1.0))
     assert np.abs(profile.geometry.corners_px - truth.corners_px).max() < 1.5
     assert profile.corners_from == "markers" and profile.markers == world.MARKERS
@@ -226,8 +253,9 @@ def test_calibrate_from_markers(tmp_path):
 def test_calibrate_by_hand(tmp_path):
     src = _source()
     corners = src.geometry().corners_px + 0.4
-    profile, _ = calibrate(src, name="hand", source_spec="synthetic:3", width_mm=200, height_mm=150,
-                           corners_px=corners, folder=tmp_path)
+    profile, _ = calibrate(
+        src, name="hand", source_spec="synthetic:3", width_mm=200, height_mm=150, corners_px=corners, folder=tmp_path
+    )
     assert profile.corners_from == "manual"
     np.testing.assert_allclose(profile.geometry.corners_px, corners, atol=0.01)
 
@@ -252,8 +280,7 @@ class Covered:
 
 def test_calibrate_with_a_covered_marker_says_which(tmp_path):
     with pytest.raises(CalibrationError, match=r"found 3 of 4 tray markers; missing bottom-right \(id 2\)"):
-        calibrate(Covered(_source()), name="x", source_spec="synthetic:3", width_mm=200, height_mm=150,
-                  folder=tmp_path)
+        calibrate(Covered(_source()), name="x", source_spec="synthetic:3", width_mm=200, height_mm=150, folder=tmp_path)
     assert not (tmp_path / "x.toml").exists()
 
 
@@ -267,9 +294,12 @@ def test_regression_calibrate_from_too_few_frames_says_how_many_it_got_and_needs
     for i in range(files):
         cv2.imwrite(str(frames / f"{i}.png"), np.zeros((48, 64, 3), np.uint8))
     gave = f"gave {files} frame{'' if files == 1 else 's'}"
-    with pytest.raises(CalibrationError, match=rf"{gave}, but calibrating needs at least 4: the first 3 are skipped "
-                                               r"while the camera settles, then up to 9 of the empty tray are "
-                                               r"combined; give at least 4 frames \(12 is best\)"):
+    with pytest.raises(
+        CalibrationError,
+        match=rf"{gave}, but calibrating needs at least 4: the first 3 are skipped "
+        r"while the camera settles, then up to 9 of the empty tray are "
+        r"combined; give at least 4 frames \(12 is best\)",
+    ):
         with open_source(f"images:{frames}") as src:
             calibrate(src, name="few", source_spec="images", width_mm=200, height_mm=150, folder=tmp_path)
     assert not (tmp_path / "few.toml").exists()
@@ -288,8 +318,15 @@ def test_check_step_reads_a_roll(tmp_path):
 @pytest.mark.parametrize("bump", [CameraPose(15, 0, 0), CameraPose(0, 0, 2.0)])
 def test_bumped_camera_is_refitted_from_the_markers(tmp_path, bump):
     src = _source(bump=bump, seed=5)
-    profile, _ = calibrate(src, name="b", source_spec="synthetic:5", width_mm=200, height_mm=150,
-                           hold_area_mm=world.HOLD_AREA_MM, folder=tmp_path)
+    profile, _ = calibrate(
+        src,
+        name="b",
+        source_spec="synthetic:5",
+        width_mm=200,
+        height_mm=150,
+        hold_area_mm=world.HOLD_AREA_MM,
+        folder=tmp_path,
+    )
     play = _source(bump=bump, seed=5)
     reader = TruthReader(profile.geometry)
     watcher = make_watcher(profile, reader)

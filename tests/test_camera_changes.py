@@ -21,7 +21,7 @@ SQUARES = [(60, 50, 40, 40), (200, 120, 30, 30), (330, 60, 50, 50), (120, 190, 3
 def _photo() -> np.ndarray:
     img = np.full((280, 440, 3), 150, np.uint8)
     for x, y, w, h in SQUARES:
-        img[y:y + h, x:x + w] = (30, 30, 220)
+        img[y : y + h, x : x + w] = (30, 30, 220)
     return img
 
 
@@ -153,8 +153,9 @@ def test_benchmark_reads_the_changed_dev_photos(tmp_path, capsys):
         pytest.skip(f"dev photos not found at {DEV} (../shared/dice-images/dev beside the repo)")
     assert _benchmark().main(["--source", "jim_", "--changes", "none,turn,jpeg", "--save", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["none"], ["turn"],
-                                                                                                ["jpeg"])}
+    rows = {
+        line.split()[0]: line.split() for line in out.splitlines() if line.split()[:1] in (["none"], ["turn"], ["jpeg"])
+    }
     assert set(rows) == {"none", "turn", "jpeg"}
     assert rows["none"][1:7] == ["11", "11", "0", "0", "0", "0"]  # dice, right, wrong, unknown, missed, extraV
     assert rows["turn"][1] == "11" and rows["turn"][5] == "0", "a turned die's moved box must still pair with it"

@@ -25,8 +25,19 @@ def test_regression_closed_stdout_pipe_ends_quietly():
     import subprocess
     import sys
 
-    argv = [sys.executable, "-m", "table", "advise", "--rules", "yahtzee", "--dice", "12345",
-            "--card", '{"yahtzee":50}', "--all"]
+    argv = [
+        sys.executable,
+        "-m",
+        "table",
+        "advise",
+        "--rules",
+        "yahtzee",
+        "--dice",
+        "12345",
+        "--card",
+        '{"yahtzee":50}',
+        "--all",
+    ]
     for _ in range(2):
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         proc.stdout.close()  # the reader goes before the command has printed a byte: every write fails

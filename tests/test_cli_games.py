@@ -9,10 +9,10 @@ import random
 
 import pytest
 
+from table.app.session import GameSession
 from table.cli import main
 from table.game import GameMode, ReadDice, StartGame
 from table.game.autoplay import random_command
-from table.app.session import GameSession
 from table.store import SQLITE_HEADER, open_store
 
 
@@ -31,14 +31,13 @@ def db(tmp_path_factory):
     """A store with a finished Yahtzee game (Bo starts), an unfinished Yatzy game, a free roll."""
     path = tmp_path_factory.mktemp("cli") / "games.sqlite3"
     with open_store(path) as store:
-        done = GameSession.start(store, StartGame(at=1.0, ruleset="yahtzee", players=(
-            "Ann", "Bo", "Cy"), first_player=1, timer_s=30))
+        done = GameSession.start(
+            store, StartGame(at=1.0, ruleset="yahtzee", players=("Ann", "Bo", "Cy"), first_player=1, timer_s=30)
+        )
         play(done, seed=3)
-        running = GameSession.start(store, StartGame(at=2.0, ruleset="yatzy",
-                                                     players=("Di", "Ed"), first_player=1))
+        running = GameSession.start(store, StartGame(at=2.0, ruleset="yatzy", players=("Di", "Ed"), first_player=1))
         play(running, n=40, seed=4)
-        free = GameSession.start(store, StartGame(at=3.0, ruleset="", players=(),
-                                                  mode=GameMode.FREE_ROLL))
+        free = GameSession.start(store, StartGame(at=3.0, ruleset="", players=(), mode=GameMode.FREE_ROLL))
         free.handle(ReadDice(4.0, (6, 6, 1)))
     return path
 
@@ -86,19 +85,19 @@ def test_export_json_replays_to_the_same_totals(db, tmp_path, capsys, game_id):
         state = store.load(game_id)
     # Players in play order: the starting player (index 1) first.
     assert [p["name"] for p in exported["players"]] == [
-        state.players[(state.first_player + k) % len(state.players)]
-        for k in range(len(state.players))]
+        state.players[(state.first_player + k) % len(state.players)] for k in range(len(state.players))
+    ]
     status, out, err = run_cli(capsys, "replay", str(out_file), "--json")
     assert status == 0, err
     replayed = json.loads(out)
     by_name = {p["name"]: p["total"] for p in replayed["players"]}
     assert by_name == {n: t for n, t in zip(state.players, state.totals())}
-    assert [p["expected_final_total"] for p in exported["players"]] == [
-        by_name[p["name"]] for p in exported["players"]]
+    assert [p["expected_final_total"] for p in exported["players"]] == [by_name[p["name"]] for p in exported["players"]]
     if state.finished:
         assert replayed["winners"] == exported["expected_winners"]
-        assert sorted(exported["players"][i]["name"] for i in exported["expected_winners"]) \
-            == sorted(state.players[i] for i in state.winners())
+        assert sorted(exported["players"][i]["name"] for i in exported["expected_winners"]) == sorted(
+            state.players[i] for i in state.winners()
+        )
 
 
 def test_export_csv_has_a_row_per_box_a_column_per_player_and_totals(db, capsys):
@@ -124,20 +123,22 @@ def test_export_csv_has_a_row_per_box_a_column_per_player_and_totals(db, capsys)
 def test_export_free_roll(db, capsys):
     status, out, _ = run_cli(capsys, "export", "3", "--db", str(db))
     data = json.loads(out)
-    assert status == 0 and data["rolls"][0] == {"values": [6, 6, 1], "sum": 13,
-                                                "counts": [1, 0, 0, 0, 0, 2], "at": 4.0}
+    assert status == 0 and data["rolls"][0] == {"values": [6, 6, 1], "sum": 13, "counts": [1, 0, 0, 0, 0, 2], "at": 4.0}
     status, out, _ = run_cli(capsys, "export", "3", "--db", str(db), "--format", "csv")
     assert out.splitlines()[1] == "1,6 6 1,13,1,0,0,0,0,2"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["export", "9"], "no game with id 9"),
-    (["export", "one"], "is not a game number"),
-    (["export", "game-0"], "e.g. 3 or game-3"),
-    (["export", "game-x"], "is not a game number"),
-    (["export", "game-1.json"], "is not a game number"),
-    (["export", "1", "--format", "xml"], "unknown format 'xml'; choose json or csv"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["export", "9"], "no game with id 9"),
+        (["export", "one"], "is not a game number"),
+        (["export", "game-0"], "e.g. 3 or game-3"),
+        (["export", "game-x"], "is not a game number"),
+        (["export", "game-1.json"], "is not a game number"),
+        (["export", "1", "--format", "xml"], "unknown format 'xml'; choose json or csv"),
+    ],
+)
 def test_export_bad_input_is_one_line_exit_2(db, capsys, argv, message):
     status, out, err = run_cli(capsys, *argv, "--db", str(db))
     assert status == 2 and out == ""
@@ -145,10 +146,13 @@ def test_export_bad_input_is_one_line_exit_2(db, capsys, argv, message):
 
 
 @pytest.mark.parametrize("command", [["games"], ["export", "1"]])
-@pytest.mark.parametrize("data, words", [
-    (b"\x00garbage" * 500, "is not a dicetable game store (not an SQLite database)"),
-    (SQLITE_HEADER + b"\x00garbage" * 500, "damaged or not a database"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"\x00garbage" * 500, "is not a dicetable game store (not an SQLite database)"),
+        (SQLITE_HEADER + b"\x00garbage" * 500, "damaged or not a database"),
+    ],
+)
 def test_corrupt_store_is_one_line_exit_2_and_left_alone(tmp_path, capsys, command, data, words):
     bad = tmp_path / "games.sqlite3"
     bad.write_bytes(data)
@@ -185,8 +189,9 @@ def test_regression_export_to_a_folder_says_give_a_file_path(db, tmp_path, capsy
     assert status == 2 and out == "" and err.count("\n") == 1 and "Errno" not in err
     assert f"--output {str(folder)!r} is a folder; give a file path" in err and "game-1.json" in err
     assert list(folder.iterdir()) == []
-    status, out, err = run_cli(capsys, "export", "1", "--db", str(db), "-o", str(tmp_path / "nothere" / "g.csv"),
-                               "--format", "csv")
+    status, out, err = run_cli(
+        capsys, "export", "1", "--db", str(db), "-o", str(tmp_path / "nothere" / "g.csv"), "--format", "csv"
+    )
     assert status == 2 and "the folder" in err and "does not exist" in err and "Errno" not in err
 
 

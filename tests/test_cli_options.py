@@ -23,9 +23,20 @@ def test_json_empty_card_lists_every_box(capsys):
     data = run_json(capsys, "--rules", "yacht", "--dice", "4,4,4,4,4")
     assert set(data) == {"options", "yahtzee_bonus"}
     assert data["yahtzee_bonus"] == 0
-    assert list(data["options"]) == ["aces", "twos", "threes", "fours", "fives", "sixes", "choice",
-                                      "four_of_a_kind", "full_house", "small_straight",
-                                      "large_straight", "yacht"]
+    assert list(data["options"]) == [
+        "aces",
+        "twos",
+        "threes",
+        "fours",
+        "fives",
+        "sixes",
+        "choice",
+        "four_of_a_kind",
+        "full_house",
+        "small_straight",
+        "large_straight",
+        "yacht",
+    ]
     assert data["options"]["full_house"] == 20 and data["options"]["yacht"] == 50
 
 
@@ -37,14 +48,20 @@ def test_json_forced_joker_lists_only_legal_boxes(capsys):
 def test_json_joker_variants(capsys):
     card = '{"yahtzee": 50, "threes": 9}'
     forced = run_json(capsys, "--rules", "yahtzee", "--dice", "3 3 3 3 3", "--card", card)
-    assert set(forced["options"]) == {"three_of_a_kind", "four_of_a_kind", "full_house",
-                                      "small_straight", "large_straight", "chance"}
+    assert set(forced["options"]) == {
+        "three_of_a_kind",
+        "four_of_a_kind",
+        "full_house",
+        "small_straight",
+        "large_straight",
+        "chance",
+    }
     assert forced["options"]["full_house"] == 25
-    free = run_json(capsys, "--rules", "yahtzee", "--dice", "1,1,1,1,1", "--card", '{"yahtzee": 50}',
-                    "--joker", "free")
+    free = run_json(capsys, "--rules", "yahtzee", "--dice", "1,1,1,1,1", "--card", '{"yahtzee": 50}', "--joker", "free")
     assert free["options"]["sixes"] == 30 and "chance" not in free["options"]
-    choice = run_json(capsys, "--rules", "yahtzee", "--dice", "33333", "--card", '{"yahtzee": 50}',
-                      "--joker", "free_choice")
+    choice = run_json(
+        capsys, "--rules", "yahtzee", "--dice", "33333", "--card", '{"yahtzee": 50}', "--joker", "free_choice"
+    )
     assert choice["options"]["full_house"] == 0 and len(choice["options"]) == 12
 
 
@@ -83,18 +100,45 @@ def test_human_table_shows_yahtzee_bonus_and_closed_boxes(capsys):
 
 @pytest.mark.parametrize(
     ("args", "words"),
-    [(["--rules", "poker", "--dice", "12345"], "unknown ruleset 'poker'"),
-     (["--rules", "yahtzee", "--dice", "0,1,2,3,4"], "face 0"),
-     (["--rules", "yahtzee", "--dice", "1,2,3,4,5,6,6"], "seven dice"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", '{"escalera": 20}'], "'escalera' is not a yahtzee box"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", "{yahtzee: 50}"], "not valid JSON"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", "[50]"], "JSON object"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", '{"aces": -1}'], "negative"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", '{"aces": 2.5}'], "whole number"),
-     (["--rules", "yahtzee", "--dice", "12345", "--card", '{"full_house": 20}'], "cannot hold 20"),
-     (["--rules", "generala", "--dice", "12345", "--card",
-       json.dumps({b: 0 for b in ("aces", "twos", "threes", "fours", "fives", "sixes", "escalera",
-                                  "full", "poker", "generala", "doble_generala")})], "no box is open")],
+    [
+        (["--rules", "poker", "--dice", "12345"], "unknown ruleset 'poker'"),
+        (["--rules", "yahtzee", "--dice", "0,1,2,3,4"], "face 0"),
+        (["--rules", "yahtzee", "--dice", "1,2,3,4,5,6,6"], "seven dice"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", '{"escalera": 20}'], "'escalera' is not a yahtzee box"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", "{yahtzee: 50}"], "not valid JSON"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", "[50]"], "JSON object"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", '{"aces": -1}'], "negative"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", '{"aces": 2.5}'], "whole number"),
+        (["--rules", "yahtzee", "--dice", "12345", "--card", '{"full_house": 20}'], "cannot hold 20"),
+        (
+            [
+                "--rules",
+                "generala",
+                "--dice",
+                "12345",
+                "--card",
+                json.dumps(
+                    {
+                        b: 0
+                        for b in (
+                            "aces",
+                            "twos",
+                            "threes",
+                            "fours",
+                            "fives",
+                            "sixes",
+                            "escalera",
+                            "full",
+                            "poker",
+                            "generala",
+                            "doble_generala",
+                        )
+                    }
+                ),
+            ],
+            "no box is open",
+        ),
+    ],
 )
 def test_bad_input_exits_2_with_one_line(capsys, args, words):
     assert main(["options", *args]) == 2
@@ -126,12 +170,22 @@ def test_help_explains_itself(capsys):
 
 def test_console_script_module_prints_one_line_without_traceback():
     root = Path(__file__).resolve().parents[1]
-    bad = subprocess.run([sys.executable, "-m", "table", "options", "--rules", "yahtzee", "--dice", "0,1,2,3,4"],
-                         capture_output=True, text=True, cwd=root, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "table", "options", "--rules", "yahtzee", "--dice", "0,1,2,3,4"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=60,
+    )
     assert bad.returncode == 2
     assert bad.stderr.strip().count("\n") == 0 and "face 0" in bad.stderr
     assert "Traceback" not in bad.stderr
-    good = subprocess.run([sys.executable, "-m", "table", "options", "--rules", "yahtzee", "--dice", "66666",
-                           "--json"], capture_output=True, text=True, cwd=root, timeout=60)
+    good = subprocess.run(
+        [sys.executable, "-m", "table", "options", "--rules", "yahtzee", "--dice", "66666", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=60,
+    )
     assert good.returncode == 0
     assert json.loads(good.stdout)["options"]["yahtzee"] == 50

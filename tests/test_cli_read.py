@@ -96,13 +96,18 @@ def test_annotate_keeps_photos_of_the_same_name_and_never_overwrites_a_photo(pho
     assert (photos / "a-annotated.jpg").is_file()
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda p: p / "missing.jpg", "does not exist"),
-    (lambda p: (p / "fake.jpg").write_text("hello") and p / "fake.jpg", "not an image"),
-    (lambda p: (p / "empty").mkdir() or p / "empty", "holds no image"),
-    (lambda p: cv2.imwrite(str(p / "dot.png"), np.zeros((1, 1, 3), np.uint8)) and p / "dot.png",
-     "dot.png' is 1x1 px, too small to hold a die"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda p: p / "missing.jpg", "does not exist"),
+        (lambda p: (p / "fake.jpg").write_text("hello") and p / "fake.jpg", "not an image"),
+        (lambda p: (p / "empty").mkdir() or p / "empty", "holds no image"),
+        (
+            lambda p: cv2.imwrite(str(p / "dot.png"), np.zeros((1, 1, 3), np.uint8)) and p / "dot.png",
+            "dot.png' is 1x1 px, too small to hold a die",
+        ),
+    ],
+)
 def test_read_bad_input_exits_2_one_line(tmp_path, capsys, make, match):
     path = make(tmp_path)
     assert main(["read", str(path)]) == 2

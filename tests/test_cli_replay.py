@@ -15,15 +15,19 @@ from table.commands.replay import replay_game
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS_PATH = ROOT / ".." / "shared" / "specs" / "vectors_dev.json"
-needs_vectors = pytest.mark.skipif(not VECTORS_PATH.is_file(),
-                                   reason=f"spec vectors not found at {VECTORS_PATH}")
+needs_vectors = pytest.mark.skipif(not VECTORS_PATH.is_file(), reason=f"spec vectors not found at {VECTORS_PATH}")
 GAMES = json.loads(VECTORS_PATH.read_text(encoding="utf-8"))["games"] if VECTORS_PATH.is_file() else []
 
 SMALL_GAME = {
     "ruleset": "generala",
     "players": [
-        {"name": "Ana", "turns": [{"dice": [2, 2, 2, 3, 3], "box": "full", "roll": 1},
-                                  {"dice": "44444", "box": "generala", "roll": 3}]},
+        {
+            "name": "Ana",
+            "turns": [
+                {"dice": [2, 2, 2, 3, 3], "box": "full", "roll": 1},
+                {"dice": "44444", "box": "generala", "roll": 3},
+            ],
+        },
         {"name": "Ben", "turns": [{"dice": [1, 2, 3, 4, 5], "box": "escalera", "roll": 2}]},
     ],
 }
@@ -97,8 +101,7 @@ def test_replay_small_unfinished_game(tmp_path, capsys):
     data = run_json(capsys, write(tmp_path, SMALL_GAME))
     assert data == {
         "players": [
-            {"name": "Ana", "boxes": {"full": 35, "generala": 50}, "upper_bonus": 0, "yahtzee_bonus": 0,
-             "total": 85},
+            {"name": "Ana", "boxes": {"full": 35, "generala": 50}, "upper_bonus": 0, "yahtzee_bonus": 0, "total": 85},
             {"name": "Ben", "boxes": {"escalera": 20}, "upper_bonus": 0, "yahtzee_bonus": 0, "total": 20},
         ],
         "winners": [0],
@@ -111,22 +114,29 @@ def test_replay_small_unfinished_game(tmp_path, capsys):
 
 
 def test_replay_tie_in_an_unfinished_game_is_level(tmp_path, capsys):
-    game = {"ruleset": "yacht", "players": [
-        {"name": "A", "turns": [{"dice": [6, 6, 6, 6, 6], "box": "yacht"}]},
-        {"name": "B", "turns": [{"dice": [1, 1, 1, 1, 1], "box": "yacht"}]}]}
+    game = {
+        "ruleset": "yacht",
+        "players": [
+            {"name": "A", "turns": [{"dice": [6, 6, 6, 6, 6], "box": "yacht"}]},
+            {"name": "B", "turns": [{"dice": [1, 1, 1, 1, 1], "box": "yacht"}]},
+        ],
+    }
     assert run_json(capsys, write(tmp_path, game))["winners"] == [0, 1]
     assert main(["replay", write(tmp_path, game)]) == 0
     out = capsys.readouterr().out
     assert "Level: A, B all have 50" in out and "Draw" not in out and "not finished" in out
 
 
-
 @pytest.mark.parametrize("raw", ["", "   ", None])
 def test_regression_replay_of_players_with_empty_names_calls_them_player_n(tmp_path, capsys, raw):
     """A hand-written game with "name": "" printed 'Level: ,  all have 1' (the table refuses such names)."""
-    game = {"ruleset": "yacht", "players": [
-        {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]},
-        {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]}]}
+    game = {
+        "ruleset": "yacht",
+        "players": [
+            {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]},
+            {"name": raw, "turns": [{"dice": [1, 2, 2, 3, 4], "box": "aces"}]},
+        ],
+    }
     assert main(["replay", write(tmp_path, game)]) == 0
     out = capsys.readouterr().out
     assert "\nPlayer 1\n" in out and "\nPlayer 2\n" in out
@@ -143,7 +153,7 @@ def test_replay_finished_tie_is_a_draw(capsys):
 
 def test_replay_game_id_on_a_file_whose_game_has_no_id(tmp_path, capsys):
     line = bad(capsys, write(tmp_path, SMALL_GAME), "--game", "foo")
-    assert "holds one game, which has no \"id\"" in line and "leave out --game" in line and "None" not in line
+    assert 'holds one game, which has no "id"' in line and "leave out --game" in line and "None" not in line
     line = bad(capsys, write(tmp_path, {**SMALL_GAME, "id": "g7"}), "--game", "foo")
     assert "holds one game with id 'g7', not 'foo'; give --game 'g7' or leave out --game" in line
 
@@ -158,16 +168,24 @@ def test_replay_counts_yahtzee_bonus_points(tmp_path, capsys):
 
 @pytest.mark.parametrize(
     ("mutate", "words"),
-    [(lambda g: g["players"][0]["turns"][1].update(box="full"), "player 'Ana', turn 2: box 'full' is already scored"),
-     (lambda g: g["players"][1]["turns"][0].update(dice=[0, 1, 2, 3, 4]), "player 'Ben', turn 1: face 0"),
-     (lambda g: g["players"][1]["turns"][0].update(dice=[1, 2, 3, 4, 5, 6, 6]), "seven dice"),
-     (lambda g: g["players"][1]["turns"][0].update(box="chance"), "player 'Ben', turn 1: 'chance' is not a generala box"),
-     (lambda g: g["players"][1]["turns"][0].update(roll=4), "roll must be"),
-     (lambda g: g.update(ruleset="poker"), "unknown ruleset 'poker'"),
-     (lambda g: g.update(joker="wild"), "unknown joker variant"),
-     (lambda g: g.update(players=[]), "non-empty list"),
-     (lambda g: g["players"][1]["turns"].extend([{"dice": [1, 1, 1, 1, 1], "box": "aces"}] * 2), "out of step"),
-     (lambda g: g["players"][0]["turns"].__setitem__(0, "oops"), "player 'Ana', turn 1: a turn must be an object")],
+    [
+        (
+            lambda g: g["players"][0]["turns"][1].update(box="full"),
+            "player 'Ana', turn 2: box 'full' is already scored",
+        ),
+        (lambda g: g["players"][1]["turns"][0].update(dice=[0, 1, 2, 3, 4]), "player 'Ben', turn 1: face 0"),
+        (lambda g: g["players"][1]["turns"][0].update(dice=[1, 2, 3, 4, 5, 6, 6]), "seven dice"),
+        (
+            lambda g: g["players"][1]["turns"][0].update(box="chance"),
+            "player 'Ben', turn 1: 'chance' is not a generala box",
+        ),
+        (lambda g: g["players"][1]["turns"][0].update(roll=4), "roll must be"),
+        (lambda g: g.update(ruleset="poker"), "unknown ruleset 'poker'"),
+        (lambda g: g.update(joker="wild"), "unknown joker variant"),
+        (lambda g: g.update(players=[]), "non-empty list"),
+        (lambda g: g["players"][1]["turns"].extend([{"dice": [1, 1, 1, 1, 1], "box": "aces"}] * 2), "out of step"),
+        (lambda g: g["players"][0]["turns"].__setitem__(0, "oops"), "player 'Ana', turn 1: a turn must be an object"),
+    ],
 )
 def test_replay_bad_games_name_player_turn_and_reason(tmp_path, capsys, mutate, words):
     game = copy.deepcopy(SMALL_GAME)
@@ -183,17 +201,39 @@ def test_replay_forced_joker_violation(tmp_path, capsys):
 
 
 def test_replay_too_many_turns(tmp_path, capsys):
-    game = {"ruleset": "yacht", "players": [{"name": "S", "turns": [
-        {"dice": [1, 2, 3, 4, 5], "box": box} for box in
-        ("aces", "twos", "threes", "fours", "fives", "sixes", "choice", "four_of_a_kind",
-         "full_house", "small_straight", "large_straight", "yacht", "choice")]}]}
+    game = {
+        "ruleset": "yacht",
+        "players": [
+            {
+                "name": "S",
+                "turns": [
+                    {"dice": [1, 2, 3, 4, 5], "box": box}
+                    for box in (
+                        "aces",
+                        "twos",
+                        "threes",
+                        "fours",
+                        "fives",
+                        "sixes",
+                        "choice",
+                        "four_of_a_kind",
+                        "full_house",
+                        "small_straight",
+                        "large_straight",
+                        "yacht",
+                        "choice",
+                    )
+                ],
+            }
+        ],
+    }
     line = bad(capsys, write(tmp_path, game))
     assert "turn 13" in line and "card is full" in line
 
 
 @pytest.mark.parametrize(
     ("content", "words"),
-    [("{not json", "not valid JSON"), ("[1, 2]", "JSON object"), ('{"players": []}', "no \"ruleset\"")],
+    [("{not json", "not valid JSON"), ("[1, 2]", "JSON object"), ('{"players": []}', 'no "ruleset"')],
 )
 def test_replay_malformed_files(tmp_path, capsys, content, words):
     assert words in bad(capsys, write(tmp_path, content))
@@ -224,8 +264,13 @@ def test_replay_help_explains_itself(capsys):
 
 
 def test_console_script_replay_bad_file_has_no_traceback(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "table", "replay", str(tmp_path / "nope.json")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "table", "replay", str(tmp_path / "nope.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith("dicetable replay: error: cannot read game file")
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr

@@ -21,8 +21,22 @@ from vision.watch import RollWatcher
 @pytest.fixture(scope="module")
 def profiles(tmp_path_factory):
     folder = tmp_path_factory.mktemp("profiles")
-    assert main(["calibrate", "--camera", "synthetic:0", "--name", "syn", "--hold", "160,0,40,150",
-                 "--profiles-dir", str(folder)]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--camera",
+                "synthetic:0",
+                "--name",
+                "syn",
+                "--hold",
+                "160,0,40,150",
+                "--profiles-dir",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     return folder
 
 
@@ -34,16 +48,34 @@ def test_calibrate_markers_sheet(tmp_path, capsys):
 
 
 def test_calibrate_json(tmp_path, capsys):
-    assert main(["calibrate", "--camera", "synthetic:1", "--name", "j", "--profiles-dir", str(tmp_path),
-                 "--json"]) == 0
+    assert main(["calibrate", "--camera", "synthetic:1", "--name", "j", "--profiles-dir", str(tmp_path), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["corners_from"] == "markers" and info["rectified_px"] == [560, 420]
     assert (tmp_path / "j.toml").is_file() and (tmp_path / "j.empty.png").is_file()
 
 
 def test_watch_prints_json_events(profiles, capsys):
-    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
-                 "--reader", "truth", "--view", "none", "--json", "--frames", "150"]) == 0
+    assert (
+        main(
+            [
+                "watch",
+                "--camera",
+                "synthetic:0",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--view",
+                "none",
+                "--json",
+                "--frames",
+                "150",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     events = [json.loads(line) for line in captured.out.splitlines()]
     plan = SyntheticSource(seed=0).plan
@@ -58,9 +90,30 @@ def test_watch_prints_json_events(profiles, capsys):
 
 def test_watch_human_output_and_audit(profiles, tmp_path, capsys):
     view = tmp_path / "view.png"
-    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
-                 "--reader", "truth", "--view", "none", "--frames", "60", "--save-view", str(view),
-                 "--audit", str(tmp_path / "audit")]) == 0
+    assert (
+        main(
+            [
+                "watch",
+                "--camera",
+                "synthetic:0",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--view",
+                "none",
+                "--frames",
+                "60",
+                "--save-view",
+                str(view),
+                "--audit",
+                str(tmp_path / "audit"),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "settled:" in out
     shown = cv2.imread(str(view))
@@ -78,8 +131,28 @@ def _free_port():
 
 def test_watch_serves_mjpeg(profiles, capsys):
     port = _free_port()
-    assert main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
-                 "--reader", "truth", "--view", "mjpeg", "--port", str(port), "--frames", "5"]) == 0
+    assert (
+        main(
+            [
+                "watch",
+                "--camera",
+                "synthetic:0",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--view",
+                "mjpeg",
+                "--port",
+                str(port),
+                "--frames",
+                "5",
+            ]
+        )
+        == 0
+    )
     assert f"live view: http://127.0.0.1:{port}/" in capsys.readouterr().err
     with pytest.raises(urllib.error.URLError):  # closed when the watch ends
         urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
@@ -91,8 +164,25 @@ def test_regression_watch_on_a_port_in_use_says_so_as_play_does(profiles, capsys
     busy.listen(1)
     port = busy.getsockname()[1]
     try:
-        status = main(["watch", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir", str(profiles),
-                       "--reader", "truth", "--view", "mjpeg", "--port", str(port), "--frames", "5"])
+        status = main(
+            [
+                "watch",
+                "--camera",
+                "synthetic:0",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--view",
+                "mjpeg",
+                "--port",
+                str(port),
+                "--frames",
+                "5",
+            ]
+        )
     finally:
         busy.close()
     err = capsys.readouterr().err.strip()
@@ -140,16 +230,19 @@ def test_annotate_draws_the_reading():
     assert np.array_equal(frame.image, src.render_state(frame.index))  # input untouched
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["watch", "--camera", "synthetic:0", "--frames", "0"], "--frames must be at least 1"),
-    (["watch", "--camera", "synthetic:0", "--profile", "nosuch"], "no calibration profile 'nosuch'"),
-    (["watch", "--camera", "webcam", "--view", "none"], "bad camera source 'webcam'"),
-    (["watch", "--camera", "images:/nonexistent/dir", "--reader", "truth", "--view", "none"], "no folder or file"),
-    (["watch", "--camera", "synthetic:0", "--view", "window"], "needs a display"),
-    (["calibrate"], "give --markers FILE"),
-    (["calibrate", "--camera", "synthetic:0", "--name", "bad name"], "profile name 'bad name' is not allowed"),
-    (["calibrate", "--camera", "synthetic:0", "--corners", "1,2 3,4"], "--corners needs 4 points"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["watch", "--camera", "synthetic:0", "--frames", "0"], "--frames must be at least 1"),
+        (["watch", "--camera", "synthetic:0", "--profile", "nosuch"], "no calibration profile 'nosuch'"),
+        (["watch", "--camera", "webcam", "--view", "none"], "bad camera source 'webcam'"),
+        (["watch", "--camera", "images:/nonexistent/dir", "--reader", "truth", "--view", "none"], "no folder or file"),
+        (["watch", "--camera", "synthetic:0", "--view", "window"], "needs a display"),
+        (["calibrate"], "give --markers FILE"),
+        (["calibrate", "--camera", "synthetic:0", "--name", "bad name"], "profile name 'bad name' is not allowed"),
+        (["calibrate", "--camera", "synthetic:0", "--corners", "1,2 3,4"], "--corners needs 4 points"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
@@ -159,14 +252,48 @@ def test_bad_input_is_one_line_exit_2(argv, words, capsys):
 def test_truth_reader_needs_the_synthetic_camera(tmp_path, profiles, capsys):
     frame = np.zeros((480, 640, 3), np.uint8)
     cv2.imwrite(str(tmp_path / "a.png"), frame)
-    assert main(["watch", "--camera", f"images:{tmp_path}", "--profile", "syn", "--profiles-dir", str(profiles),
-                 "--reader", "truth", "--view", "none"]) == 2
+    assert (
+        main(
+            [
+                "watch",
+                "--camera",
+                f"images:{tmp_path}",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--view",
+                "none",
+            ]
+        )
+        == 2
+    )
     assert "--reader truth works only with --camera synthetic" in capsys.readouterr().err
 
 
 def test_calibrate_check(profiles, capsys):
-    assert main(["calibrate", "--check", "--camera", "synthetic:0", "--profile", "syn", "--profiles-dir",
-                 str(profiles), "--reader", "truth", "--min-confidence", "0.6", "--json"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--check",
+                "--camera",
+                "synthetic:0",
+                "--profile",
+                "syn",
+                "--profiles-dir",
+                str(profiles),
+                "--reader",
+                "truth",
+                "--min-confidence",
+                "0.6",
+                "--json",
+            ]
+        )
+        == 0
+    )
     info = json.loads(capsys.readouterr().out)
     assert info["events"][-1]["event"] == "settled" and info["min_confidence"] == 0.6
 
@@ -188,10 +315,29 @@ def test_bench_bad_sizes(capsys):
 
 def test_calibrate_check_save_keeps_the_threshold(tmp_path, capsys):
     assert main(["calibrate", "--camera", "synthetic:2", "--name", "s", "--profiles-dir", str(tmp_path)]) == 0
-    assert main(["calibrate", "--check", "--camera", "synthetic:2", "--profile", "s", "--profiles-dir",
-                 str(tmp_path), "--reader", "truth", "--min-confidence", "0.7", "--save"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--check",
+                "--camera",
+                "synthetic:2",
+                "--profile",
+                "s",
+                "--profiles-dir",
+                str(tmp_path),
+                "--reader",
+                "truth",
+                "--min-confidence",
+                "0.7",
+                "--save",
+            ]
+        )
+        == 0
+    )
     assert "saved min_confidence = 0.7" in capsys.readouterr().err
     from calibration.profile import load_profile
+
     again = load_profile("s", tmp_path)
     assert again.min_confidence == 0.7 and again.reference == "s.empty.png"
 
@@ -236,8 +382,24 @@ def test_regression_calibrate_saves_in_the_user_folder_not_the_package(home, cap
 def test_calibrate_check_save_of_the_shipped_profile_goes_to_the_user_folder(home, capsys):
     from calibration.profile import load_profile
 
-    assert main(["calibrate", "--check", "--camera", "synthetic:2", "--profile", "default", "--reader", "truth",
-                 "--min-confidence", "0.7", "--save"]) == 0
+    assert (
+        main(
+            [
+                "calibrate",
+                "--check",
+                "--camera",
+                "synthetic:2",
+                "--profile",
+                "default",
+                "--reader",
+                "truth",
+                "--min-confidence",
+                "0.7",
+                "--save",
+            ]
+        )
+        == 0
+    )
     assert f"saved min_confidence = 0.7 into profile 'default' ({home / 'default.toml'})" in capsys.readouterr().err
     assert load_profile("default").folder == home and load_profile("default").min_confidence == 0.7
 
@@ -248,25 +410,35 @@ def test_regression_calibrate_without_check_refuses_check_options_and_writes_not
     mine.write_text("# hand-edited\n")
     assert main(["calibrate", "--camera", "synthetic", "--profile", "t1", "--save"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == ("dicetable calibrate: error: --profile, --save only work with --check, and nothing was done: "
-                   "to check a profile add --check; to make one from the empty tray, name it with --name: "
-                   "dicetable calibrate --camera synthetic --name t1")
+    assert err == (
+        "dicetable calibrate: error: --profile, --save only work with --check, and nothing was done: "
+        "to check a profile add --check; to make one from the empty tray, name it with --name: "
+        "dicetable calibrate --camera synthetic --name t1"
+    )
     assert [p.name for p in home.iterdir()] == ["default.toml"] and mine.read_text() == "# hand-edited\n"
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--min-confidence", "0.7"], "--min-confidence only works with --check, and nothing was done"),
-    (["--max-frames", "10"], "--max-frames only works with --check"),
-    (["--reader", "truth"], "--reader only works with --check"),
-    (["--check", "--name", "t1"], "--name is for making a profile, not for --check, which checks the profile "
-                                  "named by --profile; drop --name or --check"),
-    (["--check", "--hold", "1,2,3,4", "--corners", "1,2 3,4 5,6 7,8"], "--corners, --hold are for making"),
-    (["--check", "--tray-mm", "200x150"], "--tray-mm is for making a profile"),  # even at its default
-    (["--check", "--dice", "6", "--die-mm", "19", "--px-per-mm", "3", "--marker-mm", "20"],
-     "--px-per-mm, --die-mm, --dice, --marker-mm are for making a profile"),
-    (["--check", "--markers", "sheet.pdf"], "--markers writes the marker sheet and stops, and nothing was checked"),
-    (["--dpi", "600"], "--dpi is the marker sheet's resolution and only works with --markers FILE"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--min-confidence", "0.7"], "--min-confidence only works with --check, and nothing was done"),
+        (["--max-frames", "10"], "--max-frames only works with --check"),
+        (["--reader", "truth"], "--reader only works with --check"),
+        (
+            ["--check", "--name", "t1"],
+            "--name is for making a profile, not for --check, which checks the profile "
+            "named by --profile; drop --name or --check",
+        ),
+        (["--check", "--hold", "1,2,3,4", "--corners", "1,2 3,4 5,6 7,8"], "--corners, --hold are for making"),
+        (["--check", "--tray-mm", "200x150"], "--tray-mm is for making a profile"),  # even at its default
+        (
+            ["--check", "--dice", "6", "--die-mm", "19", "--px-per-mm", "3", "--marker-mm", "20"],
+            "--px-per-mm, --die-mm, --dice, --marker-mm are for making a profile",
+        ),
+        (["--check", "--markers", "sheet.pdf"], "--markers writes the marker sheet and stops, and nothing was checked"),
+        (["--dpi", "600"], "--dpi is the marker sheet's resolution and only works with --markers FILE"),
+    ],
+)
 def test_regression_calibrate_refuses_options_of_the_other_step(home, argv, words, capsys):
     assert main(["calibrate", "--camera", "synthetic:2", *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -281,9 +453,11 @@ def test_regression_calibrate_again_says_it_replaced_the_profile_and_keeps_the_o
     (home / "t1.toml").write_text(old)
     assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1"]) == 0
     out = capsys.readouterr().out
-    assert (f"replaced the profile 't1' that was there; the old one is kept as {home / 't1.toml.bak'} "
-            f"and its empty-tray image as {home / 't1.empty.png.bak'} (to go back, rename them to t1.toml "
-            "and t1.empty.png)") in out
+    assert (
+        f"replaced the profile 't1' that was there; the old one is kept as {home / 't1.toml.bak'} "
+        f"and its empty-tray image as {home / 't1.empty.png.bak'} (to go back, rename them to t1.toml "
+        "and t1.empty.png)"
+    ) in out
     assert (home / "t1.toml.bak").read_text() == old and "# hand-edited" not in (home / "t1.toml").read_text()
     assert sorted(p.name for p in home.iterdir()) == ["t1.empty.png", "t1.empty.png.bak", "t1.toml", "t1.toml.bak"]
     assert main(["calibrate", "--camera", "synthetic:3", "--name", "t1", "--json"]) == 0

@@ -45,18 +45,21 @@ def test_small_blocks_are_pooled_with_their_smaller_neighbour():
     assert one.calibrated == pytest.approx(((1 + 3 + 24 + 1) / (32 + 2),))
     grid = [fit_isotonic(probs, right, min_block=k)(x) for k in (1, 5, 9, 13) for x in np.linspace(0, 1, 21)]
     for k in range(4):
-        curve = grid[21 * k:21 * (k + 1)]
+        curve = grid[21 * k : 21 * (k + 1)]
         assert all(b >= a - 1e-12 for a, b in zip(curve, curve[1:]))
     with pytest.raises(ValueError, match="min_block must be 1 or more"):
         fit_isotonic(probs, right, min_block=0)
 
 
-@pytest.mark.parametrize("raw, cal, match", [
-    ((), (), "at least one"),
-    ((0.2, 0.1), (0.3, 0.4), "increase"),
-    ((0.1, 0.2), (0.5, 0.4), "not decrease"),
-    ((0.1, 1.2), (0.5, 0.6), r"\[0, 1\]"),
-])
+@pytest.mark.parametrize(
+    "raw, cal, match",
+    [
+        ((), (), "at least one"),
+        ((0.2, 0.1), (0.3, 0.4), "increase"),
+        ((0.1, 0.2), (0.5, 0.4), "not decrease"),
+        ((0.1, 1.2), (0.5, 0.6), r"\[0, 1\]"),
+    ],
+)
 def test_bad_maps_are_refused(raw, cal, match):
     with pytest.raises(ValueError, match=match):
         ConfidenceMap(raw, cal)
@@ -79,8 +82,8 @@ def test_packaged_map_was_fitted_on_every_dev_fold_held_out():
     import json
 
     from vision.confidence import DEFAULT_MAP_PATH
-    from vision.reader import VALUE_THRESHOLD
     from vision.lab.training.data import DEV_FOLDS
+    from vision.reader import VALUE_THRESHOLD
 
     doc = json.loads(DEFAULT_MAP_PATH.read_text(encoding="utf-8"))
     assert doc["value_threshold"] == VALUE_THRESHOLD  # refit the map when the threshold moves

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
+from table.app.session import GameSession
 from table.game import StartGame, TimerExpired, fold
 from table.game.autoplay import random_command
-from table.app.session import GameSession
 from table.rules import RULESET_IDS
 from table.store import open_store
 
@@ -39,10 +39,13 @@ from table.store import open_store
 def digest(state) -> str:
     """A fingerprint of what a resume must restore: cards, bonuses, turn, holds, dice."""
     turn = state.turn
-    data = [state.events, [sorted(c.boxes.items()) for c in state.cards],
-            [c.yahtzee_bonuses for c in state.cards], [len(state.history)],
-            None if turn is None else [turn.player, turn.roll, list(turn.holds),
-                                       list(turn.dice), list(turn.flagged)]]
+    data = [
+        state.events,
+        [sorted(c.boxes.items()) for c in state.cards],
+        [c.yahtzee_bonuses for c in state.cards],
+        [len(state.history)],
+        None if turn is None else [turn.player, turn.roll, list(turn.holds), list(turn.dice), list(turn.flagged)],
+    ]
     return hashlib.sha1(json.dumps(data).encode()).hexdigest()[:16]
 
 
@@ -53,17 +56,20 @@ def child(db: Path, fd: int, seed: int) -> None:
         session = GameSession.resume(store)
         while True:
             if session is None or session.state.finished:
-                session = GameSession.start(store, StartGame(
-                    at=time.time(), ruleset=rng.choice(RULESET_IDS),
-                    players=tuple(f"P{i}" for i in range(rng.randint(1, 4))),
-                    joker=rng.choice(("forced", "free", "free_choice")),
-                    timer_s=rng.choice((None, 30))))
-                os.write(fd, f"{session.game_id} {session.state.events} "
-                             f"{digest(session.state)}\n".encode())
+                session = GameSession.start(
+                    store,
+                    StartGame(
+                        at=time.time(),
+                        ruleset=rng.choice(RULESET_IDS),
+                        players=tuple(f"P{i}" for i in range(rng.randint(1, 4))),
+                        joker=rng.choice(("forced", "free", "free_choice")),
+                        timer_s=rng.choice((None, 30)),
+                    ),
+                )
+                os.write(fd, f"{session.game_id} {session.state.events} {digest(session.state)}\n".encode())
             session.handle(random_command(session.state, rng, time.time()))
             # handle() returned: committed, accepted.  Report it.
-            os.write(fd, f"{session.game_id} {session.state.events} "
-                         f"{digest(session.state)}\n".encode())
+            os.write(fd, f"{session.game_id} {session.state.events} {digest(session.state)}\n".encode())
 
 
 def run_once(db: Path, seed: int, kill_after_s: float) -> list[tuple[int, int, str]]:
@@ -108,8 +114,7 @@ def check_store(db: Path, reported: dict[int, tuple[int, str]], touched: set[int
     """Check the store after a kill; return the number of events it holds."""
     with open_store(db, on_corrupt="raise") as store:
         assert store.conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-        counts = dict(store.conn.execute(
-            "SELECT game_id, COUNT(*) FROM events GROUP BY game_id").fetchall())
+        counts = dict(store.conn.execute("SELECT game_id, COUNT(*) FROM events GROUP BY game_id").fetchall())
         for game in store.games():
             assert game.events == counts.get(game.id, 0), "games row disagrees with its rows"
         for game_id, (n, fingerprint) in reported.items():
@@ -122,8 +127,7 @@ def check_store(db: Path, reported: dict[int, tuple[int, str]], touched: set[int
             state = store.load(game_id)  # the whole stored log folds: nothing half-applied
             assert state == fold(events)
             last = events[-1]
-            assert not (isinstance(last, TimerExpired) and last.rolled), \
-                "timer expiry stored without its automatic box"
+            assert not (isinstance(last, TimerExpired) and last.rolled), "timer expiry stored without its automatic box"
             resumed = GameSession.resume(store, game_id)
             assert resumed.state.turn == state.turn and resumed.state.cards == state.cards
         return sum(counts.values())
@@ -145,8 +149,14 @@ def crash_test(db: Path, kills: int, seed: int = 2024) -> dict[str, float]:
             reported[game_id] = (n, fingerprint)
             touched.add(game_id)
         stored = check_store(db, reported, touched)
-    return {"kills": kills, "mid_game_kills": mid_game, "accepted_reports": accepted, "games": len(reported),
-            "stored_events": stored, "seconds": round(time.monotonic() - t0, 1)}
+    return {
+        "kills": kills,
+        "mid_game_kills": mid_game,
+        "accepted_reports": accepted,
+        "games": len(reported),
+        "stored_events": stored,
+        "seconds": round(time.monotonic() - t0, 1),
+    }
 
 
 @pytest.mark.slow
@@ -162,5 +172,4 @@ if __name__ == "__main__":
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
-        print(crash_test(Path(tmp) / "crash.sqlite3", int(sys.argv[1]) if len(sys.argv) > 1
-                         else 200))
+        print(crash_test(Path(tmp) / "crash.sqlite3", int(sys.argv[1]) if len(sys.argv) > 1 else 200))

@@ -10,8 +10,8 @@ import pytest
 import table.demo.headless as demo
 from table.cli import main
 from table.errors import UsageError
-from table.strategy.builtin_player import choose_box, choose_holds
 from table.rules import RULESET_IDS, Card, card_total, find_ruleset, score_options
+from table.strategy.builtin_player import choose_box, choose_holds
 from vision.reading import DieReading, ImageReading
 
 
@@ -38,8 +38,15 @@ class TruthReader:
 def _play(rules, *, players=1, seed=1, spoil=None, max_reads=3):
     reader = TruthReader(spoil)
     lines: list[str] = []
-    result = demo.play_demo(rules=rules, players=players, seed=seed, reader=reader,
-                            on_image=reader.on_image, out=lines.append, max_reads=max_reads)
+    result = demo.play_demo(
+        rules=rules,
+        players=players,
+        seed=seed,
+        reader=reader,
+        on_image=reader.on_image,
+        out=lines.append,
+        max_reads=max_reads,
+    )
     return result, lines, reader
 
 
@@ -137,14 +144,17 @@ def test_choose_box_prefers_points_and_scratches_cheap_boxes():
     assert choose_box("yahtzee", (2, 3, 4, 6, 6), Card(full)) == "chance"
 
 
-@pytest.mark.parametrize("argv,match", [
-    (["demo", "--rules", "snakes"], "unknown ruleset 'snakes'"),
-    (["demo", "--players", "0"], "players must be 1 to 8"),
-    (["demo", "--players", "9"], "players must be 1 to 8"),
-    (["demo", "--max-reads", "0"], "max_reads must be 1 to 10"),
-    (["demo", "--port", "99999"], "--port must be 0-65535 (0: any free port), got 99999"),
-    (["demo", "--port", "-5"], "--port must be 0-65535 (0: any free port), got -5"),
-])
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["demo", "--rules", "snakes"], "unknown ruleset 'snakes'"),
+        (["demo", "--players", "0"], "players must be 1 to 8"),
+        (["demo", "--players", "9"], "players must be 1 to 8"),
+        (["demo", "--max-reads", "0"], "max_reads must be 1 to 10"),
+        (["demo", "--port", "99999"], "--port must be 0-65535 (0: any free port), got 99999"),
+        (["demo", "--port", "-5"], "--port must be 0-65535 (0: any free port), got -5"),
+    ],
+)
 def test_bad_demo_arguments_exit_2(argv, match, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -186,8 +196,10 @@ def test_demo_cli_full_game_with_the_real_reader(rules, capsys):
             scored[m.group(2)] = int(m.group(1))
     rs = find_ruleset(rules)
     assert sorted(scored) == sorted(rs.display_name(b) for b in rs.boxes)
-    card = Card({b: scored[rs.display_name(b)] for b in rs.boxes},
-                yahtzee_bonuses=len(re.findall(r"\(\+100 Yahtzee bonus\)", out)))
+    card = Card(
+        {b: scored[rs.display_name(b)] for b in rs.boxes},
+        yahtzee_bonuses=len(re.findall(r"\(\+100 Yahtzee bonus\)", out)),
+    )
     assert _printed_totals(lines) == (card_total(rs, card),)
     assert re.search(r"^Reading: \d+ of \d+ dice read right", out, re.M)
 

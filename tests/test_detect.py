@@ -9,7 +9,6 @@ import pytest
 from vision.detect import DieDetector, box_iou, default_detector
 from vision.lab.evaluate import match_dice
 
-
 _PIPS = {
     1: [(0.5, 0.5)],
     2: [(0.25, 0.25), (0.75, 0.75)],
@@ -20,10 +19,16 @@ _PIPS = {
 }
 
 
-def _procedural_dice(seed: int, *, light_dice: bool, size: int = 60) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
+def _procedural_dice(
+    seed: int, *, light_dice: bool, size: int = 60
+) -> tuple[np.ndarray, list[tuple[int, int, int, int]]]:
     """Five square dice with pips on a plain background, placed on a grid with jitter."""
     rng = np.random.default_rng(seed)
-    bg, die, pip = ((40, 45, 50), (225, 230, 235), (20, 20, 20)) if light_dice else ((215, 220, 220), (40, 40, 160), (240, 240, 240))
+    bg, die, pip = (
+        ((40, 45, 50), (225, 230, 235), (20, 20, 20))
+        if light_dice
+        else ((215, 220, 220), (40, 40, 160), (240, 240, 240))
+    )
     image = np.full((480, 640, 3), bg, np.uint8)
     image = np.clip(image.astype(np.int16) + rng.normal(0, 3, image.shape), 0, 255).astype(np.uint8)
     boxes = []
@@ -33,7 +38,7 @@ def _procedural_dice(seed: int, *, light_dice: bool, size: int = 60) -> tuple[np
         s = size + int(rng.integers(-6, 7))
         x, y = cx - s // 2, cy - s // 2
         cv2.rectangle(image, (x, y), (x + s, y + s), die, -1)
-        for (px, py) in _PIPS[k + 1]:
+        for px, py in _PIPS[k + 1]:
             cv2.circle(image, (int(x + px * s), int(y + py * s)), max(3, s // 10), pip, -1, cv2.LINE_AA)
         boxes.append((x, y, s + 1, s + 1))
     return image, boxes
@@ -107,7 +112,10 @@ def test_box_iou_known_values():
 
 
 def _maps_with_boxes(boxes_scores, grid=(40, 40)):
-    """Detector output maps (heat, log w, log h, dx, dy) with one peak per ``((cx, cy, w, h), score)``, px at scale 1."""
+    """Detector output maps (heat, log w, log h, dx, dy) with one peak per ``((cx, cy, w, h), score)``.
+
+    Sizes are px at scale 1.
+    """
     from vision.detect import STRIDE
 
     maps = np.zeros((5, *grid), np.float32)
@@ -129,8 +137,10 @@ def test_detect_drops_a_box_inside_a_bigger_die(small_score):
 def test_detect_drops_a_tray_sized_box_that_would_hide_the_dice_in_it():
     # three dice and a box five times their size around them (a tray seen as a die in a wide view)
     det = default_detector()
-    maps = _maps_with_boxes([((40, 40, 20, 20), 0.7), ((80, 44, 20, 20), 0.7), ((60, 80, 20, 20), 0.7),
-                             ((60, 60, 100, 100), 0.9)], grid=(40, 40))
+    maps = _maps_with_boxes(
+        [((40, 40, 20, 20), 0.7), ((80, 44, 20, 20), 0.7), ((60, 80, 20, 20), 0.7), ((60, 60, 100, 100), 0.9)],
+        grid=(40, 40),
+    )
     found = det._decode(maps, 1.0, (160, 160))
     assert sorted(d.box for d in found) == [(30, 30, 20, 20), (50, 70, 20, 20), (70, 34, 20, 20)]
     # two candidates are too few to tell which size the dice are: the containment rule stands
@@ -152,9 +162,12 @@ def test_detect_looks_closer_when_the_dice_are_small_in_a_big_photo():
 
     trays = [render.render_tray([1, 2, 3, 4, 5], seed=k, style="felt") for k in range(9)]
     h, w = trays[0].image.shape[:2]
-    photo = np.vstack([np.hstack([t.image for t in trays[r * 3:r * 3 + 3]]) for r in range(3)])
-    truth = [(d.box[0] + (k % 3) * w, d.box[1] + (k // 3) * h, d.box[2], d.box[3])
-             for k, t in enumerate(trays) for d in t.dice]
+    photo = np.vstack([np.hstack([t.image for t in trays[r * 3 : r * 3 + 3]]) for r in range(3)])
+    truth = [
+        (d.box[0] + (k % 3) * w, d.box[1] + (k // 3) * h, d.box[2], d.box[3])
+        for k, t in enumerate(trays)
+        for d in t.dice
+    ]
     det = DieDetector()
     sides = []
     plain = det.heatmaps
@@ -181,7 +194,7 @@ def test_detect_finds_the_dice_of_a_tray_inside_a_bigger_photo():
     tray = render.render_tray([1, 2, 3, 4, 5], seed=3, style="box")
     h, w = tray.image.shape[:2]
     photo = np.full((2 * h, 2 * w, 3), 90, np.uint8)
-    photo[h // 2:h // 2 + h, w // 2:w // 2 + w] = tray.image
+    photo[h // 2 : h // 2 + h, w // 2 : w // 2 + w] = tray.image
     truth = [(d.box[0] + w // 2, d.box[1] + h // 2, d.box[2], d.box[3]) for d in tray.dice]
     found = default_detector().detect(photo)
     assert len(match_dice([d.box for d in found], truth)) == 5

@@ -1,4 +1,7 @@
-"""vision.lab.training.detect_data and train_detector: the detector's training cache with renders, and fine-tuning's start."""
+"""vision.lab.training.detect_data and train_detector.
+
+The detector's training cache with renders, and fine-tuning's start.
+"""
 
 from __future__ import annotations
 
@@ -55,7 +58,7 @@ def test_a_close_up_enlarges_one_die_and_moves_every_box_with_the_picture():
     # two dice side by side, and a speck in the far corner (under 8 px: never the close-up's die)
     boxes = [[600, 400, 100, 100], [760, 420, 90, 90], [0, 0, 6, 6]]
     for x, y, w, h in boxes:
-        image[y:y + h, x:x + w] = 255
+        image[y : y + h, x : x + w] = 255
     for seed in range(5):
         out, kept = close_up_of(image, boxes, np.random.default_rng(seed))
         assert out.shape == (480, 640, 3)
@@ -63,7 +66,7 @@ def test_a_close_up_enlarges_one_die_and_moves_every_box_with_the_picture():
         for x, y, w, h in kept:  # each box lies on its white square, inside the picture
             assert 0 <= x and 0 <= y and x + w <= 640 and y + h <= 480
             m = max(2, (min(w, h) + 5) // 10)  # the enlargement blurs the edges by a few px
-            assert out[y + m:y + h - m, x + m:x + w - m].min() >= 250
+            assert out[y + m : y + h - m, x + m : x + w - m].min() >= 250
         # the window (at most 500 px high around a die near x = 650) never reaches the corner: no box for it
         assert 1 <= len(kept) <= 2
 
@@ -99,9 +102,16 @@ def test_fine_tuning_starts_from_exactly_the_exported_detector(tmp_path):
     load_onnx_weights(net, DEFAULT_MODEL_PATH)
     net.eval()
     path = tmp_path / "die_detector.onnx"
-    torch.onnx.export(Exportable(net), torch.zeros(1, 3, 384, 384), str(path), dynamo=False,
-                      input_names=["image"], output_names=["maps"], opset_version=13,
-                      dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}})
+    torch.onnx.export(
+        Exportable(net),
+        torch.zeros(1, 3, 384, 384),
+        str(path),
+        dynamo=False,
+        input_names=["image"],
+        output_names=["maps"],
+        opset_version=13,
+        dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "grid_height", 3: "grid_width"}},
+    )
     image, _ = next(rendered_examples(1, seed=3))
     shipped, again = DieDetector(), DieDetector(path)
     np.testing.assert_allclose(again.heatmaps(image)[0], shipped.heatmaps(image)[0], atol=1e-4)
@@ -123,14 +133,16 @@ def test_a_fine_tune_records_which_network_it_started_from(tmp_path):
     shutil.copy(DEFAULT_MODEL_PATH, start)
     bare = init_record(start)
     assert bare == {"path": str(start), "sha256": hashlib.sha256(start.read_bytes()).hexdigest()}
-    (tmp_path / "die_detector.json").write_text(json.dumps({"command": "python -m vision.lab.training.train_detector X"}))
+    (tmp_path / "die_detector.json").write_text(
+        json.dumps({"command": "python -m vision.lab.training.train_detector X"})
+    )
     assert init_record(start)["trained_by"] == "python -m vision.lab.training.train_detector X"
 
 
 def _white_square(size=(240, 320), box=(150, 60, 40, 40)):
     image = np.zeros((*size, 3), np.uint8)
     x, y, w, h = box
-    image[y:y + h, x:x + w] = 255
+    image[y : y + h, x : x + w] = 255
     return image
 
 
@@ -155,8 +167,9 @@ def test_a_turned_ignore_region_still_covers_everything_it_covered():
     from vision.lab.training.train_detector import turn_photo
 
     region = np.float32([[100, 50, 80, 30]])
-    turned, _, ignores = turn_photo(_white_square(box=(100, 50, 80, 30)), np.zeros((0, 4), np.float32), region,
-                                    30.0, [0, 0, 0])
+    turned, _, ignores = turn_photo(
+        _white_square(box=(100, 50, 80, 30)), np.zeros((0, 4), np.float32), region, 30.0, [0, 0, 0]
+    )
     ys, xs = np.nonzero(turned[..., 0] > 127)
     x, y, w, h = ignores[0]
     assert xs.min() >= x - 1 and xs.max() <= x + w + 1 and ys.min() >= y - 1 and ys.max() <= y + h + 1

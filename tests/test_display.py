@@ -18,7 +18,15 @@ pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test
 from starlette.testclient import TestClient  # noqa: E402
 
 from table.app import (  # noqa: E402
-    ADVICE, CONFIRM_END, NOT_SEEN, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_CLOSED, MENU_ITEMS, SETUP_TOO_SOON, TableApp,
+    ADVICE,
+    CONFIRM_END,
+    CONFIRM_PAUSE_S,
+    CONFIRM_TOO_SOON,
+    MENU_CLOSED,
+    MENU_ITEMS,
+    NOT_SEEN,
+    SETUP_TOO_SOON,
+    TableApp,
     assign_slots,
 )
 from table.display.export import scorecards_png  # noqa: E402
@@ -42,8 +50,13 @@ def settled(values, held=(), flags=(), kind=EventKind.SETTLED, problems=()):
 
 @pytest.fixture
 def app(tmp_path):
-    a = TableApp(tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                 pin="2468", clock=lambda: 1_700_000_000.0).start()
+    a = TableApp(
+        tmp_path / "games.sqlite3",
+        setup=Setup("yacht", "forced", ["Ann", "Bo"]),
+        autostart=True,
+        pin="2468",
+        clock=lambda: 1_700_000_000.0,
+    ).start()
     yield a
     a.close()
 
@@ -100,12 +113,18 @@ def test_display_unmoved_die_waits_for_confirm(app):
     assert not app.snapshot["pending"] and not any(w["kind"] == "unmoved" for w in app.snapshot["warnings"])
 
 
-@pytest.mark.parametrize("problem, kind", [
-    ("the die at (182, 63) mm is leaning on the wall or another die; lay it flat or re-roll", "leaning"),
-    ("the tray walls do not line up with the calibration (alignment 0.50): the camera was moved; run "
-     "'dicetable calibrate' again", "recalibrate"),
-    ("found 4 dice, expected 5; make sure every die is in the tray", "count"),
-])
+@pytest.mark.parametrize(
+    "problem, kind",
+    [
+        ("the die at (182, 63) mm is leaning on the wall or another die; lay it flat or re-roll", "leaning"),
+        (
+            "the tray walls do not line up with the calibration (alignment 0.50): the camera was moved; run "
+            "'dicetable calibrate' again",
+            "recalibrate",
+        ),
+        ("found 4 dice, expected 5; make sure every die is in the tray", "count"),
+    ],
+)
 def test_display_unreadable_rolls_warn_what_to_do(app, problem, kind):
     app.roll_event(settled((6, 2, 3, 1, 4), kind=EventKind.UNREADABLE, problems=(problem,))).result(timeout=5)
     assert app.state.turn.roll == 0
@@ -132,7 +151,9 @@ def test_display_prev_next_score_undo(app):
     press(app, Command.PREV)
     assert app.selected == first
     press(app, Command.SCORE)
-    assert app.state.cards[0].boxes == {first: score_options("yacht", (2, 2, 2, 2, 5), app.state.cards[0].__class__.empty(), roll=1)[first]}
+    assert app.state.cards[0].boxes == {
+        first: score_options("yacht", (2, 2, 2, 2, 5), app.state.cards[0].__class__.empty(), roll=1)[first]
+    }
     assert app.state.turn.player == 1
     press(app, Command.UNDO)
     assert app.state.turn.player == 0 and app.state.cards[0].boxes == {}
@@ -154,7 +175,7 @@ def test_display_menu_new_game_goes_to_setup_and_setup_buttons(app):
     assert app.screen == "game" and app.snapshot["menu"]["confirm"]  # a running game: asked first
     press(app, Command.ROLL)  # CONFIRM
     assert app.screen == "setup" and app.state is None and not app.snapshot["menu"]["open"]
-    press(app, Command.ROLL)          # ruleset: yacht -> chaser
+    press(app, Command.ROLL)  # ruleset: yacht -> chaser
     press(app, Command.NEXT, Command.NEXT, Command.ROLL)  # players: 2 -> 3
     assert app.setup.ruleset == "chaser" and app.setup.names == ["Ann", "Bo", "Player 3"]
     press(app, Command.NEXT, Command.ROLL)
@@ -169,8 +190,9 @@ def _status(app):
 
 
 @pytest.mark.parametrize("path", [(Command.PREV,), (Command.NEXT, Command.NEXT)])
-@pytest.mark.parametrize("other", [Command.PREV, Command.NEXT, Command.SCORE, Command.HOLD_1, Command.UNDO,
-                                   Command.MENU])
+@pytest.mark.parametrize(
+    "other", [Command.PREV, Command.NEXT, Command.SCORE, Command.HOLD_1, Command.UNDO, Command.MENU]
+)
 def test_regression_menu_ending_a_game_asks_first_and_any_other_button_keeps_it(app, path, other):
     """MENU, PREV, ROLL (PREV wraps round to "New game") used to end the game at once, with no way back."""
     app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
@@ -260,6 +282,7 @@ def test_regression_a_page_that_had_not_drawn_the_question_does_not_answer_it(ap
             choose(app, "new", seen=seen)
         else:
             app.press(Command.ROLL, mono=next(_PRESSED_AT), seen=seen).result(timeout=5)
+
     answer_from(drawn)
     assert app.screen == "game" and app.state == before and _status(app) == ["playing"]
     assert app.menu_confirm and app.snapshot["message"] == NOT_SEEN
@@ -397,9 +420,8 @@ def test_regression_a_double_press_that_brings_the_setup_does_not_change_the_rul
 def test_regression_score_waits_for_thrown_dice_to_stop(app):
     """SCORE while the thrown dice still rolled scored the old dice, and the throw was then read as the next
     player's first roll."""
-    from vision.watch import EventKind
-
     from table.app import ROLLING_S
+    from vision.watch import EventKind
 
     app.roll_event(settled((3, 3, 3, 5, 5))).result(timeout=5)
     t = next(_PRESSED_AT)
@@ -501,8 +523,13 @@ def test_display_damaged_store_is_set_aside_and_said(tmp_path):
 
 
 def test_display_assign_slots_prefers_hold_area_then_value_then_position():
-    read = [(6, True, (180, 20)), (5, False, (30, 100)), (6, False, (60, 100)), (2, True, (180, 40)),
-            (3, False, (90, 100))]
+    read = [
+        (6, True, (180, 20)),
+        (5, False, (30, 100)),
+        (6, False, (60, 100)),
+        (2, True, (180, 40)),
+        (3, False, (90, 100)),
+    ]
     # Slots 0 (a 6) and 3 (a 2) are held; both lie in the hold area.
     slots = assign_slots((6, 1, 1, 2, 1), (True, False, False, True, False), [None] * 5, read)
     assert slots[0] == 0 and slots[3] == 3 and sorted(slots) == [0, 1, 2, 3, 4]
@@ -570,8 +597,11 @@ def test_display_names_typed_on_a_phone_with_the_pin(tmp_path):
         client = TestClient(web_app(a), client=("192.168.1.21", 50000))
         with client.websocket_connect("/ws") as ws:
             receive_state(ws)
-            ws.send_text(json.dumps({"type": "setup", "names": ["Zoë", "Yann"], "ruleset": "yatzy",
-                                     "start": True, "pin": "2468"}))
+            ws.send_text(
+                json.dumps(
+                    {"type": "setup", "names": ["Zoë", "Yann"], "ruleset": "yatzy", "start": True, "pin": "2468"}
+                )
+            )
             for _ in range(20):
                 if receive_state(ws)["screen"] == "game":
                     break
@@ -626,21 +656,37 @@ def test_display_say_shows_a_message(app):
 
 # -- malformed messages, the Origin, the PIN and the setup (regressions) -------------------
 
+
 @pytest.mark.parametrize("here", ["127.0.0.1", "192.168.1.20"], ids=["local", "phone"])
-@pytest.mark.parametrize("text, words", [
-    ("[[1,2]]", "got a list; send an object"),
-    ("[5]", "got a list; send an object"),
-    ("5", "got a number; send an object"),
-    ('"unlock"', "got a string; send an object"),
-    ('{"type":"rendered","seq":"abc"}', "field 'seq' must be a whole number, got a string"),
-    ('{"type":"rendered","seq":true}', "field 'seq' must be a whole number, got true"),
-    ('{"type":"unlock","pin":2468}', "field 'pin' must be a string, got a number"),
-    ('{"type":"command","command":null}', "field 'command' must be a string, got null"),
-    ('{"type":["command"],"command":"menu"}', "field 'type' must be a string, got a list"),
-    ("not json", "not JSON"),
-    (b'{"type":"command","command":"menu"}', "send text frames of JSON"),
-], ids=["list-of-lists", "list", "number", "string", "seq-text", "seq-bool", "pin-number", "command-null",
-        "type-list", "not-json", "binary"])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("[[1,2]]", "got a list; send an object"),
+        ("[5]", "got a list; send an object"),
+        ("5", "got a number; send an object"),
+        ('"unlock"', "got a string; send an object"),
+        ('{"type":"rendered","seq":"abc"}', "field 'seq' must be a whole number, got a string"),
+        ('{"type":"rendered","seq":true}', "field 'seq' must be a whole number, got true"),
+        ('{"type":"unlock","pin":2468}', "field 'pin' must be a string, got a number"),
+        ('{"type":"command","command":null}', "field 'command' must be a string, got null"),
+        ('{"type":["command"],"command":"menu"}', "field 'type' must be a string, got a list"),
+        ("not json", "not JSON"),
+        (b'{"type":"command","command":"menu"}', "send text frames of JSON"),
+    ],
+    ids=[
+        "list-of-lists",
+        "list",
+        "number",
+        "string",
+        "seq-text",
+        "seq-bool",
+        "pin-number",
+        "command-null",
+        "type-list",
+        "not-json",
+        "binary",
+    ],
+)
 def test_regression_malformed_messages_close_the_socket_cleanly(app, here, text, words):
     from starlette.websockets import WebSocketDisconnect
 
@@ -708,13 +754,27 @@ def test_regression_dns_rebinding_is_refused(app):
     assert not app.menu_open
 
 
-@pytest.mark.parametrize("host, allowed", [
-    ("127.0.0.1:8000", True), ("192.168.1.20", True), ("[::1]:8000", True), ("[fe80::1]", True), ("::1", True),
-    ("localhost:8000", True), ("LocalHost.", True), ("dicepi.local:8000", True), ("DicePi", True),
-    ("", True), (None, True),
-    ("rebind.example:8000", False), ("localhost.rebind.example", False), ("dicepi.local.example", False),
-    ("127.0.0.1.nip.io", False), ("[not-an-address]:80", False),
-])
+@pytest.mark.parametrize(
+    "host, allowed",
+    [
+        ("127.0.0.1:8000", True),
+        ("192.168.1.20", True),
+        ("[::1]:8000", True),
+        ("[fe80::1]", True),
+        ("::1", True),
+        ("localhost:8000", True),
+        ("LocalHost.", True),
+        ("dicepi.local:8000", True),
+        ("DicePi", True),
+        ("", True),
+        (None, True),
+        ("rebind.example:8000", False),
+        ("localhost.rebind.example", False),
+        ("dicepi.local.example", False),
+        ("127.0.0.1.nip.io", False),
+        ("[not-an-address]:80", False),
+    ],
+)
 def test_host_allowed_takes_ip_addresses_and_the_tables_names(host, allowed):
     from table.display.server import host_allowed
 
@@ -757,8 +817,10 @@ def test_regression_wrong_pins_lock_the_address_out_for_longer_each_time(app):
         late = unlock(ws, "2468")  # the right PIN is not even checked while locked out
         assert not late["ok"] and late["message"] == "Too many wrong PINs; try again in 10 s."
         ws.send_text(json.dumps({"type": "command", "command": "menu", "pin": "2468"}))
-        assert json.loads(ws.receive_text()) == {"type": "refused",
-                                                 "message": "Too many wrong PINs; try again in 10 s."}
+        assert json.loads(ws.receive_text()) == {
+            "type": "refused",
+            "message": "Too many wrong PINs; try again in 10 s.",
+        }
         # Another address is not locked out.
         with TestClient(web, client=("192.168.1.21", 50000)).websocket_connect("/ws") as other:
             receive_state(other)
@@ -813,8 +875,12 @@ def test_a_phone_that_gave_the_pin_reconnects_with_its_token_through_a_lock_out(
     assert guard.refusal("192.168.1.20")
     with TestClient(web, client=("192.168.1.20", 50001)).websocket_connect("/ws") as ws:
         receive_state(ws)
-        assert unlock(ws, "2468") == {"type": "unlock", "ok": False, "wait_s": 960,  # the PIN: locked out
-                                      "message": guard.refusal("192.168.1.20")}
+        assert unlock(ws, "2468") == {
+            "type": "unlock",
+            "ok": False,
+            "wait_s": 960,  # the PIN: locked out
+            "message": guard.refusal("192.168.1.20"),
+        }
         ws.send_text(json.dumps({"type": "unlock", "token": "a" * 22}))  # a guess: refused, not counted
         assert json.loads(ws.receive_text()) == {"type": "unlock", "ok": False, "by": "token"}
         ws.send_text(json.dumps({"type": "unlock", "token": token}))
@@ -825,7 +891,7 @@ def test_a_phone_that_gave_the_pin_reconnects_with_its_token_through_a_lock_out(
                 break
         ws.send_text(json.dumps({"type": "unlock", "token": "b" * 22}))  # a wrong token: still unlocked
         assert json.loads(ws.receive_text())["ok"]
-    assert app.menu_open and guard.wait_s("198.51.100.0") == 30 * 2 ** 5  # the guessed tokens counted nothing
+    assert app.menu_open and guard.wait_s("198.51.100.0") == 30 * 2**5  # the guessed tokens counted nothing
     assert not guard.recognises(token + "x" * 100)  # too long to be one: not compared
     first, second = guard.remember(), guard.remember()  # three kept: token, first, second
     assert guard.recognises(token)  # used: the last to be forgotten
@@ -869,13 +935,16 @@ def test_regression_pin_guard_lock_outs_double_up_to_the_longest():
     assert guard.check("a", "2468", "2468") and guard.wait_s("a") == 0
 
 
-@pytest.mark.parametrize("data, words", [
-    ({"names": "Ann"}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
-    ({"names": ["Ann", 5]}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
-    ({"ruleset": 5}, "The ruleset and the joker rule must each be given as text"),
-    ({"joker": ["free"]}, "The ruleset and the joker rule must each be given as text"),
-    ({"names": []}, "0 players given; give 1 to 8 names"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        ({"names": "Ann"}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+        ({"names": ["Ann", 5]}, 'The player names must be a list of names, e.g. ["Ann", "Bo"].'),
+        ({"ruleset": 5}, "The ruleset and the joker rule must each be given as text"),
+        ({"joker": ["free"]}, "The ruleset and the joker rule must each be given as text"),
+        ({"names": []}, "0 players given; give 1 to 8 names"),
+    ],
+)
 def test_regression_bad_setup_fields_are_refused_in_page_words(tmp_path, data, words):
     a = TableApp(tmp_path / "g.sqlite3", pin="2468").start()
     try:

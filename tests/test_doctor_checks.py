@@ -20,8 +20,7 @@ from vision.sources import SourceError
 from vision.sources.base import FrameSource
 
 PI5 = "Raspberry Pi 5 Model B Rev 1.0"
-CLASH = ("numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, "
-         "got 88 from PyObject")
+CLASH = "numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject"
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +30,7 @@ def own_data(tmp_path_factory, monkeypatch):
 
 
 # -- the Check itself ---------------------------------------------------------------------------------------------
+
 
 def test_a_check_is_one_line_and_refuses_an_unknown_status():
     c = Check("camera", "fail", "it is\nunplugged", "plug it in")
@@ -50,6 +50,7 @@ def test_a_check_that_breaks_is_a_fail_line_not_a_traceback():
 
 
 # -- versions and the numpy clash ------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def system_site(tmp_path, monkeypatch):
@@ -99,12 +100,15 @@ def test_the_numpy_clash_is_named_with_both_versions_and_the_fix(tmp_path, syste
 def test_other_clash_texts_and_plain_errors(system_site):
     assert versions.clash_fix("ImportError: numpy.core.multiarray failed to import", "2.1.0") is not None
     assert versions.clash_fix("AttributeError: _ARRAY_API not found", "2.1.0", "1.24.2").startswith(
-        "the venv has numpy 2.1.0 in front of the system's numpy 1.24.2")
+        "the venv has numpy 2.1.0 in front of the system's numpy 1.24.2"
+    )
     assert versions.clash_fix("No module named 'picamera2'") is None
 
 
 def test_picamera2_missing_is_skipped_off_a_pi_and_a_fail_on_one(tmp_path):
-    env = fake_modules(tmp_path, simplejpeg="", picamera2="raise ModuleNotFoundError(\"No module named 'libcamera'\")\n")
+    env = fake_modules(
+        tmp_path, simplejpeg="", picamera2="raise ModuleNotFoundError(\"No module named 'libcamera'\")\n"
+    )
     off = versions.check_camera_libraries(None, env)
     assert off.status == "skipped" and off.detail.startswith("not a Pi: skipped")
     on = versions.check_camera_libraries(PI5, env)
@@ -116,6 +120,7 @@ def test_picamera2_that_imports_is_ok(tmp_path):
 
 
 # -- the camera ----------------------------------------------------------------------------------------------------
+
 
 class FakeCamera(FrameSource):
     """A live camera: 30 fps timestamps; locks exposure when `locked` is given; fails after `fail_after` frames."""
@@ -140,6 +145,7 @@ def opener(source=None, error=None):
         if error is not None:
             raise error
         return source
+
     return open_
 
 
@@ -166,14 +172,26 @@ def test_the_synthetic_camera_and_recorded_frames_are_ok(tmp_path):
     assert c.status == "ok" and "320x240" in c.detail
 
 
-@pytest.mark.parametrize("spec, error, words", [
-    ("picamera2", SourceError(f"cannot import picamera2 ({CLASH}); the Pi camera needs picamera2"),
-     "in front of the system's numpy"),
-    ("picamera2", SourceError("cannot import picamera2 (No module named 'picamera2'); the Pi camera needs ..."),
-     "sudo apt install python3-picamera2"),
-    ("picamera2", SourceError("could not open the Pi camera 0 (list index out of range): check the ribbon cable"),
-     "rpicam-hello --list-cameras"),
-])
+@pytest.mark.parametrize(
+    "spec, error, words",
+    [
+        (
+            "picamera2",
+            SourceError(f"cannot import picamera2 ({CLASH}); the Pi camera needs picamera2"),
+            "in front of the system's numpy",
+        ),
+        (
+            "picamera2",
+            SourceError("cannot import picamera2 (No module named 'picamera2'); the Pi camera needs ..."),
+            "sudo apt install python3-picamera2",
+        ),
+        (
+            "picamera2",
+            SourceError("could not open the Pi camera 0 (list index out of range): check the ribbon cable"),
+            "rpicam-hello --list-cameras",
+        ),
+    ],
+)
 def test_a_camera_that_cannot_open_says_why_and_what_to_do(spec, error, words, system_site):
     c = camera.check_camera(camera.look_at_camera(spec, {}, opener=opener(error=error)))
     assert c.status == "fail" and words in c.fix
@@ -195,6 +213,7 @@ def test_bad_specs_empty_folders_and_lost_cameras_are_fail_lines(tmp_path):
 
 
 # -- the profile and its markers ---------------------------------------------------------------------------------------
+
 
 def synthetic_frame():
     from vision.sources import open_source
@@ -240,6 +259,7 @@ def test_markers_away_from_where_the_profile_has_them_say_the_camera_moved():
 
 
 # -- GPIO ------------------------------------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def mock_pins():
@@ -302,8 +322,13 @@ def test_no_pin_library_is_skipped_off_a_pi_and_a_fail_on_one(monkeypatch):
 def test_gpio_problems_for_the_tables_screen():
     from table.errors import DicetableError
 
-    laptop = gpio.gpio_problem(DicetableError("cannot open the GPIO pins (BadPinFactory: Unable to load any default "
-                                              "pin factory!); on a Pi add your user to the 'gpio' group"), None)
+    laptop = gpio.gpio_problem(
+        DicetableError(
+            "cannot open the GPIO pins (BadPinFactory: Unable to load any default "
+            "pin factory!); on a Pi add your user to the 'gpio' group"
+        ),
+        None,
+    )
     assert laptop.status == "fail" and "--no-buttons" in laptop.fix
     assert "'gpio' group" in gpio.gpio_problem("PermissionError: [Errno 13] Permission denied", PI5).fix
     assert "systemctl stop" in gpio.gpio_problem("lgpio.error: 'GPIO busy'", PI5).fix
@@ -311,6 +336,7 @@ def test_gpio_problems_for_the_tables_screen():
 
 
 # -- the networks --------------------------------------------------------------------------------------------------
+
 
 def test_the_three_networks_give_their_recorded_answers():
     for check in (models.check_face_reader, models.check_pip_finder, models.check_detector):
@@ -331,6 +357,7 @@ def test_a_network_that_answers_otherwise_or_does_not_load_fails(tmp_path):
 
 # -- the store ---------------------------------------------------------------------------------------------------------
 
+
 def test_no_store_yet_is_ok_and_makes_nothing(tmp_path):
     db = tmp_path / "data" / "dicetable" / "games.sqlite3"
     c = store.check_store(db)
@@ -346,7 +373,9 @@ def test_a_store_with_games_opens_passes_its_check_and_says_its_space(tmp_path):
     with open_store(db) as s:
         GameSession.start(s, StartGame(at=1.0, ruleset="yacht", players=("A", "B")))
         c = store.check_store(db, store_holder(db))  # beside the running table: it holds the lock
-    assert c.status == "ok" and "1 game, integrity ok, writable" in c.detail and "in use by the running table" in c.detail
+    assert (
+        c.status == "ok" and "1 game, integrity ok, writable" in c.detail and "in use by the running table" in c.detail
+    )
     assert store.check_store(db).status == "ok"
 
 
@@ -377,7 +406,8 @@ def test_store_problems_for_the_tables_screen(tmp_path):
     assert "free some space" in store.store_problem(tmp_path / "g.sqlite3", "database or disk is full").fix.lower()
 
 
-# -- the Pi's tools ------------------------------------------------------------------------------------------------------
+# -- the Pi's tools ----------------------------------------------------------------------------------------------------
+
 
 def fake_tool(folder: Path, name: str, script: str) -> None:
     path = folder / name
@@ -393,10 +423,14 @@ def tools(tmp_path, monkeypatch):
     return folder
 
 
-@pytest.mark.parametrize("bits, status, words", [
-    ("0x0", "ok", "no under-voltage"), ("0x50000", "warning", "under-voltage, throttled since boot"),
-    ("0x50005", "fail", "under-voltage, throttled now"),
-])
+@pytest.mark.parametrize(
+    "bits, status, words",
+    [
+        ("0x0", "ok", "no under-voltage"),
+        ("0x50000", "warning", "under-voltage, throttled since boot"),
+        ("0x50005", "fail", "under-voltage, throttled now"),
+    ],
+)
 def test_throttling_now_and_since_boot(tools, bits, status, words):
     fake_tool(tools, "vcgencmd", f'echo "throttled={bits}"\n')
     c = pi.check_power()
@@ -404,10 +438,10 @@ def test_throttling_now_and_since_boot(tools, bits, status, words):
 
 
 def test_temperature_and_a_vcgencmd_that_cannot_answer(tools):
-    fake_tool(tools, "vcgencmd", "echo \"temp=83.2'C\"\n")
+    fake_tool(tools, "vcgencmd", 'echo "temp=83.2\'C"\n')
     c = pi.check_temperature()
     assert c.status == "warning" and "83.2 C" in c.detail
-    fake_tool(tools, "vcgencmd", "echo \"temp=48.3'C\"\n")
+    fake_tool(tools, "vcgencmd", 'echo "temp=48.3\'C"\n')
     assert pi.check_temperature().status == "ok"
     fake_tool(tools, "vcgencmd", "echo 'VCHI initialization failed' >&2; exit 255\n")
     c = pi.check_power()
@@ -429,7 +463,8 @@ def test_missing_tools_are_not_a_pi_skipped(tools):
         assert c.status == "skipped" and c.detail.startswith("not a Pi: skipped")
 
 
-# -- the page and the kiosk -----------------------------------------------------------------------------------------------
+# -- the page and the kiosk --------------------------------------------------------------------------------------------
+
 
 class _Health(http.server.BaseHTTPRequestHandler):
     status = 200
@@ -474,13 +509,16 @@ def test_the_page_answers_or_says_how_to_start_the_table(health_server):
     assert page.check_page("not a url").status == "fail"
 
 
-@pytest.mark.parametrize("rel, text, board, status", [
-    (".config/labwc/autostart", "/home/pi/dicetable/firmware_config/kiosk.sh &\n", PI5, "ok"),
-    (".config/wayfire.ini", "[autostart]\nkiosk = /home/pi/dicetable/firmware_config/kiosk.sh\n", PI5, "ok"),
-    (".config/labwc/autostart", "# /home/pi/dicetable/firmware_config/kiosk.sh &\n", PI5, "fail"),
-    (None, None, PI5, "fail"),
-    (None, None, None, "skipped"),
-])
+@pytest.mark.parametrize(
+    "rel, text, board, status",
+    [
+        (".config/labwc/autostart", "/home/pi/dicetable/firmware_config/kiosk.sh &\n", PI5, "ok"),
+        (".config/wayfire.ini", "[autostart]\nkiosk = /home/pi/dicetable/firmware_config/kiosk.sh\n", PI5, "ok"),
+        (".config/labwc/autostart", "# /home/pi/dicetable/firmware_config/kiosk.sh &\n", PI5, "fail"),
+        (None, None, PI5, "fail"),
+        (None, None, None, "skipped"),
+    ],
+)
 def test_the_kiosk_autostart_line(tmp_path, rel, text, board, status):
     if rel:
         (tmp_path / rel).parent.mkdir(parents=True)

@@ -1,4 +1,7 @@
-"""``dicetable doctor`` end to end: every check runs, with and without a camera, a store and a profile; never a traceback."""
+"""``dicetable doctor`` end to end.
+
+Every check runs, with and without a camera, a store and a profile; never a traceback.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +14,24 @@ from table.cli import main
 from table.doctor import models
 from table.doctor.run import Options, run_checks, summary
 
-NAMES = ["python", "libraries", "picamera2", "camera", "profile", "markers", "gpio", "face reader", "pip finder",
-         "die detector", "store", "power", "temperature", "clock", "page", "kiosk"]
+NAMES = [
+    "python",
+    "libraries",
+    "picamera2",
+    "camera",
+    "profile",
+    "markers",
+    "gpio",
+    "face reader",
+    "pip finder",
+    "die detector",
+    "store",
+    "power",
+    "temperature",
+    "clock",
+    "page",
+    "kiosk",
+]
 
 
 def closed_url() -> str:
@@ -38,8 +57,11 @@ def mock_pins():
 
 
 def test_every_check_runs_in_order_with_the_synthetic_camera(tmp_path, mock_pins):
-    checks = run_checks(Options(camera="synthetic", db=tmp_path / "g.sqlite3", url=closed_url(), home=tmp_path),
-                        board=None, pin_factory=mock_pins)
+    checks = run_checks(
+        Options(camera="synthetic", db=tmp_path / "g.sqlite3", url=closed_url(), home=tmp_path),
+        board=None,
+        pin_factory=mock_pins,
+    )
     by = {c.name: c for c in checks}
     assert [c.name for c in checks] == NAMES
     for name in ("camera", "profile", "markers", "gpio", "face reader", "pip finder", "die detector", "store"):
@@ -49,9 +71,21 @@ def test_every_check_runs_in_order_with_the_synthetic_camera(tmp_path, mock_pins
 
 
 def test_without_a_camera_or_a_profile(tmp_path, mock_pins):
-    checks = {c.name: c for c in run_checks(
-        Options(camera="none", profile="kitchen", profiles_dir=tmp_path, db=tmp_path / "g.sqlite3",
-                url=closed_url(), home=tmp_path), board=None, pin_factory=mock_pins)}
+    checks = {
+        c.name: c
+        for c in run_checks(
+            Options(
+                camera="none",
+                profile="kitchen",
+                profiles_dir=tmp_path,
+                db=tmp_path / "g.sqlite3",
+                url=closed_url(),
+                home=tmp_path,
+            ),
+            board=None,
+            pin_factory=mock_pins,
+        )
+    }
     assert checks["camera"].status == "skipped" and checks["markers"].status == "skipped"
     assert checks["profile"].status == "fail" and "dicetable calibrate" in checks["profile"].fix
 
@@ -65,15 +99,33 @@ def test_the_default_camera_is_the_profiles(tmp_path, mock_pins):
 
         raise SourceError("cannot import picamera2 (No module named 'picamera2'); the Pi camera needs picamera2")
 
-    checks = {c.name: c for c in run_checks(Options(db=tmp_path / "g.sqlite3", url=closed_url(), home=tmp_path),
-                                            board=None, pin_factory=mock_pins, opener=opener)}
+    checks = {
+        c.name: c
+        for c in run_checks(
+            Options(db=tmp_path / "g.sqlite3", url=closed_url(), home=tmp_path),
+            board=None,
+            pin_factory=mock_pins,
+            opener=opener,
+        )
+    }
     assert seen == [("picamera2", (640, 480))]
     assert checks["camera"].status == "fail" and "python3-picamera2" in checks["camera"].fix
 
 
 def test_cli_prints_a_line_each_and_exits_1_on_a_fail(tmp_path, capsys):
-    status = main(["doctor", "--camera", "synthetic", "--db", str(tmp_path / "g.sqlite3"), "--url", closed_url(),
-                   "--home", str(tmp_path)])
+    status = main(
+        [
+            "doctor",
+            "--camera",
+            "synthetic",
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--url",
+            closed_url(),
+            "--home",
+            str(tmp_path),
+        ]
+    )
     out, err = capsys.readouterr()
     lines = out.strip().splitlines()
     assert status == 1 and len(lines) == len(NAMES) + 1 and "Traceback" not in out + err
@@ -83,8 +135,20 @@ def test_cli_prints_a_line_each_and_exits_1_on_a_fail(tmp_path, capsys):
 
 
 def test_cli_json_for_scripts(tmp_path, capsys):
-    status = main(["doctor", "--camera", "none", "--db", str(tmp_path / "g.sqlite3"), "--url", closed_url(),
-                   "--home", str(tmp_path), "--json"])
+    status = main(
+        [
+            "doctor",
+            "--camera",
+            "none",
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--url",
+            closed_url(),
+            "--home",
+            str(tmp_path),
+            "--json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["ok"] is False and [c["name"] for c in data["checks"]] == NAMES
     assert set(data["checks"][0]) == {"name", "status", "detail", "fix"}
@@ -94,9 +158,25 @@ def test_cli_json_for_scripts(tmp_path, capsys):
 def test_cli_with_no_camera_store_or_profile_never_gives_a_traceback(tmp_path, capsys):
     bad_db = tmp_path / "photo.jpg"
     bad_db.write_bytes(b"\xff\xd8 not a store")
-    status = main(["doctor", "--camera", "picamera2", "--profile", "nope", "--profiles-dir", str(tmp_path),
-                   "--db", str(bad_db), "--pins", str(tmp_path / "nothere.toml"), "--url", "http://[::1", "--home",
-                   str(tmp_path)])
+    status = main(
+        [
+            "doctor",
+            "--camera",
+            "picamera2",
+            "--profile",
+            "nope",
+            "--profiles-dir",
+            str(tmp_path),
+            "--db",
+            str(bad_db),
+            "--pins",
+            str(tmp_path / "nothere.toml"),
+            "--url",
+            "http://[::1",
+            "--home",
+            str(tmp_path),
+        ]
+    )
     out, err = capsys.readouterr()
     assert status == 1 and "Traceback" not in out + err
     assert len(out.strip().splitlines()) == len(NAMES) + 1
@@ -107,7 +187,13 @@ def test_a_check_that_breaks_is_one_fail_line_and_the_rest_still_run(tmp_path, m
         raise RuntimeError("boom")
 
     monkeypatch.setattr(models, "check_face_reader", boom)
-    checks = {c.name: c for c in run_checks(Options(camera="none", db=tmp_path / "g.sqlite3", url=closed_url(),
-                                                    home=tmp_path), board=None, pin_factory=mock_pins)}
+    checks = {
+        c.name: c
+        for c in run_checks(
+            Options(camera="none", db=tmp_path / "g.sqlite3", url=closed_url(), home=tmp_path),
+            board=None,
+            pin_factory=mock_pins,
+        )
+    }
     assert checks["face reader"].status == "fail" and "RuntimeError: boom" in checks["face reader"].detail
     assert checks["pip finder"].status == "ok" and len(checks) == len(NAMES)

@@ -1,4 +1,7 @@
-"""The page tells the owner too: what ``play`` cannot use (camera, buttons, store) is the doctor's line on every screen."""
+"""The page tells the owner too.
+
+What ``play`` cannot use (camera, buttons, store) is the doctor's line on every screen.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +21,10 @@ pytest.importorskip("fastapi", reason="fastapi is not installed: pip install .")
 
 from table.cli import main  # noqa: E402
 
-CLASH = ("cannot import picamera2 (numpy.dtype size changed, may indicate binary incompatibility. Expected 96 "
-         "from C header, got 88 from PyObject); the Pi camera needs picamera2")
+CLASH = (
+    "cannot import picamera2 (numpy.dtype size changed, may indicate binary incompatibility. Expected 96 "
+    "from C header, got 88 from PyObject); the Pi camera needs picamera2"
+)
 
 
 def wait_for(cond, timeout=10.0):
@@ -37,8 +42,9 @@ def troubles(app) -> dict[str, str]:
 
 @pytest.fixture
 def app(tmp_path):
-    a = TableApp(tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), camera_name="picamera2",
-                 pin="2468").start()
+    a = TableApp(
+        tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), camera_name="picamera2", pin="2468"
+    ).start()
     yield a
     a.close()
 
@@ -113,8 +119,24 @@ def test_play_on_a_store_it_cannot_use_runs_on_a_spare_one_and_says_so(tmp_path,
     blocker = tmp_path / "afile"
     blocker.write_text("a file where the store's folder should be")
     apps = []
-    t, result = _run_play(["play", "--camera", "synthetic:1", "--reader", "truth", "--no-buttons", "--port", "0",
-                           "--db", str(blocker / "games.sqlite3"), "--duration", "2"], apps, monkeypatch)
+    t, result = _run_play(
+        [
+            "play",
+            "--camera",
+            "synthetic:1",
+            "--reader",
+            "truth",
+            "--no-buttons",
+            "--port",
+            "0",
+            "--db",
+            str(blocker / "games.sqlite3"),
+            "--duration",
+            "2",
+        ],
+        apps,
+        monkeypatch,
+    )
     assert wait_for(lambda: len(apps) == 2 and apps[-1].seq and "store" in troubles(apps[-1]))
     line = troubles(apps[-1])["store"]
     t.join(timeout=30)
@@ -130,13 +152,30 @@ def test_play_without_buttons_says_so_on_the_screen(tmp_path, capsys, monkeypatc
     from table.errors import DicetableError
 
     def busy(*args, **kwargs):
-        raise DicetableError("cannot open the GPIO pins (GPIOPinInUse: pin GPIO17 is already in use); on a Pi add "
-                             "your user to the 'gpio' group, elsewhere play with --no-buttons")
+        raise DicetableError(
+            "cannot open the GPIO pins (GPIOPinInUse: pin GPIO17 is already in use); on a Pi add "
+            "your user to the 'gpio' group, elsewhere play with --no-buttons"
+        )
 
     monkeypatch.setattr(table.inputs, "ButtonPanel", busy)
     apps = []
-    t, result = _run_play(["play", "--camera", "synthetic:1", "--reader", "truth", "--port", "0",
-                           "--db", str(tmp_path / "g.sqlite3"), "--duration", "1.5"], apps, monkeypatch)
+    t, result = _run_play(
+        [
+            "play",
+            "--camera",
+            "synthetic:1",
+            "--reader",
+            "truth",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--duration",
+            "1.5",
+        ],
+        apps,
+        monkeypatch,
+    )
     assert wait_for(lambda: apps and "buttons" in troubles(apps[0]))
     line = troubles(apps[0])["buttons"]
     t.join(timeout=30)

@@ -1,4 +1,7 @@
-"""Speed where it runs: the networks' threads (``DICETABLE_THREADS``) and ``dicetable bench``'s settle-to-verdict compute."""
+"""Speed where it runs.
+
+The networks' threads (``DICETABLE_THREADS``) and ``dicetable bench``'s settle-to-verdict compute.
+"""
 
 from __future__ import annotations
 

@@ -23,28 +23,35 @@ def _write_dataset(root, images):
         for _, (x, y, w, h) in dice:
             cv2.rectangle(img, (x, y), (x + w, y + h), (230, 230, 230), -1)
         cv2.imwrite(str(root / name), img)
-        entries.append({"file": name, "width": 300, "height": 200,
-                        "dice": [{"value": v, "box": list(b)} for v, b in dice]})
+        entries.append(
+            {"file": name, "width": 300, "height": 200, "dice": [{"value": v, "box": list(b)} for v, b in dice]}
+        )
     (root / "labels.json").write_text(json.dumps({"images": entries}))
     return root
 
 
 @pytest.fixture
 def tiny(tmp_path):
-    return _write_dataset(tmp_path / "tiny", [
-        ("a_1.png", [(1, (10, 10, 40, 40)), (2, (100, 10, 40, 40)), (3, (200, 10, 40, 40))]),
-        ("a_2.png", [(4, (10, 100, 40, 40)), (5, (100, 100, 40, 40))]),
-        ("b_1.png", [(6, (50, 50, 40, 40))]),
-        ("b_2.png", []),
-    ])
+    return _write_dataset(
+        tmp_path / "tiny",
+        [
+            ("a_1.png", [(1, (10, 10, 40, 40)), (2, (100, 10, 40, 40)), (3, (200, 10, 40, 40))]),
+            ("a_2.png", [(4, (10, 100, 40, 40)), (5, (100, 100, 40, 40))]),
+            ("b_1.png", [(6, (50, 50, 40, 40))]),
+            ("b_2.png", []),
+        ],
+    )
 
 
 # What the scripted reader "reads" in each file: a_1: 1 right, 2 read as 3 (wrong), 3 unknown;
 # a_2: 4 right, 5 missed, one extra die with a value; b_1: 6 right (box shifted, IoU > .5);
 # b_2: an extra unknown die.
 _SCRIPT = {
-    "a_1.png": [DieReading(1, (11, 9, 40, 41), 0.99), DieReading(3, (100, 12, 39, 40), 0.9),
-                DieReading(None, (198, 10, 42, 40), 0.4, "low confidence")],
+    "a_1.png": [
+        DieReading(1, (11, 9, 40, 41), 0.99),
+        DieReading(3, (100, 12, 39, 40), 0.9),
+        DieReading(None, (198, 10, 42, 40), 0.4, "low confidence"),
+    ],
     "a_2.png": [DieReading(4, (10, 100, 40, 40), 0.95), DieReading(2, (250, 150, 30, 30), 0.9)],
     "b_1.png": [DieReading(6, (55, 52, 40, 40), 0.97)],
     "b_2.png": [DieReading(None, (5, 5, 30, 30), 0.3, "low confidence")],
@@ -111,13 +118,16 @@ def test_match_dice_greedy_by_iou_and_centre_inside():
     assert match_dice([], truth) == []
 
 
-@pytest.mark.parametrize("content, match", [
-    (None, "no labels.json"),
-    ("{not json", "not valid JSON"),
-    ('{"pictures": []}', '"images" list'),
-    ('{"images": [{"file": "x.png", "dice": [{"value": 7, "box": [0, 0, 1, 1]}]}]}', "value 1-6"),
-    ('{"images": [{"dice": []}]}', '"file"'),
-])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        (None, "no labels.json"),
+        ("{not json", "not valid JSON"),
+        ('{"pictures": []}', '"images" list'),
+        ('{"images": [{"file": "x.png", "dice": [{"value": 7, "box": [0, 0, 1, 1]}]}]}', "value 1-6"),
+        ('{"images": [{"dice": []}]}', '"file"'),
+    ],
+)
 def test_load_dataset_malformed(tmp_path, content, match):
     if content is not None:
         (tmp_path / "labels.json").write_text(content)
@@ -178,10 +188,13 @@ def test_reliability_bins_zoom_on_part_of_the_range():
         reliability_bins([0.5], [True], span=(0.9, 0.8))
 
 
-@pytest.mark.parametrize("conf, right, match", [
-    ([0.5, 1.2], [True, True], r"in \[0, 1\]"),
-    ([0.5], [True, False], "same length"),
-])
+@pytest.mark.parametrize(
+    "conf, right, match",
+    [
+        ([0.5, 1.2], [True, True], r"in \[0, 1\]"),
+        ([0.5], [True, False], "same length"),
+    ],
+)
 def test_reliability_bad_input(conf, right, match):
     with pytest.raises(ValueError, match=match):
         reliability_bins(conf, right)
@@ -267,7 +280,8 @@ def test_cli_eval_fold_reads_that_fold_with_the_networks_given(tiny, capsys, mon
     import vision.pips
     import vision.reader
     from table.commands.eval import DEV_FOLDS
-    from vision.lab.training.data import DEV_FOLDS as TRAINING_FOLDS, dev_fold
+    from vision.lab.training.data import DEV_FOLDS as TRAINING_FOLDS
+    from vision.lab.training.data import dev_fold
 
     assert DEV_FOLDS == TRAINING_FOLDS  # the parser's choices follow the trainers' folds
     calls = []
@@ -325,8 +339,27 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     by_fold = {k: [n for n in names if dev_fold(n) == k] for k in (0, 1)}
     order["next"] = by_fold[0] + by_fold[1]
     out = tmp_path / "map.json"
-    assert fit_confidence.main(["--twin", "1", "f1.onnx", "p1.onnx", "--twin", "0", "f0.onnx", "p0.onnx",
-                                "--dev-dir", str(tiny), "--out", str(out), "--min-block", "1"]) == 0
+    assert (
+        fit_confidence.main(
+            [
+                "--twin",
+                "1",
+                "f1.onnx",
+                "p1.onnx",
+                "--twin",
+                "0",
+                "f0.onnx",
+                "p0.onnx",
+                "--dev-dir",
+                str(tiny),
+                "--out",
+                str(out),
+                "--min-block",
+                "1",
+            ]
+        )
+        == 0
+    )
     # every photo once, read by the twins of its own fold, folds in order
     assert seen == [(n, f"f{k}.onnx", f"p{k}.onnx") for k in (0, 1) for n in by_fold[k]]
     doc = json.loads(out.read_text())
@@ -339,20 +372,43 @@ def test_fit_confidence_reads_each_fold_with_its_own_twins(tiny, tmp_path, monke
     cmap = ConfidenceMap(tuple(doc["map"]["raw"]), tuple(doc["map"]["calibrated"]))
     assert cmap(0.9) < cmap(0.99)  # the two 0.9 values were wrong, the higher ones right
     order["next"] = by_fold[0] + by_fold[1]
-    assert fit_confidence.main(["--twin", "0", "f0.onnx", "p0.onnx", "--twin", "1", "f1.onnx", "p1.onnx",
-                                "--dev-dir", str(tiny), "--out", str(out)]) == 0
+    assert (
+        fit_confidence.main(
+            [
+                "--twin",
+                "0",
+                "f0.onnx",
+                "p0.onnx",
+                "--twin",
+                "1",
+                "f1.onnx",
+                "p1.onnx",
+                "--dev-dir",
+                str(tiny),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     doc = json.loads(out.read_text())  # the default: blocks of at least 100 values, here one block of 5
     assert doc["map"]["calibrated"] == [pytest.approx((3 + 1) / (5 + 2), abs=1e-4)]
     assert "blocks of at least 100 values" in doc["method"]
-    for bad, message in ((["--twin", "2", "f", "p"], "fold must be one of 0-1"),
-                         (["--twin", "0", "f", "p", "--twin", "0", "g", "q"], "each fold once"),
-                         (["--twin", "0", "f", "p", "--min-block", "0"], "--min-block must be 1 or more")):
+    for bad, message in (
+        (["--twin", "2", "f", "p"], "fold must be one of 0-1"),
+        (["--twin", "0", "f", "p", "--twin", "0", "g", "q"], "each fold once"),
+        (["--twin", "0", "f", "p", "--min-block", "0"], "--min-block must be 1 or more"),
+    ):
         with pytest.raises(SystemExit) as stop:
             fit_confidence.main(bad + ["--dev-dir", str(tiny), "--out", str(out)])
         assert stop.value.code == 2 and message in capsys.readouterr().err
     monkeypatch.undo()  # the real FaceReader: a missing model is one line and status 2, not a traceback
-    assert fit_confidence.main(["--twin", "0", str(tmp_path / "none.onnx"), "p.onnx", "--dev-dir", str(tiny),
-                                "--out", str(out)]) == 2
+    assert (
+        fit_confidence.main(
+            ["--twin", "0", str(tmp_path / "none.onnx"), "p.onnx", "--dev-dir", str(tiny), "--out", str(out)]
+        )
+        == 2
+    )
     assert "fold 0: face-reader model" in capsys.readouterr().err
 
 
@@ -365,10 +421,12 @@ from vision.lab.label_review import load_label_review  # noqa: E402
 
 #: A review of the tiny set that agrees with the scripted reader: the "2" of a_1 shows a 3, and the
 #: extra die of a_2 is a real die showing 2 that was not labelled.
-_TINY_REVIEW = {"changes": [
-    {"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 2, "value": 3, "why": "three pips"},
-    {"file": "a_2.png", "box": [250, 150, 30, 30], "labelled": None, "value": 2, "why": "a die not labelled"},
-]}
+_TINY_REVIEW = {
+    "changes": [
+        {"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 2, "value": 3, "why": "three pips"},
+        {"file": "a_2.png", "box": [250, 150, 30, 30], "labelled": None, "value": 2, "why": "a die not labelled"},
+    ]
+}
 
 
 def _review_file(tmp_path, doc):
@@ -410,17 +468,21 @@ _TWO = {"file": "a_1.png", "box": [100, 10, 40, 40], "labelled": 2, "value": 3}
 _NEW = {"file": "a_2.png", "box": [250, 150, 30, 30], "labelled": None, "value": 2}
 
 
-@pytest.mark.parametrize("changes, match", [
-    ([{**_TWO, "labelled": 5}], "labels.json now says 2; review it again"),
-    ([{**_TWO, "box": [150, 10, 40, 40]}], "no die with that box"),
-    ([{**_NEW, "box": [12, 100, 40, 40]}], "adds a die where labels.json has one"),
-    ([{**_TWO, "file": "nope.png"}], "not in the dataset"),  # the review of another set, a renamed photo
-    ([_TWO, {**_TWO, "value": 4}], "corrects the die that changes[0] corrects"),
-    ([_NEW, {**_NEW, "box": [252, 151, 30, 30]}], "adds the die that changes[0] adds"),
-    ([{**_NEW, "box": [-500, -500, 40, 40]}], "outside the 300x200 px photo"),
-])
-def test_a_review_that_does_not_fit_is_refused_before_any_photo_is_read(tiny, tmp_path, capsys, monkeypatch,
-                                                                       changes, match):
+@pytest.mark.parametrize(
+    "changes, match",
+    [
+        ([{**_TWO, "labelled": 5}], "labels.json now says 2; review it again"),
+        ([{**_TWO, "box": [150, 10, 40, 40]}], "no die with that box"),
+        ([{**_NEW, "box": [12, 100, 40, 40]}], "adds a die where labels.json has one"),
+        ([{**_TWO, "file": "nope.png"}], "not in the dataset"),  # the review of another set, a renamed photo
+        ([_TWO, {**_TWO, "value": 4}], "corrects the die that changes[0] corrects"),
+        ([_NEW, {**_NEW, "box": [252, 151, 30, 30]}], "adds the die that changes[0] adds"),
+        ([{**_NEW, "box": [-500, -500, 40, 40]}], "outside the 300x200 px photo"),
+    ],
+)
+def test_a_review_that_does_not_fit_is_refused_before_any_photo_is_read(
+    tiny, tmp_path, capsys, monkeypatch, changes, match
+):
     import vision.reader
 
     def never(image, **kw):
@@ -439,9 +501,16 @@ def test_a_review_names_photos_in_sub_folders_by_their_path(tmp_path):
     (root / "y").mkdir()
     for folder in ("x", "y"):
         cv2.imwrite(str(root / folder / "a.png"), np.full((200, 300, 3), 60, np.uint8))
-    (root / "labels.json").write_text(json.dumps({"images": [
-        {"file": "x/a.png", "dice": [{"value": 2, "box": [100, 10, 40, 40]}]},
-        {"file": "y/a.png", "dice": [{"value": 5, "box": [10, 10, 40, 40]}]}]}))
+    (root / "labels.json").write_text(
+        json.dumps(
+            {
+                "images": [
+                    {"file": "x/a.png", "dice": [{"value": 2, "box": [100, 10, 40, 40]}]},
+                    {"file": "y/a.png", "dice": [{"value": 5, "box": [10, 10, 40, 40]}]},
+                ]
+            }
+        )
+    )
     items = load_dataset(root)
     review = load_label_review(_review_file(tmp_path, {"changes": [{**_TWO, "file": "x/a.png", "why": "3"}]}))
     assert [[d.value for d in i.dice] for i in review.apply(items, root)] == [[3], [5]]
@@ -462,21 +531,26 @@ def test_cli_eval_report_keeps_the_reviewed_measure_in_metrics_json(tiny, tmp_pa
     assert metrics["reviewed_labels"]["photos_changed"] == 2
 
 
-@pytest.mark.parametrize("doc, match", [
-    ("{not json", "cannot be read as JSON"),
-    ({"fixes": []}, 'a "changes" list'),
-    ({"changes": [{"box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
-    ({"changes": [{"file": "a", "box": [1, 1, 0, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "box"'),
-    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "value": 3, "why": "x"}]}, 'needs "labelled"'),
-    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 3, "value": 3, "why": "x"}]}, 'needs "value"'),
-    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": True, "why": "x"}]}, 'needs "value"'),
-    ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": " "}]}, 'needs "why"'),
-    ({"changes": [{"file": "../a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
-    ({"changes": [{"file": "/a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
-    ({"changes": [{"file": "a", "box": [10 ** 400, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]},
-     'needs a "box"'),
-    ("[" * 100_000 + "]" * 100_000, "cannot be read as JSON"),
-])
+@pytest.mark.parametrize(
+    "doc, match",
+    [
+        ("{not json", "cannot be read as JSON"),
+        ({"fixes": []}, 'a "changes" list'),
+        ({"changes": [{"box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+        ({"changes": [{"file": "a", "box": [1, 1, 0, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "box"'),
+        ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "value": 3, "why": "x"}]}, 'needs "labelled"'),
+        ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 3, "value": 3, "why": "x"}]}, 'needs "value"'),
+        ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": True, "why": "x"}]}, 'needs "value"'),
+        ({"changes": [{"file": "a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": " "}]}, 'needs "why"'),
+        ({"changes": [{"file": "../a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+        ({"changes": [{"file": "/a", "box": [1, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]}, 'needs a "file"'),
+        (
+            {"changes": [{"file": "a", "box": [10**400, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]},
+            'needs a "box"',
+        ),
+        ("[" * 100_000 + "]" * 100_000, "cannot be read as JSON"),
+    ],
+)
 def test_a_malformed_review_is_named(tmp_path, doc, match):
     with pytest.raises(DatasetError, match=match):
         load_label_review(_review_file(tmp_path, doc))
@@ -487,14 +561,17 @@ def test_cli_eval_missing_review_exits_2(tiny, tmp_path, capsys):
     assert "no label review" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not (DEFAULT_DEV_DIR / "labels.json").is_file(),
-                    reason="the DEV photos (../shared/dice-images/dev) are not beside this checkout")
+@pytest.mark.skipif(
+    not (DEFAULT_DEV_DIR / "labels.json").is_file(),
+    reason="the DEV photos (../shared/dice-images/dev) are not beside this checkout",
+)
 def test_the_dev_review_applies_to_the_dev_labels():
     """benchmarks/dev_label_review.json still fits DEV's labels.json (a stale review is refused)."""
     review = load_label_review(Path(__file__).resolve().parents[1] / "benchmarks" / "dev_label_review.json")
     items = load_dataset(DEFAULT_DEV_DIR)
     reviewed = review.apply(items, DEFAULT_DEV_DIR)
     assert sum(len(i.dice) for i in reviewed) == sum(len(i.dice) for i in items) + sum(
-        c.labelled is None for c in review.changes)
+        c.labelled is None for c in review.changes
+    )
     changed = sum(a.dice != b.dice for a, b in zip(items, reviewed))
     assert changed == len({c.file for c in review.changes})

@@ -271,8 +271,9 @@ def test_rotations_must_be_1_or_4():
 def test_mirrored_view_is_the_geometric_mean_of_the_crop_and_its_transpose():
     plain, mirrored = FaceReader(), FaceReader(mirrored=True)
     crops = [plain_face(v, angle_deg=a) for v, a in ((2, 17), (3, 40), (6, 5))]
-    crops.append(np.ascontiguousarray(np.random.default_rng(0).integers(0, 256, (CROP_SIZE, CROP_SIZE, 3),
-                                                                        dtype=np.uint8)))
+    crops.append(
+        np.ascontiguousarray(np.random.default_rng(0).integers(0, 256, (CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8))
+    )
     transposed = [np.ascontiguousarray(c.transpose(1, 0, 2)) for c in crops]
     a, b = plain.predict(crops).astype(np.float64), plain.predict(transposed).astype(np.float64)
     expected = np.sqrt(a * b)

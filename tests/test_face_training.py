@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import cv2
@@ -9,8 +10,6 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-import argparse
-
 from vision.lab.training.augment import (
     add_augment_options,
     add_camera_degradation,
@@ -47,15 +46,20 @@ def tiny_train(tmp_path):
         cv2.rectangle(img, (x, y), (x + 40, y + 40), (230, 230, 230), -1)
         dice.append({"value": v, "box": [x, y, 40, 40], "box_kind": "die"})
     cv2.imwrite(str(tmp_path / "rune_a.jpg"), img)
-    pips = [{"value": 2, "box": [60, 60, 20, 20], "box_kind": "pips"}, {"value": 1, "box": [200, 100, 8, 8], "box_kind": "pips"}]
+    pips = [
+        {"value": 2, "box": [60, 60, 20, 20], "box_kind": "pips"},
+        {"value": 1, "box": [200, 100, 8, 8], "box_kind": "pips"},
+    ]
     cv2.imwrite(str(tmp_path / "matteo_b.jpg"), img)
     face = [{"value": 4, "box": [10, 10, 30, 30], "box_kind": "face"}]
     cv2.imwrite(str(tmp_path / "rune_c.jpg"), img)
-    labels = {"images": [
-        {"file": "rune_a.jpg", "width": 320, "height": 240, "dice": dice},
-        {"file": "matteo_b.jpg", "width": 320, "height": 240, "dice": pips},
-        {"file": "rune_c.jpg", "width": 320, "height": 240, "dice": face},
-    ]}
+    labels = {
+        "images": [
+            {"file": "rune_a.jpg", "width": 320, "height": 240, "dice": dice},
+            {"file": "matteo_b.jpg", "width": 320, "height": 240, "dice": pips},
+            {"file": "rune_c.jpg", "width": 320, "height": 240, "dice": face},
+        ]
+    }
     (tmp_path / "labels.json").write_text(json.dumps(labels))
     return tmp_path, labels
 
@@ -222,18 +226,27 @@ def test_plain_face_has_value_many_pips(value):
     # pips are dark blobs inside the white square; the background is dark too, so
     # count the components that do not touch the crop border
     n, lab, stats, _ = cv2.connectedComponentsWithStats(dark)
-    inner = [i for i in range(1, n) if stats[i, 0] > 0 and stats[i, 1] > 0
-             and stats[i, 0] + stats[i, 2] < CROP_SIZE and stats[i, 1] + stats[i, 3] < CROP_SIZE]
+    inner = [
+        i
+        for i in range(1, n)
+        if stats[i, 0] > 0
+        and stats[i, 1] > 0
+        and stats[i, 0] + stats[i, 2] < CROP_SIZE
+        and stats[i, 1] + stats[i, 3] < CROP_SIZE
+    ]
     assert len(inner) == value == len(PIP_LAYOUTS[value])
 
 
 def test_score_counts_right_wrong_and_abstained():
-    probs = np.array([
-        [0.0, 0.9, 0.1, 0, 0, 0, 0],   # reads 1, right
-        [0.0, 0.95, 0.05, 0, 0, 0, 0],  # reads 1, truth 2: wrong
-        [0.8, 0.2, 0, 0, 0, 0, 0],   # class 0: abstained
-        [0.0, 0.0, 0.0, 0.6, 0.4, 0, 0],  # reads 3 at 0.6
-    ], np.float32)
+    probs = np.array(
+        [
+            [0.0, 0.9, 0.1, 0, 0, 0, 0],  # reads 1, right
+            [0.0, 0.95, 0.05, 0, 0, 0, 0],  # reads 1, truth 2: wrong
+            [0.8, 0.2, 0, 0, 0, 0, 0],  # class 0: abstained
+            [0.0, 0.0, 0.0, 0.6, 0.4, 0, 0],  # reads 3 at 0.6
+        ],
+        np.float32,
+    )
     values = np.array([1, 2, 3, 3])
     s = score(probs, values, 0.0)
     assert (s["right"], s["wrong"], s["abstained"]) == (0.5, 0.25, 0.25)
@@ -287,8 +300,15 @@ def test_render_samples_can_put_a_leaning_die_in_every_image(monkeypatch, tmp_pa
     with pytest.raises(ValueError, match="randomised=True"):
         render_data.render_samples(1, seed=0, leaning=True)  # tray scenes have no leaning dice to offer
 
-    monkeypatch.setattr(render_data, "render_samples", lambda *a, **k: (np.zeros((1, CONTEXT_SIZE, CONTEXT_SIZE, 3),
-                        np.uint8), np.zeros(1, np.int64), [np.zeros((0, 3))]))
+    monkeypatch.setattr(
+        render_data,
+        "render_samples",
+        lambda *a, **k: (
+            np.zeros((1, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8),
+            np.zeros(1, np.int64),
+            [np.zeros((0, 3))],
+        ),
+    )
     for lean in (False, True):
         render_data.cached_render_samples(2, 0, tmp_path, randomised=True, leaning=lean)
     names = sorted(p.name.split("_2_")[0] for p in tmp_path.iterdir())

@@ -24,14 +24,18 @@ def test_firmware_pins_toml_is_the_builtin_default_and_names_every_button():
 
 def test_firmware_unit_and_kiosk_say_what_the_issue_asks():
     unit = (FW / "dicetable.service").read_text()
-    for needed in ("Restart=on-failure", "Environment=PYTHONUNBUFFERED=1", "SupplementaryGroups=video gpio",
-                   "ExecStart=@DIR@/.venv/bin/python -m table play --wait"):
+    for needed in (
+        "Restart=on-failure",
+        "Environment=PYTHONUNBUFFERED=1",
+        "SupplementaryGroups=video gpio",
+        "ExecStart=@DIR@/.venv/bin/python -m table play --wait",
+    ):
         assert needed in unit
     kiosk = (FW / "kiosk.sh").read_text()
     assert "health" in kiosk and "--kiosk --start-maximized" in kiosk
     config = (FW / "config.txt").read_text()
     assert "camera_auto_detect=1" in config and "display_auto_detect=1" in config
-    block = config[config.index("# --- dicetable begin ---"):].splitlines()
+    block = config[config.index("# --- dicetable begin ---") :].splitlines()
     assert [ln for ln in block if not ln.startswith("#")][0] == "[all]"  # before any setting of the block
 
 
@@ -44,7 +48,7 @@ def test_firmware_scripts_pass_shellcheck(script):
 
 def _stub(bin_dir: Path, name: str, body: str = "") -> None:
     p = bin_dir / name
-    p.write_text(f"#!/bin/sh\necho \"{name} $*\" >> \"$STUB_LOG\"\n{body}\n")
+    p.write_text(f'#!/bin/sh\necho "{name} $*" >> "$STUB_LOG"\n{body}\n')
     p.chmod(0o755)
 
 
@@ -74,13 +78,19 @@ def _installer(tmp_path: Path, config: str, wayfire: str | None = None):
     for name in ("apt-get", "systemctl", "usermod", "chown", "raspi-config"):
         _stub(bin_dir, name)
     _stub(bin_dir, "python3", _PYTHON3)
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DICETABLE_ROOT": str(root),
-           "DICETABLE_USER": "pi", "STUB_LOG": str(tmp_path / "calls.log")}
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "DICETABLE_ROOT": str(root),
+        "DICETABLE_USER": "pi",
+        "STUB_LOG": str(tmp_path / "calls.log"),
+    }
     env.pop("PYTHON", None)
 
     def run() -> dict[str, str]:
-        out = subprocess.run(["bash", str(repo / "firmware_config" / "install.sh")], env=env,
-                             capture_output=True, text=True)
+        out = subprocess.run(
+            ["bash", str(repo / "firmware_config" / "install.sh")], env=env, capture_output=True, text=True
+        )
         assert out.returncode == 0, out.stdout + out.stderr
         run.stdout = out.stdout
         return {str(p.relative_to(root)): p.read_text() for p in root.rglob("*") if p.is_file()}
@@ -115,23 +125,34 @@ def test_firmware_install_twice_changes_nothing_the_second_time(tmp_path):
 
 def test_firmware_config_block_starts_with_all_and_replaces_an_older_block(tmp_path):
     """A [pi4] filter above the block must not swallow it; an older block is replaced; no newline at the end is fine."""
-    old = "[pi4]\narm_boost=1\n# --- dicetable begin ---\ncamera_auto_detect=1\n# --- dicetable end ---\nmax_framebuffers=2"
+    old = (
+        "[pi4]\narm_boost=1\n"
+        "# --- dicetable begin ---\ncamera_auto_detect=1\n# --- dicetable end ---\n"
+        "max_framebuffers=2"
+    )
     _, run = _installer(tmp_path, old)
     config = run()["boot/firmware/config.txt"]
     block = (FW / "config.txt").read_text()
-    block = block[block.index("# --- dicetable begin ---"):]
-    assert block.splitlines()[1:3] == ["# [all] first: a section filter above the block ([pi4], [cm4], ...) would "
-                                       "otherwise apply to it.", "[all]"]
+    block = block[block.index("# --- dicetable begin ---") :]
+    assert block.splitlines()[1:3] == [
+        "# [all] first: a section filter above the block ([pi4], [cm4], ...) would otherwise apply to it.",
+        "[all]",
+    ]
     assert config == "[pi4]\narm_boost=1\nmax_framebuffers=2\n" + block
     assert run()["boot/firmware/config.txt.before-dicetable"] == old  # the first backup is kept
 
 
-@pytest.mark.parametrize("wayfire, expected", [
-    ("[core]\nplugins = autostart\n\n[autostart]\npanel = wfrespawn wf-panel-pi\n",
-     "[core]\nplugins = autostart\n\n[autostart]\n{line}\npanel = wfrespawn wf-panel-pi\n"),
-    ("[core]\nplugins = autostart\n", "[core]\nplugins = autostart\n\n[autostart]\n{line}\n"),
-    ("[autostart]\ndicetable = /old/kiosk.sh\n", "[autostart]\n{line}\n"),
-])
+@pytest.mark.parametrize(
+    "wayfire, expected",
+    [
+        (
+            "[core]\nplugins = autostart\n\n[autostart]\npanel = wfrespawn wf-panel-pi\n",
+            "[core]\nplugins = autostart\n\n[autostart]\n{line}\npanel = wfrespawn wf-panel-pi\n",
+        ),
+        ("[core]\nplugins = autostart\n", "[core]\nplugins = autostart\n\n[autostart]\n{line}\n"),
+        ("[autostart]\ndicetable = /old/kiosk.sh\n", "[autostart]\n{line}\n"),
+    ],
+)
 def test_firmware_kiosk_in_wayfire_autostart_when_the_user_has_wayfire(tmp_path, wayfire, expected):
     repo, run = _installer(tmp_path, "", wayfire=wayfire)
     first = run()

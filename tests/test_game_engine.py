@@ -50,15 +50,18 @@ def test_start_sets_players_cards_and_first_player():
     assert state.turn.roll == 0 and state.turn.holds == (False,) * 5
 
 
-@pytest.mark.parametrize("kw, match", [
-    (dict(players=()), "1 to 8 players"),
-    (dict(players=tuple(f"P{i}" for i in range(9))), "1 to 8 players"),
-    (dict(players=("Ann", "ann")), "different name"),
-    (dict(players=(" Ann",)), "cannot be used"),
-    (dict(first_player=2), "starting player 2"),
-    (dict(timer_s=20), "not offered"),
-    (dict(joker="lenient"), "joker"),
-])
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        (dict(players=()), "1 to 8 players"),
+        (dict(players=tuple(f"P{i}" for i in range(9))), "1 to 8 players"),
+        (dict(players=("Ann", "ann")), "different name"),
+        (dict(players=(" Ann",)), "cannot be used"),
+        (dict(first_player=2), "starting player 2"),
+        (dict(timer_s=20), "not offered"),
+        (dict(joker="lenient"), "joker"),
+    ],
+)
 def test_start_refuses_bad_settings(kw, match):
     kw.setdefault("players", ("Ann", "Bo"))
     with pytest.raises(InvalidCommandError, match=match):
@@ -74,8 +77,7 @@ def test_three_rolls_at_most_and_roll_numbers_in_order():
     state, log = start()
     with pytest.raises(IllegalCommandError, match="must be roll 1"):
         execute(state, ReadDice(at=1, values=(1, 2, 3, 4, 5), roll=2))
-    state = run(state, log, ReadDice(1, (1, 2, 3, 4, 5)), ReadDice(2, (1, 2, 3, 4, 6)),
-                ReadDice(3, (1, 2, 3, 4, 4)))
+    state = run(state, log, ReadDice(1, (1, 2, 3, 4, 5)), ReadDice(2, (1, 2, 3, 4, 6)), ReadDice(3, (1, 2, 3, 4, 4)))
     assert state.turn.roll == 3
     with pytest.raises(IllegalCommandError, match="already rolled 3 times"):
         execute(state, ReadDice(4, (1, 1, 1, 1, 1)))
@@ -127,8 +129,7 @@ def test_score_box_moves_to_next_player_and_refuses_filled_box():
     state = run(state, log, ReadDice(1, (3, 3, 3, 5, 5)), ScoreBox(2, "full_house"))
     assert state.cards[0].boxes == {"full_house": 25}
     assert state.current_player == 1 and state.turn.roll == 0
-    state = run(state, log, ReadDice(3, (1, 1, 1, 1, 2)), ScoreBox(4, "chance"),
-                ReadDice(5, (3, 3, 3, 5, 5)))
+    state = run(state, log, ReadDice(3, (1, 1, 1, 1, 2)), ScoreBox(4, "chance"), ReadDice(5, (3, 3, 3, 5, 5)))
     with pytest.raises(IllegalCommandError, match="already filled"):
         execute(state, ScoreBox(6, "full_house"))
 
@@ -150,8 +151,7 @@ def test_scratch_is_allowed():
 
 def test_forced_joker_only_offers_the_own_upper_box_and_pays_the_bonus():
     state, log = start(players=("Ann",))
-    state = run(state, log, ReadDice(1, (3, 3, 3, 3, 3)), ScoreBox(2, "yahtzee"),
-                ReadDice(3, (3, 3, 3, 3, 3)))
+    state = run(state, log, ReadDice(1, (3, 3, 3, 3, 3)), ScoreBox(2, "yahtzee"), ReadDice(3, (3, 3, 3, 3, 3)))
     with pytest.raises(IllegalCommandError, match=r"choose one of: threes \(15\)"):
         execute(state, ScoreBox(4, "full_house"))
     state, events = execute(state, ScoreBox(4, "threes"))
@@ -163,8 +163,7 @@ def test_generala_servida_and_doble_generala():
     state, log = start("generala", players=("Ana",))
     state = run(state, log, ReadDice(1, (2, 2, 2, 3, 3)), ScoreBox(2, "full"))
     assert state.cards[0].boxes["full"] == 35  # servida: stopped after roll 1
-    state = run(state, log, ReadDice(3, (1, 1, 1, 1, 2)), ReadDice(4, (4, 4, 4, 4, 4)),
-                ScoreBox(5, "doble_generala"))
+    state = run(state, log, ReadDice(3, (1, 1, 1, 1, 2)), ReadDice(4, (4, 4, 4, 4, 4)), ScoreBox(5, "doble_generala"))
     assert state.cards[0].boxes["doble_generala"] == 0  # generala still open
     state = run(state, log, ReadDice(6, (5, 5, 5, 5, 5)), ScoreBox(7, "generala"))
     assert state.cards[0].boxes["generala"] == 50
@@ -172,9 +171,15 @@ def test_generala_servida_and_doble_generala():
 
 def test_upper_bonus_appears_when_the_threshold_is_reached():
     state, log = start("yacht", players=("Ann",))
-    for k, (dice, box) in enumerate([((1, 1, 1, 2, 3), "aces"), ((2, 2, 2, 1, 3), "twos"),
-                                     ((3, 3, 3, 1, 2), "threes"), ((4, 4, 4, 1, 2), "fours"),
-                                     ((5, 5, 5, 1, 2), "fives")]):
+    for k, (dice, box) in enumerate(
+        [
+            ((1, 1, 1, 2, 3), "aces"),
+            ((2, 2, 2, 1, 3), "twos"),
+            ((3, 3, 3, 1, 2), "threes"),
+            ((4, 4, 4, 1, 2), "fours"),
+            ((5, 5, 5, 1, 2), "fives"),
+        ]
+    ):
         state = run(state, log, ReadDice(2 * k, dice), ScoreBox(2 * k + 1, box))
     assert state.upper_bonuses() == (0,)
     state = run(state, log, ReadDice(20, (6, 6, 6, 1, 2)), ScoreBox(21, "sixes"))
@@ -199,8 +204,9 @@ def test_correction_changes_the_die_and_is_logged_with_who_made_it():
 
 def test_correcting_a_flagged_held_die_clears_its_flag():
     state, log = start()
-    state = run(state, log, ReadDice(1, (6, 6, 1, 2, 3)), SetHolds(2, (True, True) + (False,) * 3),
-                ReadDice(3, (6, 5, 4, 4, 4)))
+    state = run(
+        state, log, ReadDice(1, (6, 6, 1, 2, 3)), SetHolds(2, (True, True) + (False,) * 3), ReadDice(3, (6, 5, 4, 4, 4))
+    )
     assert state.turn.flagged == (1,)
     state = run(state, log, CorrectDie(4, 1, 6, by="Ann"))
     assert state.turn.flagged == () and state.turn.dice == (6, 6, 4, 4, 4)
@@ -252,15 +258,15 @@ def test_timer_after_a_roll_scores_the_open_box_worth_the_most():
     state = run(state, log, ReadDice(10, (2, 3, 4, 5, 6)))
     state, events = execute(state, ExpireTimer(at=45.0))
     assert events[0] == TimerExpired(at=45.0, player=0, rolled=True)
-    assert events[1] == BoxScored(at=45.0, player=0, box="large_straight", dice=(2, 3, 4, 5, 6),
-                                  roll=1, points=40, cause=ScoreCause.TIMER)
+    assert events[1] == BoxScored(
+        at=45.0, player=0, box="large_straight", dice=(2, 3, 4, 5, 6), roll=1, points=40, cause=ScoreCause.TIMER
+    )
     assert state.current_player == 1
 
 
 def test_timer_ties_go_to_the_first_box_in_card_order():
     state, log = start("yacht", players=("Ann",), timer_s=60)
-    state = run(state, log, ReadDice(1, (1, 1, 2, 3, 6)), ScoreBox(2, "choice"),
-                ReadDice(3, (1, 1, 2, 2, 4)))
+    state = run(state, log, ReadDice(1, (1, 1, 2, 3, 6)), ScoreBox(2, "choice"), ReadDice(3, (1, 1, 2, 2, 4)))
     # Open boxes worth the most: aces 2, twos 4, fours 4 -> twos first.
     state, events = execute(state, ExpireTimer(at=62.0))
     assert events[1].box == "twos"
@@ -276,8 +282,19 @@ def test_game_ends_after_boxes_times_players_turns_with_shared_win():
     state, log = start("generala", players=("Ana", "Bea"))
     t = 0
     for k in range(11 * 2):
-        box = ("aces", "twos", "threes", "fours", "fives", "sixes", "escalera", "full",
-               "poker", "generala", "doble_generala")[k // 2]
+        box = (
+            "aces",
+            "twos",
+            "threes",
+            "fours",
+            "fives",
+            "sixes",
+            "escalera",
+            "full",
+            "poker",
+            "generala",
+            "doble_generala",
+        )[k // 2]
         state = run(state, log, ReadDice(t, (1, 2, 3, 4, 6)), ScoreBox(t + 1, box))
         t += 2
     assert state.finished and state.ended is EndReason.FINISHED
@@ -314,8 +331,7 @@ def test_illegal_command_leaves_state_unchanged_and_decide_has_no_effect():
     state, log = start()
     state = run(state, log, ReadDice(1, (1, 2, 3, 4, 5)))
     snapshot = state
-    for bad in (ScoreBox(2, "nope"), ReadDice(2, (1, 2, 3, 4, 5), roll=3), SetHold(2, 7),
-                CorrectDie(2, 0, 1, by="x")):
+    for bad in (ScoreBox(2, "nope"), ReadDice(2, (1, 2, 3, 4, 5), roll=3), SetHold(2, 7), CorrectDie(2, 0, 1, by="x")):
         with pytest.raises(ValueError):
             decide(state, bad)
     assert state == snapshot and state is snapshot

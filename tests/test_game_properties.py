@@ -34,8 +34,7 @@ from table.game import (
 from table.game.autoplay import random_command
 from table.rules import RULESET_IDS, card_total, find_ruleset, is_full, upper_bonus, upper_sum
 
-SETTINGS = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def random_noise(state, rng: random.Random, at: float):
@@ -43,8 +42,7 @@ def random_noise(state, rng: random.Random, at: float):
     rs = find_ruleset(state.ruleset)
     pick = rng.randint(0, 6)
     if pick == 0:
-        return ReadDice(at, tuple(rng.randint(0, 7) for _ in range(rng.randint(4, 6))),
-                        roll=rng.randint(0, 4))
+        return ReadDice(at, tuple(rng.randint(0, 7) for _ in range(rng.randint(4, 6))), roll=rng.randint(0, 4))
     if pick == 1:
         return ScoreBox(at, rng.choice(rs.boxes + ("nope",)))
     if pick == 2:
@@ -72,16 +70,24 @@ def check_card_invariants(state):
 
 
 def play(ruleset, n_players, first, timer, joker, rng, noise):
-    state, log = execute(None, StartGame(at=0.0, ruleset=ruleset, players=tuple(
-        f"P{i}" for i in range(n_players)), first_player=first, timer_s=timer, joker=joker))
+    state, log = execute(
+        None,
+        StartGame(
+            at=0.0,
+            ruleset=ruleset,
+            players=tuple(f"P{i}" for i in range(n_players)),
+            first_player=first,
+            timer_s=timer,
+            joker=joker,
+        ),
+    )
     log = list(log)
     t = 1.0
     refused = 0
     for _ in range(20_000):
         if state.finished:
             break
-        command = random_noise(state, rng, t) if rng.random() < noise else random_command(
-            state, rng, t)
+        command = random_noise(state, rng, t) if rng.random() < noise else random_command(state, rng, t)
         before = state
         try:
             state, events = execute(state, command)
@@ -98,8 +104,13 @@ def play(ruleset, n_players, first, timer, joker, rng, noise):
 
 @pytest.mark.parametrize("ruleset", RULESET_IDS)
 @SETTINGS
-@given(n_players=st.integers(1, 4), data=st.data(), seed=st.integers(0, 2**32 - 1),
-       timer=st.sampled_from((None, 30, 600)), noise=st.sampled_from((0.0, 0.3)))
+@given(
+    n_players=st.integers(1, 4),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
+    timer=st.sampled_from((None, 30, 600)),
+    noise=st.sampled_from((0.0, 0.3)),
+)
 def test_random_play_ends_full_and_replays(ruleset, n_players, data, seed, timer, noise):
     rng = random.Random(seed)
     first = data.draw(st.integers(0, n_players - 1))
@@ -110,8 +121,7 @@ def test_random_play_ends_full_and_replays(ruleset, n_players, data, seed, timer
     assert all(is_full(rs, c) for c in state.cards)
     assert len(state.history) == len(rs.boxes) * n_players
     # Turns go round the table from the starting player.
-    assert [t.player for t in state.history] == [
-        (first + k) % n_players for k in range(len(state.history))]
+    assert [t.player for t in state.history] == [(first + k) % n_players for k in range(len(state.history))]
     check_card_invariants(state)
     assert state.winners() and max(state.totals()) == state.totals()[state.winners()[0]]
     # The log replays (also through its JSON text form) to the very same state.

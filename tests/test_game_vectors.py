@@ -24,9 +24,15 @@ GAMES = _games()
 def play_vector_game(game: dict):
     """Play a vector game round by round; return (final state, all events, per-turn events)."""
     players = game["players"]
-    state, events = execute(None, StartGame(
-        at=0.0, ruleset=game["ruleset"], joker=game.get("joker", "forced"),
-        players=tuple(p["name"] for p in players)))
+    state, events = execute(
+        None,
+        StartGame(
+            at=0.0,
+            ruleset=game["ruleset"],
+            joker=game.get("joker", "forced"),
+            players=tuple(p["name"] for p in players),
+        ),
+    )
     log = list(events)
     scored = []
     t = 1.0

@@ -16,15 +16,19 @@ from table.errors import UsageError
 
 # -- player names -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, said", [
-    ("Ann\x00", "control character, U+0000"),
-    ("Bo\tCy", "control character, U+0009"),
-    ("\u202eevil", "reverses the text around it, U+202E"),
-    ("x\u2066y", "reverses the text around it, U+2066"),
-    ("\ud800", "lone surrogate"),
-    ("a\u2028b", "line break"),
-    ("x" * 41, "1-40 characters"),
-])
+
+@pytest.mark.parametrize(
+    "name, said",
+    [
+        ("Ann\x00", "control character, U+0000"),
+        ("Bo\tCy", "control character, U+0009"),
+        ("\u202eevil", "reverses the text around it, U+202E"),
+        ("x\u2066y", "reverses the text around it, U+2066"),
+        ("\ud800", "lone surrogate"),
+        ("a\u2028b", "line break"),
+        ("x" * 41, "1-40 characters"),
+    ],
+)
 def test_player_names_with_controls_bidi_or_lone_surrogates_are_refused_with_a_message(name, said):
     with pytest.raises(UsageError, match="cannot be used") as refused:
         check_setup("yacht", "forced", ["Ann" if name != "Ann\x00" else "Bo", name])
@@ -62,6 +66,7 @@ def test_a_page_naming_a_player_with_a_lone_surrogate_is_told_and_the_state_stil
 
 
 # -- photos: size from the header, files that are not regular files --------------------------------------
+
 
 def _png_claiming(width: int, height: int) -> bytes:
     """A small PNG whose header (IHDR, with a right CRC) claims `width` x `height` px."""
@@ -159,12 +164,15 @@ def test_eval_of_a_dataset_with_a_huge_photo_says_which_in_one_line(tmp_path, ca
 DEEP = "[" * 5_000 + "]" * 5_000
 
 
-@pytest.mark.parametrize("argv", [
-    ["options", "--rules", "yacht", "--dice", "11111", "--card", DEEP],
-    ["advise", "--rules", "yacht", "--dice", "11111", "--card", '{"a":' * 5_000 + "1" + "}" * 5_000],
-    ["replay", "GAME"],
-    ["eval", "DATASET"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["options", "--rules", "yacht", "--dice", "11111", "--card", DEEP],
+        ["advise", "--rules", "yacht", "--dice", "11111", "--card", '{"a":' * 5_000 + "1" + "}" * 5_000],
+        ["replay", "GAME"],
+        ["eval", "DATASET"],
+    ],
+)
 def test_json_nested_thousands_deep_is_refused_in_one_line(tmp_path, capsys, argv):
     """Nested JSON 100,000 deep crashed replay, options --card, advise --card and eval's labels (RecursionError)."""
     from table.cli import main
@@ -213,6 +221,7 @@ def test_replay_of_a_named_pipe_is_refused_instead_of_waiting_for_ever(tmp_path,
 
 # -- exports written whole or not at all -------------------------------------------------------------------
 
+
 def test_an_export_that_fails_mid_write_keeps_the_previous_file(store_with_a_game, tmp_path, capsys, monkeypatch):
     """``export --output`` wrote in place: a kill or a full disk mid-write left the previous file at 0 bytes."""
     import errno
@@ -244,14 +253,16 @@ def test_an_export_that_fails_mid_write_keeps_the_previous_file(store_with_a_gam
 
 # -- calibrate: an "empty tray" with dice in it ------------------------------------------------------------
 
+
 def _frames_with_dice(folder):
     import cv2
 
     from vision.sources.synthetic import ScriptedRoll, SyntheticSource
 
     folder.mkdir()
-    src = SyntheticSource(seed=3, script=[ScriptedRoll(values=(6, 6, 5, 2, 1), tumble_frames=12, rest_frames=14)],
-                          idle_frames=12)
+    src = SyntheticSource(
+        seed=3, script=[ScriptedRoll(values=(6, 6, 5, 2, 1), tumble_frames=12, rest_frames=14)], idle_frames=12
+    )
     frames = [src.read().image for _ in range(37)]
     for i, frame in enumerate(frames[25:37]):  # the dice at rest
         cv2.imwrite(str(folder / f"{i:02d}.png"), frame)
@@ -271,11 +282,14 @@ def test_calibrate_refuses_an_empty_tray_with_dice_in_it(tmp_path, capsys):
     assert status == 0 and (tmp_path / "empty.toml").exists()
 
 
-@pytest.mark.parametrize("option, value, said", [
-    ("--dice", "99999999999999999999", "--dice must be 1 to 30"),
-    ("--dice", "0", "--dice must be 1 to 30"),
-    ("--die-mm", "nan", "--die-mm must be 4 to 60"),
-])
+@pytest.mark.parametrize(
+    "option, value, said",
+    [
+        ("--dice", "99999999999999999999", "--dice must be 1 to 30"),
+        ("--dice", "0", "--dice must be 1 to 30"),
+        ("--die-mm", "nan", "--die-mm must be 4 to 60"),
+    ],
+)
 def test_calibrate_refuses_numbers_its_profile_could_not_be_read_back_with(tmp_path, capsys, option, value, said):
     """--dice 99999999999999999999 was saved, and every later use of the profile refused it."""
     from table.cli import main

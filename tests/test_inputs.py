@@ -59,7 +59,7 @@ def tap(pins, clock, gpio, hold_s=0.1):
 def test_inputs_roll_button_sends_roll(pins, clock):
     seen = []
     with make_panel(pins, clock, seen):
-        pins.pin(17).drive_low()   # pressed: pulled up, switch to ground
+        pins.pin(17).drive_low()  # pressed: pulled up, switch to ground
         assert seen == [Command.ROLL]  # sent on the press, not the release
         clock.advance(0.1)
         pins.pin(17).drive_high()
@@ -86,9 +86,9 @@ def test_inputs_chatter_within_debounce_is_one_press(pins, clock):
             clock.advance(0.001)
         pin.drive_low()
         clock.advance(0.2)
-        pin.drive_high()   # the real release
+        pin.drive_high()  # the real release
         clock.advance(0.004)
-        pin.drive_low()    # release bounce
+        pin.drive_low()  # release bounce
         clock.advance(0.002)
         pin.drive_high()
     assert seen == [Command.PREV]
@@ -126,6 +126,7 @@ def test_inputs_a_failing_command_does_not_stop_the_panel(pins, clock):
         seen.append(c)
         if len(seen) == 1:
             raise RuntimeError("refused")
+
     with ButtonPanel(load_pin_map(), on_command=flaky, pin_factory=pins, clock=clock):
         tap(pins, clock, 17)
         tap(pins, clock, 17)
@@ -171,15 +172,21 @@ def test_inputs_pin_map_file_errors(tmp_path):
         load_pin_map(twice)
     assert str(conflict.value).startswith(f"{twice}: GPIO17 is set for both") and "pins.toml" not in str(conflict.value)
     ok = tmp_path / "ok.toml"
-    ok.write_text(FULL_PINS.replace("roll = 17", "roll = 4").replace("hold_5 = 18", "hold_5 = 7")
-                  + "[timing]\nlong_press_s = 1.5\n")
+    ok.write_text(
+        FULL_PINS.replace("roll = 17", "roll = 4").replace("hold_5 = 18", "hold_5 = 7")
+        + "[timing]\nlong_press_s = 1.5\n"
+    )
     want = PinMap({**DEFAULT_BUTTONS, Command.ROLL: 4}, {**DEFAULT_LEDS, 4: 7}, long_press_s=1.5)
     assert load_pin_map(ok) == want
 
 
 #: A complete pins.toml with the default wiring and no [timing] table.
-FULL_PINS = ("[buttons]\n" + "".join(f"{c.value} = {p}\n" for c, p in DEFAULT_BUTTONS.items())
-             + "[leds]\n" + "".join(f"hold_{d + 1} = {p}\n" for d, p in DEFAULT_LEDS.items()))
+FULL_PINS = (
+    "[buttons]\n"
+    + "".join(f"{c.value} = {p}\n" for c, p in DEFAULT_BUTTONS.items())
+    + "[leds]\n"
+    + "".join(f"hold_{d + 1} = {p}\n" for d, p in DEFAULT_LEDS.items())
+)
 
 
 def test_inputs_full_pin_map_without_timing_is_the_default(tmp_path):
@@ -188,15 +195,24 @@ def test_inputs_full_pin_map_without_timing_is_the_default(tmp_path):
     assert load_pin_map(ok) == PinMap(dict(DEFAULT_BUTTONS), dict(DEFAULT_LEDS))
 
 
-@pytest.mark.parametrize("text, said", [
-    ("", r"no \[buttons\] table, so no button would be wired; the file needs \[buttons\] with hold_1, "),
-    (FULL_PINS.replace("[buttons]", "[button]"), r"unknown table 'button'; use \[buttons\], \[leds\] and \[timing\]"),
-    (FULL_PINS.replace("menu = 25\n", ""), r"\[buttons\] lacks menu, so it would not be wired; give each a GPIO pin"),
-    (FULL_PINS.replace("roll = 17\n", "").replace("undo = 24\n", ""), r"\[buttons\] lacks roll, undo, so they"),
-    (FULL_PINS.split("[leds]")[0], r"no \[leds\] table, so no hold LED would be wired"),
-    (FULL_PINS.replace("hold_3 = 20\n", ""), r"\[leds\] lacks hold_3, so it would not be wired"),
-    (FULL_PINS + "[timing]\ndebounce = 0.1\n", "unknown timing 'debounce'; use debounce_s and long_press_s"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("", r"no \[buttons\] table, so no button would be wired; the file needs \[buttons\] with hold_1, "),
+        (
+            FULL_PINS.replace("[buttons]", "[button]"),
+            r"unknown table 'button'; use \[buttons\], \[leds\] and \[timing\]",
+        ),
+        (
+            FULL_PINS.replace("menu = 25\n", ""),
+            r"\[buttons\] lacks menu, so it would not be wired; give each a GPIO pin",
+        ),
+        (FULL_PINS.replace("roll = 17\n", "").replace("undo = 24\n", ""), r"\[buttons\] lacks roll, undo, so they"),
+        (FULL_PINS.split("[leds]")[0], r"no \[leds\] table, so no hold LED would be wired"),
+        (FULL_PINS.replace("hold_3 = 20\n", ""), r"\[leds\] lacks hold_3, so it would not be wired"),
+        (FULL_PINS + "[timing]\ndebounce = 0.1\n", "unknown timing 'debounce'; use debounce_s and long_press_s"),
+    ],
+)
 def test_regression_pin_map_missing_or_mistyped_table_or_button_is_refused(tmp_path, text, said):
     bad = tmp_path / "typo.toml"
     bad.write_text(text)
@@ -204,16 +220,21 @@ def test_regression_pin_map_missing_or_mistyped_table_or_button_is_refused(tmp_p
         load_pin_map(bad)
 
 
-@pytest.mark.parametrize("text, said", [
-    ("buttons = 5\n", r"buttons = 5 is not a table; write a \[buttons\] line followed by name = GPIO number lines"),
-    (FULL_PINS.replace("roll = 17", 'roll = "17"'), r"\[buttons\] roll = '17'; give a BCM GPIO number 0-27"),
-    (FULL_PINS.replace("roll = 17", "roll = true"), r"\[buttons\] roll = True; give a BCM GPIO number 0-27"),
-    (FULL_PINS.replace("hold_1 = 12", "hold_1 = 40"), r"\[leds\] hold_1 = 40; give a BCM GPIO number 0-27"),
-    ('timing = 5\n' + FULL_PINS, r"timing = 5 is not a table; write a \[timing\] line followed by name = seconds"),
-    (FULL_PINS + '[timing]\ndebounce_s = "x"\n',
-     r"\[timing\] debounce_s = 'x' is not a number; give seconds, e.g. debounce_s = 0.03"),
-    (FULL_PINS + "[timing]\nlong_press_s = 9\n", r"long_press_s must be 0.2-5 s, got 9.0"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("buttons = 5\n", r"buttons = 5 is not a table; write a \[buttons\] line followed by name = GPIO number lines"),
+        (FULL_PINS.replace("roll = 17", 'roll = "17"'), r"\[buttons\] roll = '17'; give a BCM GPIO number 0-27"),
+        (FULL_PINS.replace("roll = 17", "roll = true"), r"\[buttons\] roll = True; give a BCM GPIO number 0-27"),
+        (FULL_PINS.replace("hold_1 = 12", "hold_1 = 40"), r"\[leds\] hold_1 = 40; give a BCM GPIO number 0-27"),
+        ("timing = 5\n" + FULL_PINS, r"timing = 5 is not a table; write a \[timing\] line followed by name = seconds"),
+        (
+            FULL_PINS + '[timing]\ndebounce_s = "x"\n',
+            r"\[timing\] debounce_s = 'x' is not a number; give seconds, e.g. debounce_s = 0.03",
+        ),
+        (FULL_PINS + "[timing]\nlong_press_s = 9\n", r"long_press_s must be 0.2-5 s, got 9.0"),
+    ],
+)
 def test_regression_pin_map_bad_value_names_the_file_and_key(tmp_path, text, said):
     bad = tmp_path / "bad.toml"
     bad.write_text(text)
@@ -221,11 +242,22 @@ def test_regression_pin_map_bad_value_names_the_file_and_key(tmp_path, text, sai
         load_pin_map(bad)
 
 
-@pytest.mark.parametrize("key, command", [("1", Command.HOLD_1), ("5", Command.HOLD_5), (" ", Command.ROLL),
-                                          ("Enter", Command.ROLL), ("ArrowLeft", Command.PREV),
-                                          ("ArrowRight", Command.NEXT), ("S", Command.SCORE),
-                                          ("u", Command.UNDO), ("Escape", Command.MENU), ("x", None),
-                                          ("F1", None)])
+@pytest.mark.parametrize(
+    "key, command",
+    [
+        ("1", Command.HOLD_1),
+        ("5", Command.HOLD_5),
+        (" ", Command.ROLL),
+        ("Enter", Command.ROLL),
+        ("ArrowLeft", Command.PREV),
+        ("ArrowRight", Command.NEXT),
+        ("S", Command.SCORE),
+        ("u", Command.UNDO),
+        ("Escape", Command.MENU),
+        ("x", None),
+        ("F1", None),
+    ],
+)
 def test_inputs_keys(key, command):
     assert command_for_key(key) is command
 

@@ -89,33 +89,49 @@ def test_the_runtime_path_of_play_watch_and_read_loads_no_lab_module(tmp_path):
 
 
 def test_no_runtime_file_imports_the_lab():
-    found = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in _runtime_files()
-             for line, name, _ in _imported_modules(p) if name == "vision.lab" or name.startswith("vision.lab.")]
+    found = [
+        f"{p.relative_to(ROOT)}:{line} imports {name}"
+        for p in _runtime_files()
+        for line, name, _ in _imported_modules(p)
+        if name == "vision.lab" or name.startswith("vision.lab.")
+    ]
     assert found == []
 
 
 def test_only_the_synthetic_source_imports_the_renderer():
-    found = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in _runtime_files()
-             for line, name, _ in _imported_modules(p)
-             if (name == "vision.render" or name.startswith("vision.render."))
-             and p.relative_to(ROOT).as_posix() not in RENDER_IMPORTERS]
+    found = [
+        f"{p.relative_to(ROOT)}:{line} imports {name}"
+        for p in _runtime_files()
+        for line, name, _ in _imported_modules(p)
+        if (name == "vision.render" or name.startswith("vision.render."))
+        and p.relative_to(ROOT).as_posix() not in RENDER_IMPORTERS
+    ]
     assert found == []
     # vision.sources opens the synthetic source only when it is asked for
-    eager = [name for _, name, top in _imported_modules(VISION / "sources" / "__init__.py")
-             if top and name.startswith("vision.sources.synthetic")]
+    eager = [
+        name
+        for _, name, top in _imported_modules(VISION / "sources" / "__init__.py")
+        if top and name.startswith("vision.sources.synthetic")
+    ]
     assert eager == []
 
 
 def test_vision_never_imports_table():
-    found = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in sorted(VISION.rglob("*.py"))
-             for line, name, _ in _imported_modules(p) if name == "table" or name.startswith("table.")]
+    found = [
+        f"{p.relative_to(ROOT)}:{line} imports {name}"
+        for p in sorted(VISION.rglob("*.py"))
+        for line, name, _ in _imported_modules(p)
+        if name == "table" or name.startswith("table.")
+    ]
     assert found == []
 
 
 def test_the_import_scan_sees_every_form_of_import(tmp_path):
     path = tmp_path / "sample.py"
-    path.write_text("import vision.lab.evaluate\nfrom vision import lab\n"
-                    "def f():\n    from vision.lab.training import data\n    import table.rules as r\n")
+    path.write_text(
+        "import vision.lab.evaluate\nfrom vision import lab\n"
+        "def f():\n    from vision.lab.training import data\n    import table.rules as r\n"
+    )
     names = {name for _, name, _ in _imported_modules(path)}
     assert {"vision.lab.evaluate", "vision.lab", "vision.lab.training", "table.rules"} <= names
     assert [top for _, name, top in _imported_modules(path) if name == "vision.lab.training"] == [False]
@@ -124,15 +140,21 @@ def test_the_import_scan_sees_every_form_of_import(tmp_path):
 def test_the_game_package_does_no_io():
     """table.game is a pure state machine: the session that writes events to the store lives in table.app."""
     io_modules = ("sqlite3", "table.store", "table.app", "table.display", "socket", "threading", "vision")
-    bad = [f"{path.relative_to(ROOT)}:{line} imports {name}"
-           for path in sorted((ROOT / "table" / "game").rglob("*.py"))
-           for line, name, _ in _imported_modules(path)
-           if any(name == m or name.startswith(m + ".") for m in io_modules)]
+    bad = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in sorted((ROOT / "table" / "game").rglob("*.py"))
+        for line, name, _ in _imported_modules(path)
+        if any(name == m or name.startswith(m + ".") for m in io_modules)
+    ]
     assert bad == []
 
 
 def test_no_module_is_over_450_lines():
     """One file, one job: the largest module in table/, vision/ and calibration/ stays readable."""
-    long = {str(p.relative_to(ROOT)): n for top in ("table", "vision", "calibration")
-            for p in (ROOT / top).rglob("*.py") if (n := len(p.read_text().splitlines())) > 450}
+    long = {
+        str(p.relative_to(ROOT)): n
+        for top in ("table", "vision", "calibration")
+        for p in (ROOT / top).rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 450
+    }
     assert long == {}

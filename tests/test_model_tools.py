@@ -1,4 +1,7 @@
-"""Tools that rewrite the shipped ONNX models (float16 weights, ensembles): valid graphs, the same answers in both runtimes."""
+"""Tools that rewrite the shipped ONNX models (float16 weights, ensembles).
+
+Valid graphs, the same answers in both runtimes.
+"""
 
 from __future__ import annotations
 
@@ -41,8 +44,11 @@ def conv_pair(tmp_path):
     rng = np.random.default_rng(0)
     src, dst = tmp_path / "full.onnx", tmp_path / "half.onnx"
     # MIN_ELEMENTS output channels: as many biases (left in float32) and 27 times as many weights (halved)
-    _conv_model(src, rng.normal(0, 0.5, (MIN_ELEMENTS, 3, 3, 3)).astype(np.float32),
-                rng.normal(0, 0.1, MIN_ELEMENTS).astype(np.float32))
+    _conv_model(
+        src,
+        rng.normal(0, 0.5, (MIN_ELEMENTS, 3, 3, 3)).astype(np.float32),
+        rng.normal(0, 0.1, MIN_ELEMENTS).astype(np.float32),
+    )
     return src, dst, rng.normal(size=(2, 3, 8, 8)).astype(np.float32)
 
 
@@ -101,7 +107,10 @@ def test_shipped_models_are_valid_onnx(name):
 
 
 def _tiny_face_reader(path: Path, seed: int, input_name: str = "crops", logit_scale: float = 1.0) -> None:
-    """A face-reader-shaped ONNX model: (N, 3, H, W) -> Conv -> Relu -> mean pool -> Gemm -> (N, 7) logits (times `logit_scale`)."""
+    """A face-reader-shaped ONNX model.
+
+    (N, 3, H, W) -> Conv -> Relu -> mean pool -> Gemm -> (N, 7) logits (times `logit_scale`).
+    """
     rng = np.random.default_rng(seed)
     graph = helper.make_graph(
         [
@@ -175,9 +184,18 @@ def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
     members = [tmp_path / f"face{k}.onnx" for k in range(2)]
     for k, path in enumerate(members):
         _tiny_face_reader(path, seed=k)
-        path.with_suffix(".json").write_text(json.dumps({
-            "crop_size": CROP_SIZE, "class_names": list(CLASS_NAMES), "n_params": 100 + k,
-            "training_data": {"train_set": "tiny"}, "command": f"train seed {k}", "training": {"seed": k}}))
+        path.with_suffix(".json").write_text(
+            json.dumps(
+                {
+                    "crop_size": CROP_SIZE,
+                    "class_names": list(CLASS_NAMES),
+                    "n_params": 100 + k,
+                    "training_data": {"train_set": "tiny"},
+                    "command": f"train seed {k}",
+                    "training": {"seed": k},
+                }
+            )
+        )
     merged = tmp_path / "face_reader.onnx"
     merge_face_readers(members, merged)
     meta = write_metadata(members, merged, "merge them", None)
@@ -193,12 +211,13 @@ def test_ensemble_metadata_records_the_members_and_the_merged_answers(tmp_path):
         write_metadata(members, merged, "merge them", None)
 
 
-
 def _cascade_of(first: np.ndarray, second: np.ndarray, unsure: np.ndarray) -> np.ndarray:
     """What a cascade should answer: `first`, with the `unsure` rows the renormalised geometric mean of both."""
     want = first.astype(np.float64).copy()
-    mean_logp = (np.log(np.clip(first[unsure], 1e-300, 1.0, dtype=np.float64))
-                 + np.log(np.clip(second[unsure], 1e-300, 1.0, dtype=np.float64))) / 2
+    mean_logp = (
+        np.log(np.clip(first[unsure], 1e-300, 1.0, dtype=np.float64))
+        + np.log(np.clip(second[unsure], 1e-300, 1.0, dtype=np.float64))
+    ) / 2
     want[unsure] = np.exp(mean_logp) / np.exp(mean_logp).sum(axis=1, keepdims=True)
     return want
 
@@ -216,9 +235,18 @@ def _members(tmp_path, logit_scale: float = 4.0, seeds: tuple[int, int] = (3, 4)
     for k, path in enumerate(members):
         path.parent.mkdir()
         _tiny_face_reader(path, seed=seeds[k], logit_scale=logit_scale)
-        path.with_suffix(".json").write_text(json.dumps({
-            "crop_size": CROP_SIZE, "class_names": list(CLASS_NAMES), "n_params": 100,
-            "architecture": "tiny", "command": f"train seed {k}", "training": {"seed": k}}))
+        path.with_suffix(".json").write_text(
+            json.dumps(
+                {
+                    "crop_size": CROP_SIZE,
+                    "class_names": list(CLASS_NAMES),
+                    "n_params": 100,
+                    "architecture": "tiny",
+                    "command": f"train seed {k}",
+                    "training": {"seed": k},
+                }
+            )
+        )
     return members
 
 
@@ -249,8 +277,11 @@ def test_cascade_consults_the_second_network_exactly_where_the_first_is_unsure(t
     # read four ways: each network's four turns are averaged, then the two networks combined
     first4 = FaceReader(members[0], rotations=4).predict(crops)
     second4 = FaceReader(members[1], rotations=4).predict(crops)
-    np.testing.assert_allclose(FaceReader(tmp_path / "face_reader.onnx", rotations=4).predict(crops),
-                               _cascade_of(first4, second4, first4.max(axis=1) < gate), atol=1e-5)
+    np.testing.assert_allclose(
+        FaceReader(tmp_path / "face_reader.onnx", rotations=4).predict(crops),
+        _cascade_of(first4, second4, first4.max(axis=1) < gate),
+        atol=1e-5,
+    )
     # consult_below 1.0: every crop, even one read with certainty (probability 1.0 in float64), is read by
     # both networks, as the merged ensemble reads it
     (tmp_path / "sure").mkdir()
@@ -291,7 +322,7 @@ def test_a_broken_cascade_says_what_is_wrong(tmp_path, capsys):
     meta = json.loads(meta_path.read_text())
     for entry in ["face_reader_2.onnx", ["face_reader_2.onnx", 0.5], {"second": "face_reader_2.onnx"}]:
         meta_path.write_text(json.dumps({**meta, "cascade": entry}))
-        with pytest.raises(FaceModelError, match="without \"second\""):
+        with pytest.raises(FaceModelError, match='without "second"'):
             FaceReader(out)
     for second in ["../face_reader_2.onnx", str(tmp_path / "face_reader_2.onnx"), "face_reader.onnx", 7]:
         meta_path.write_text(json.dumps({**meta, "cascade": {"second": second, "consult_below": 0.5}}))
@@ -323,10 +354,17 @@ def test_ensemble_refuses_to_overwrite_its_members_or_leave_a_wrong_description(
     members = _members(tmp_path)
     before = [m.read_bytes() for m in members]
     # OUT on a member, or OUT_2 (the cascade's second file) on one
-    clashes = [[str(members[1]), *map(str, members)],
-               ["--consult-below", "0.9", str(members[1]), *map(str, members)],
-               ["--consult-below", "0.9", str(tmp_path / "seed0" / "face_reader_2.onnx"),
-                str(tmp_path / "seed0" / "face_reader_2_2.onnx"), str(members[1])]]
+    clashes = [
+        [str(members[1]), *map(str, members)],
+        ["--consult-below", "0.9", str(members[1]), *map(str, members)],
+        [
+            "--consult-below",
+            "0.9",
+            str(tmp_path / "seed0" / "face_reader_2.onnx"),
+            str(tmp_path / "seed0" / "face_reader_2_2.onnx"),
+            str(members[1]),
+        ],
+    ]
     (tmp_path / "seed0" / "face_reader_2_2.onnx").write_bytes(before[0])
     (tmp_path / "seed0" / "face_reader_2_2.json").write_text(members[0].with_suffix(".json").read_text())
     for argv in clashes:

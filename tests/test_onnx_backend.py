@@ -8,9 +8,9 @@ import pytest
 from vision._onnx import BACKEND_ENV, chosen_backend
 from vision.detect import DieDetector
 from vision.face import FaceModelError, FaceReader
+from vision.lab.training.synth import fixed_probe_crops
 from vision.pips import PipFinder
 from vision.render import render_tray
-from vision.lab.training.synth import fixed_probe_crops
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime is not installed: only cv2.dnn can run the models")
 
@@ -32,7 +32,10 @@ def test_default_is_onnxruntime_when_installed(monkeypatch):
 
 
 def _tolerance(model, float_atol: float, int8_atol: float) -> float:
-    """Float networks agree to rounding; quantised ones (vision.lab.training.quantise) to their int8 kernels' rounding."""
+    """Float networks agree to rounding.
+
+    Quantised ones (vision.lab.training.quantise) agree to their int8 kernels' rounding.
+    """
     return int8_atol if "quantisation" in model.metadata else float_atol
 
 

@@ -37,8 +37,11 @@ def _system_python_lacks() -> str | None:
     """Why the Pi OS stand-in cannot run here (None: it can)."""
     if not os.access(SYSTEM_PY, os.X_OK):
         return f"{SYSTEM_PY} is absent: apt-get install -y python3"
-    for module, package in (("numpy", "python3-numpy"), ("bottleneck", "python3-bottleneck"),
-                            ("ensurepip", "python3-venv")):
+    for module, package in (
+        ("numpy", "python3-numpy"),
+        ("bottleneck", "python3-bottleneck"),
+        ("ensurepip", "python3-venv"),
+    ):
         if subprocess.run([SYSTEM_PY, "-c", f"import {module}"], capture_output=True).returncode:
             return f"{SYSTEM_PY} lacks {module}: apt-get install -y {package} (as .ci/run does)"
     return None
@@ -75,36 +78,52 @@ class PiInstall:
             (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "$STUB_LOG"\n')
             (bin_dir / name).chmod(0o755)
         env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
-        self.env = {**env, "PATH": f"{bin_dir}:{env['PATH']}", "PYTHON": SYSTEM_PY, "DICETABLE_ROOT": str(self.root),
-                    "DICETABLE_USER": "pi", "STUB_LOG": str(self.log)}
+        self.env = {
+            **env,
+            "PATH": f"{bin_dir}:{env['PATH']}",
+            "PYTHON": SYSTEM_PY,
+            "DICETABLE_ROOT": str(self.root),
+            "DICETABLE_USER": "pi",
+            "STUB_LOG": str(self.log),
+        }
 
     def run(self) -> str:
-        out = subprocess.run(["bash", str(self.repo / "firmware_config/install.sh")], env=self.env,
-                             capture_output=True, text=True, timeout=INSTALL_S)
+        out = subprocess.run(
+            ["bash", str(self.repo / "firmware_config/install.sh")],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_S,
+        )
         assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
         return out.stdout
 
     def python(self, code: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.venv_py), "-c", code], env=self.env, capture_output=True, text=True,
-                              timeout=120)
+        return subprocess.run(
+            [str(self.venv_py), "-c", code], env=self.env, capture_output=True, text=True, timeout=120
+        )
 
     def snapshot(self) -> dict[str, str]:
         """sha256 of every file of the fake root and the pip constraints, and the venv's pip freeze."""
         files = [*self.root.rglob("*"), self.repo / ".venv/dicetable-constraints.txt"]
         snap = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in files if p.is_file()}
-        freeze = subprocess.run([str(self.venv_py), "-m", "pip", "freeze"], env=self.env, capture_output=True,
-                                text=True, timeout=120)
+        freeze = subprocess.run(
+            [str(self.venv_py), "-m", "pip", "freeze"], env=self.env, capture_output=True, text=True, timeout=120
+        )
         snap["pip freeze"] = freeze.stdout
         return snap
 
 
 def _check_numpy_and_c_extensions(pi: PiInstall, first_output: str) -> None:
-    out = pi.python("import json, bottleneck, numpy, cv2, onnxruntime; print(json.dumps("
-                    "[numpy.__file__, numpy.__version__, cv2.__version__, onnxruntime.__version__]))")
+    out = pi.python(
+        "import json, bottleneck, numpy, cv2, onnxruntime; print(json.dumps("
+        "[numpy.__file__, numpy.__version__, cv2.__version__, onnxruntime.__version__]))"
+    )
     assert out.returncode == 0, out.stderr  # bottleneck stands in for picamera2's simplejpeg
     numpy_file, numpy_version, cv2_version, ort_version = json.loads(out.stdout)
-    system = subprocess.run([SYSTEM_PY, "-c", "import numpy; print(numpy.__version__)"], capture_output=True,
-                            text=True).stdout.strip()
+    system = subprocess.run(
+        [SYSTEM_PY, "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True
+    ).stdout.strip()
     assert numpy_file.startswith(SYSTEM_SITE) and numpy_version == system, numpy_file
     print(f"venv: numpy {numpy_version} (apt's), OpenCV {cv2_version}, onnxruntime {ort_version}")
     assert (pi.repo / ".venv/dicetable-constraints.txt").read_text().count(f"numpy=={system}\n") == 1
@@ -120,20 +139,50 @@ def _check_boot_files_and_stubs(pi: PiInstall) -> None:
     unit = (pi.root / "etc/systemd/system/dicetable.service").read_text()
     assert f"ExecStart={pi.repo}/.venv/bin/python -m table play --wait --camera picamera2" in unit
     calls = pi.log.read_text()
-    for call in ("apt-get install -y python3-venv python3-pip python3-numpy python3-picamera2",
-                 "usermod -a -G video,gpio pi", "systemctl enable dicetable.service", "raspi-config nonint"):
+    for call in (
+        "apt-get install -y python3-venv python3-pip python3-numpy python3-picamera2",
+        "usermod -a -G video,gpio pi",
+        "systemctl enable dicetable.service",
+        "raspi-config nonint",
+    ):
         assert call in calls
 
 
 def _check_reading_and_health(pi: PiInstall, work: Path) -> None:
     dicetable = str(pi.repo / ".venv/bin/dicetable")
-    demo = subprocess.run([dicetable, "demo", "--headless", "--players", "1"], env=pi.env, cwd=work,
-                          capture_output=True, text=True, timeout=300)
+    demo = subprocess.run(
+        [dicetable, "demo", "--headless", "--players", "1"],
+        env=pi.env,
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert demo.returncode == 0 and "Reading:" in demo.stdout, demo.stdout[-2000:] + demo.stderr[-2000:]
     # The table itself on the synthetic camera with the model reader: the page answers /health.
-    play = subprocess.Popen([dicetable, "play", "--camera", "synthetic:3", "--rules", "yacht", "--players", "Ann",
-                             "--no-buttons", "--port", "0", "--db", str(work / "g.sqlite3"), "--duration", "120"],
-                            env=pi.env, cwd=work, stderr=subprocess.PIPE, text=True)
+    play = subprocess.Popen(
+        [
+            dicetable,
+            "play",
+            "--camera",
+            "synthetic:3",
+            "--rules",
+            "yacht",
+            "--players",
+            "Ann",
+            "--no-buttons",
+            "--port",
+            "0",
+            "--db",
+            str(work / "g.sqlite3"),
+            "--duration",
+            "120",
+        ],
+        env=pi.env,
+        cwd=work,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seen: list[str] = []
     try:
         url = None
@@ -155,8 +204,13 @@ def _check_reading_and_health(pi: PiInstall, work: Path) -> None:
 def _check_repair_of_a_venv_numpy(pi: PiInstall) -> None:
     """An install made before the constraint left pip's numpy 2 in the venv, hiding apt's: the C
     extension breaks (the issue's failure); install.sh removes it."""
-    broken = subprocess.run([str(pi.venv_py), "-m", "pip", "install", "-q", "--no-deps", "numpy>=2"], env=pi.env,
-                            capture_output=True, text=True, timeout=INSTALL_S)
+    broken = subprocess.run(
+        [str(pi.venv_py), "-m", "pip", "install", "-q", "--no-deps", "numpy>=2"],
+        env=pi.env,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_S,
+    )
     assert broken.returncode == 0, broken.stderr
     assert pi.python("import bottleneck").returncode != 0
     assert "removing the venv's own numpy" in pi.run()
@@ -186,8 +240,12 @@ def test_pi_install_keeps_apt_numpy_starts_the_table_and_runs_twice_unchanged(tm
 
 def test_pi_wheels_resolve_for_aarch64_python311_with_the_system_numpy():
     """check_pi_wheels.py: pip finds aarch64 / CPython 3.11 wheels for everything with numpy==1.24.2."""
-    out = subprocess.run([sys.executable, str(REPO / "firmware_config/check_pi_wheels.py"), "--numpy", "1.24.2"],
-                         capture_output=True, text=True, timeout=INSTALL_S)
+    out = subprocess.run(
+        [sys.executable, str(REPO / "firmware_config/check_pi_wheels.py"), "--numpy", "1.24.2"],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_S,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     resolved = {line.split()[0].lower(): line.split()[1] for line in out.stdout.splitlines()}
     assert resolved["numpy"] == "1.24.2" and "opencv-python-headless" in resolved and "onnxruntime" in resolved

@@ -10,9 +10,17 @@ import numpy as np
 import pytest
 
 from vision.face import CROP_SIZE
-from vision.pips import (DEFAULT_MODEL_PATH, PipFinder, PipModelError, default_pip_finder, holds_layout_of,
-                         layouts_on_map, marked_peaks, marked_pips)
 from vision.lab.training.synth import PIP_LAYOUTS, fixed_probe_crops, plain_face
+from vision.pips import (
+    DEFAULT_MODEL_PATH,
+    PipFinder,
+    PipModelError,
+    default_pip_finder,
+    holds_layout_of,
+    layouts_on_map,
+    marked_peaks,
+    marked_pips,
+)
 
 
 @pytest.fixture(scope="module")
@@ -197,8 +205,11 @@ def test_lines_are_never_held_with_marks_left_out():
     # other column beside it; and a 2 is any two marks
     six = _face(6, cx=31.5)
     for k in range(6):
-        m = _marks(six[:k] + six[k + 1:])
-        assert not any(holds_layout_of(m, 0.15, v, side_faces_towards=d) for v in (2, 3)
-                       for d in (right, (0.0, 100.0), (-100.0, 0.0), (0.0, -100.0)))
+        m = _marks(six[:k] + six[k + 1 :])
+        assert not any(
+            holds_layout_of(m, 0.15, v, side_faces_towards=d)
+            for v in (2, 3)
+            for d in (right, (0.0, 100.0), (-100.0, 0.0), (0.0, -100.0))
+        )
     two = _marks(_face(2) + _RIGHT_SIDE)
     assert not holds_layout_of(two, 0.15, 2, side_faces_towards=right)

@@ -16,16 +16,22 @@ pytest.importorskip("fastapi", reason="fastapi is not installed: pip install .")
 from table.cli import main  # noqa: E402
 
 
-@pytest.mark.parametrize("argv, match", [
-    (["--port", "70000"], "--port must be 0-65535"),
-    (["--pin", "12"], "--pin must be 4 to 8 digits"),
-    (["--rules", "snakes", "--players", "Ann"], "unknown ruleset 'snakes'"),
-    (["--players", "Ann,ann"], "two players are called 'ann'"),
-    (["--players", ",Bo"], "player name '' cannot be used"),
-    (["--players", "A,B,C,D,E,F,G,H,I"], '9 players given; give 1 to 8 names, e.g. --players "Ann,Bo"'),
-    (["--listen", "192.0.2.1"], "'192.0.2.1' is not an address of this machine; give --listen an address of this "
-                                "machine, such as 127.0.0.1"),
-])
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--port", "70000"], "--port must be 0-65535"),
+        (["--pin", "12"], "--pin must be 4 to 8 digits"),
+        (["--rules", "snakes", "--players", "Ann"], "unknown ruleset 'snakes'"),
+        (["--players", "Ann,ann"], "two players are called 'ann'"),
+        (["--players", ",Bo"], "player name '' cannot be used"),
+        (["--players", "A,B,C,D,E,F,G,H,I"], '9 players given; give 1 to 8 names, e.g. --players "Ann,Bo"'),
+        (
+            ["--listen", "192.0.2.1"],
+            "'192.0.2.1' is not an address of this machine; give --listen an address of this "
+            "machine, such as 127.0.0.1",
+        ),
+    ],
+)
 def test_play_bad_input_is_one_line(argv, match, capsys, tmp_path):
     status = main(["play", "--camera", "synthetic", "--no-buttons", "--db", str(tmp_path / "g.sqlite3"), *argv])
     err = capsys.readouterr().err.strip()
@@ -51,8 +57,24 @@ def test_play_serves_the_table_and_resumes_after_restart(tmp_path, capsys, monke
     real_start = app_mod.TableApp.start
     monkeypatch.setattr(app_mod.TableApp, "start", lambda self: apps.append(self) or real_start(self))
     db = str(tmp_path / "games.sqlite3")
-    argv = ["play", "--camera", "synthetic:3", "--reader", "truth", "--rules", "yacht", "--players", "Ann,Bo",
-            "--port", "0", "--no-buttons", "--db", db, "--pin", "1234"]
+    argv = [
+        "play",
+        "--camera",
+        "synthetic:3",
+        "--reader",
+        "truth",
+        "--rules",
+        "yacht",
+        "--players",
+        "Ann,Bo",
+        "--port",
+        "0",
+        "--no-buttons",
+        "--db",
+        db,
+        "--pin",
+        "1234",
+    ]
     result = {}
     t = threading.Thread(target=lambda: result.setdefault("status", main([*argv, "--duration", "8"])))
     t.start()
@@ -99,8 +121,24 @@ def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
     busy.listen(1)
     db = tmp_path / "g.sqlite3"
     try:
-        status = main(["play", "--camera", "synthetic", "--players", "Ann,HAL:optimal", "--bot-dice", "virtual",
-                       "--no-buttons", "--port", str(busy.getsockname()[1]), "--db", str(db), "--duration", "1"])
+        status = main(
+            [
+                "play",
+                "--camera",
+                "synthetic",
+                "--players",
+                "Ann,HAL:optimal",
+                "--bot-dice",
+                "virtual",
+                "--no-buttons",
+                "--port",
+                str(busy.getsockname()[1]),
+                "--db",
+                str(db),
+                "--duration",
+                "1",
+            ]
+        )
     finally:
         busy.close()
     err = capsys.readouterr().err
@@ -109,14 +147,19 @@ def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
     assert not db.exists() or open_store(db).games() == ()
 
 
-@pytest.mark.parametrize("exc, words", [
-    (socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
-     "'999.1.1.1' is not an address of this machine; give --listen an address of this machine, such as "
-     "127.0.0.1 (this machine only) or 0.0.0.0"),
-    (OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address"), "is not an address of this machine"),
-    (OSError(errno.EADDRINUSE, "Address already in use"), "the port is in use; give another --port"),
-    (PermissionError(errno.EACCES, "Permission denied"), "ports below 1024 need root; give a --port of 1024"),
-])
+@pytest.mark.parametrize(
+    "exc, words",
+    [
+        (
+            socket.gaierror(socket.EAI_NONAME, "Name or service not known"),
+            "'999.1.1.1' is not an address of this machine; give --listen an address of this machine, such as "
+            "127.0.0.1 (this machine only) or 0.0.0.0",
+        ),
+        (OSError(errno.EADDRNOTAVAIL, "Cannot assign requested address"), "is not an address of this machine"),
+        (OSError(errno.EADDRINUSE, "Address already in use"), "the port is in use; give another --port"),
+        (PermissionError(errno.EACCES, "Permission denied"), "ports below 1024 need root; give a --port of 1024"),
+    ],
+)
 def test_regression_listen_errors_give_advice_that_fits_the_cause(exc, words, monkeypatch):
     from table.display import server
 
@@ -148,8 +191,9 @@ def test_regression_listen_errors_give_advice_that_fits_the_cause(exc, words, mo
 def test_regression_play_refuses_a_db_that_is_not_a_store_and_leaves_it(tmp_path, capsys):
     photo = tmp_path / "text.jpg"
     photo.write_bytes(b"\xff\xd8\xff\xe0 not a game store")
-    status = main(["play", "--camera", "synthetic", "--no-buttons", "--port", "0", "--db", str(photo),
-                   "--duration", "1"])
+    status = main(
+        ["play", "--camera", "synthetic", "--no-buttons", "--port", "0", "--db", str(photo), "--duration", "1"]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert "is not a dicetable game store (not an SQLite database)" in err and "give another --db path" in err
@@ -160,20 +204,40 @@ def test_regression_second_play_on_a_store_in_use_is_refused(tmp_path, capsys):
     """A second play on the same store (another --port) used to resume the game and drop every roll."""
     import os
 
-    from table.game import StartGame
     from table.app.session import GameSession
+    from table.game import StartGame
     from table.store import open_store
 
     db = tmp_path / "g.sqlite3"
     with open_store(db) as running:  # the first table (say, the systemd service) has the store open
         session = GameSession.start(running, StartGame(at=1.0, ruleset="yacht", players=("A", "B")))
-        status = main(["play", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht",
-                       "--players", "A,B", "--no-buttons", "--port", "0", "--db", str(db), "--duration", "1"])
+        status = main(
+            [
+                "play",
+                "--camera",
+                "synthetic:1",
+                "--reader",
+                "truth",
+                "--rules",
+                "yacht",
+                "--players",
+                "A,B",
+                "--no-buttons",
+                "--port",
+                "0",
+                "--db",
+                str(db),
+                "--duration",
+                "1",
+            ]
+        )
         err = capsys.readouterr().err
         assert status == 2 and err.count("\n") == 1 and "page is at" not in err
-        assert err.startswith(f"dicetable play: error: the game store {str(db)!r} is in use by another "
-                              f"dicetable (pid {os.getpid()}): stop it first ('sudo systemctl stop dicetable', "
-                              "or Ctrl-C where it runs) or give another --db")
+        assert err.startswith(
+            f"dicetable play: error: the game store {str(db)!r} is in use by another "
+            f"dicetable (pid {os.getpid()}): stop it first ('sudo systemctl stop dicetable', "
+            "or Ctrl-C where it runs) or give another --db"
+        )
         assert [g.id for g in running.games()] == [session.game_id]  # nothing resumed, started or written
         assert running.load(session.game_id) == session.state
 
@@ -192,9 +256,32 @@ def test_regression_play_wait_waits_for_the_store_instead_of_exiting(tmp_path, c
     result = {}
     with open_store(db) as manual:  # the manual play
         assert store_holder(db).startswith("another dicetable (pid ")
-        t = threading.Thread(target=lambda: result.setdefault("status", main([
-            "play", "--wait", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht", "--players",
-            "A,B", "--no-buttons", "--port", "0", "--db", str(db), "--duration", "0.5"])))
+        t = threading.Thread(
+            target=lambda: result.setdefault(
+                "status",
+                main(
+                    [
+                        "play",
+                        "--wait",
+                        "--camera",
+                        "synthetic:1",
+                        "--reader",
+                        "truth",
+                        "--rules",
+                        "yacht",
+                        "--players",
+                        "A,B",
+                        "--no-buttons",
+                        "--port",
+                        "0",
+                        "--db",
+                        str(db),
+                        "--duration",
+                        "0.5",
+                    ]
+                ),
+            )
+        )
         t.start()
         t.join(1.0)
         assert t.is_alive() and [g.id for g in manual.games()] == []  # waiting; nothing started or written
@@ -219,26 +306,76 @@ def test_play_wait_waits_for_a_port_in_use_but_not_for_a_bad_address(tmp_path, c
     port = busy.getsockname()[1]
     threading_timer = __import__("threading").Timer(0.5, busy.close)
     threading_timer.start()
-    status = main(["play", "--wait", "--camera", "synthetic:1", "--reader", "truth", "--rules", "yacht",
-                   "--players", "A,B", "--no-buttons", "--port", str(port), "--db", str(tmp_path / "g.sqlite3"),
-                   "--duration", "0.3"])
+    status = main(
+        [
+            "play",
+            "--wait",
+            "--camera",
+            "synthetic:1",
+            "--reader",
+            "truth",
+            "--rules",
+            "yacht",
+            "--players",
+            "A,B",
+            "--no-buttons",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--duration",
+            "0.3",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 0 and f"waiting until it is free: port {port} is in use" in err and "page is at" in err
-    status = main(["play", "--wait", "--camera", "synthetic:1", "--no-buttons", "--listen", "192.0.2.77",
-                   "--port", "8123", "--db", str(tmp_path / "h.sqlite3"), "--duration", "0.3"])
+    status = main(
+        [
+            "play",
+            "--wait",
+            "--camera",
+            "synthetic:1",
+            "--no-buttons",
+            "--listen",
+            "192.0.2.77",
+            "--port",
+            "8123",
+            "--db",
+            str(tmp_path / "h.sqlite3"),
+            "--duration",
+            "0.3",
+        ]
+    )
     assert status != 0 and "not an address of this machine" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("camera, words", [
-    ("opencv:{tmp}/nothere.mp4", "could not open opencv:"),
-    ("images:{tmp}/empty", "no image files"),
-    ("images:{tmp}/nothere/*.jpg", "no image files"),
-])
+@pytest.mark.parametrize(
+    "camera, words",
+    [
+        ("opencv:{tmp}/nothere.mp4", "could not open opencv:"),
+        ("images:{tmp}/empty", "no image files"),
+        ("images:{tmp}/nothere/*.jpg", "no image files"),
+    ],
+)
 def test_regression_play_with_a_recording_that_cannot_open_exits_2(camera, words, tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     db = tmp_path / "g.sqlite3"
-    status = main(["play", "--camera", camera.format(tmp=tmp_path), "--rules", "yacht", "--no-buttons",
-                   "--port", "0", "--db", str(db), "--duration", "1"])
+    status = main(
+        [
+            "play",
+            "--camera",
+            camera.format(tmp=tmp_path),
+            "--rules",
+            "yacht",
+            "--no-buttons",
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            "--duration",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and err.startswith("dicetable play: error:") and words in err
     assert "page is at" not in err and not db.exists()  # told before the page and before a game is stored
@@ -255,35 +392,66 @@ def test_regression_play_says_a_live_camera_is_missing_and_keeps_trying(tmp_path
         raise SourceError(f"could not open {spec}: is the camera plugged in?")
 
     monkeypatch.setattr(vision.sources, "open_source", no_camera)
-    status = main(["play", "--camera", "opencv:7", "--no-buttons", "--port", "0",
-                   "--db", str(tmp_path / "g.sqlite3"), "--duration", "1"])
+    status = main(
+        [
+            "play",
+            "--camera",
+            "opencv:7",
+            "--no-buttons",
+            "--port",
+            "0",
+            "--db",
+            str(tmp_path / "g.sqlite3"),
+            "--duration",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 0 and len(tries) >= 2  # once before the page, then the camera thread tries again
-    assert ("dicetable: cannot open the camera: could not open opencv:7: is the camera plugged in?; "
-            "the table keeps trying every 3 s") in err
+    assert (
+        "dicetable: cannot open the camera: could not open opencv:7: is the camera plugged in?; "
+        "the table keeps trying every 3 s"
+    ) in err
     assert err.index("cannot open the camera") < err.index("page is at")
 
 
 def test_regression_play_checks_pins_before_the_page_is_up(tmp_path, capsys):
     db = tmp_path / "g.sqlite3"
-    status = main(["play", "--camera", "synthetic", "--pins", str(tmp_path / "nothere.toml"), "--port", "0",
-                   "--db", str(db), "--duration", "1"])
+    status = main(
+        [
+            "play",
+            "--camera",
+            "synthetic",
+            "--pins",
+            str(tmp_path / "nothere.toml"),
+            "--port",
+            "0",
+            "--db",
+            str(db),
+            "--duration",
+            "1",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "pin map" in err and "does not exist" in err
     assert "page is at" not in err and not db.exists()
 
 
-@pytest.mark.parametrize("text, said", [
-    ("[button]\nroll = 17\n", "unknown table 'button'"),
-    ("buttons = 5\n", "buttons = 5 is not a table"),
-    ("", "no [buttons] table, so no button would be wired"),
-])
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        ("[button]\nroll = 17\n", "unknown table 'button'"),
+        ("buttons = 5\n", "buttons = 5 is not a table"),
+        ("", "no [buttons] table, so no button would be wired"),
+    ],
+)
 def test_regression_play_refuses_a_pin_map_that_would_unwire_buttons(tmp_path, capsys, text, said):
     pins = tmp_path / "typo.toml"
     pins.write_text(text)
     db = tmp_path / "g.sqlite3"
-    status = main(["play", "--camera", "synthetic", "--pins", str(pins), "--port", "0", "--db", str(db),
-                   "--duration", "1"])
+    status = main(
+        ["play", "--camera", "synthetic", "--pins", str(pins), "--port", "0", "--db", str(db), "--duration", "1"]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and f"{pins}: {said}" in err
     assert "page is at" not in err and not db.exists()
@@ -294,8 +462,9 @@ def test_play_served_demo_finishes_by_itself():
     from table.demo.served import serve_demo
 
     lines = []
-    state = serve_demo(rules="yacht", players=2, seed=4, bots=["easy"], reader="truth", speed=20, port=0, linger_s=0,
-                       out=lines.append)
+    state = serve_demo(
+        rules="yacht", players=2, seed=4, bots=["easy"], reader="truth", speed=20, port=0, linger_s=0, out=lines.append
+    )
     assert state.finished and len(state.history) == 24
     assert any(line.startswith("Winner") for line in lines)
     assert any("backend memory" in line for line in lines)
@@ -329,6 +498,7 @@ def test_regression_served_demo_watches_with_the_shipped_profile_not_the_users(t
 
     def tray(**kw):
         raise Started  # the profile was loaded without complaint: stop before the game
+
     monkeypatch.setattr(table.demo.livetray, "LiveTray", tray)
     with pytest.raises(Started):
         serve_demo(rules="yacht", players=1, reader="truth", port=0, linger_s=0, out=lambda line: None)
@@ -341,13 +511,21 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
 
     from table.display.listening import phone_urls
 
-    names = {"DicePi": ("127.0.1.1", "192.168.1.40", "fe80::1%eth0", "fd00::40"), "localhost": ("127.0.0.1", "::1"),
-             "dicepi.lan": ("192.168.1.40",), "0": ("0.0.0.0",)}
+    names = {
+        "DicePi": ("127.0.1.1", "192.168.1.40", "fe80::1%eth0", "fd00::40"),
+        "localhost": ("127.0.0.1", "::1"),
+        "dicepi.lan": ("192.168.1.40",),
+        "0": ("0.0.0.0",),
+    }
 
     def addresses(name, port, *args, **kwargs):
         found = names.get(name, (name,))  # an address stands for itself
-        return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, 0, 0, 0)) if ":" in a else
-                (socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0)) for a in found]
+        return [
+            (socket.AF_INET6, socket.SOCK_STREAM, 6, "", (a, 0, 0, 0))
+            if ":" in a
+            else (socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, 0))
+            for a in found
+        ]
 
     monkeypatch.setattr(socket, "gethostname", lambda: "DicePi")
     monkeypatch.setattr(socket, "getaddrinfo", addresses)
@@ -358,8 +536,10 @@ def test_phone_urls_name_the_lan_addresses_and_the_mdns_name(monkeypatch):
     assert "http://[fd00::40]:8000/" in phone_urls("::", 8000)
     assert phone_urls("127.0.0.1", 8000) == [] and phone_urls("::1", 8000) == []
     assert phone_urls("192.168.1.40", 8123) == ["http://192.168.1.40:8123/"]
-    assert phone_urls("localhost", 8000) == [] and phone_urls("DicePi", 8000) == ["http://192.168.1.40:8000/",
-                                                                                  "http://[fd00::40]:8000/"]
+    assert phone_urls("localhost", 8000) == [] and phone_urls("DicePi", 8000) == [
+        "http://192.168.1.40:8000/",
+        "http://[fd00::40]:8000/",
+    ]
     assert phone_urls("dicepi.lan", 8000) == ["http://192.168.1.40:8000/"]  # the address: the page answers to it
     assert phone_urls("0", 8000) == every4  # 0 is 0.0.0.0
 

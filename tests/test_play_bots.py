@@ -111,8 +111,14 @@ def test_every_level_plays_a_whole_game_of_legal_boxes_on_the_app(tmp_path, leve
     from table.app import TableApp
     from table.display.snapshot import Setup
 
-    with TableApp(tmp_path / "g.sqlite3", setup=Setup("generala", "forced", [f"Bot:{level}"]), autostart=True,
-                  bot_dice="virtual", bot_delay_s=0, bot_seed=5) as app:
+    with TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("generala", "forced", [f"Bot:{level}"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=0,
+        bot_seed=5,
+    ) as app:
         assert app.finished.wait(60), app.snapshot["message"]
         st = app.state
         assert len(st.cards[0]) == len(find_ruleset("generala").boxes) and st.bots == (level,)
@@ -133,8 +139,14 @@ def test_app_virtual_bots_play_a_whole_game_and_the_end_screen_has_the_analysis(
     from table.app import TableApp
     from table.display.snapshot import Setup
 
-    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["HAL:optimal", "Eve:easy"]),
-                  autostart=True, bot_dice="virtual", bot_delay_s=0, bot_seed=1) as app:
+    with TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yacht", "forced", ["HAL:optimal", "Eve:easy"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=0,
+        bot_seed=1,
+    ) as app:
         assert app.finished.wait(60)
         _wait(lambda: (app.snapshot.get("analysis") or {}).get("status") == "ready")
         events = app.game_events().result(timeout=5)
@@ -165,8 +177,14 @@ def test_app_virtual_bot_ignores_the_camera_and_people_wait(tmp_path):
     from table.display.snapshot import Setup
     from tests.test_display import settled
 
-    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "HAL:medium"]), autostart=True,
-                  bot_dice="virtual", bot_delay_s=600, bot_seed=1) as app:
+    with TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yacht", "forced", ["Ann", "HAL:medium"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=600,
+        bot_seed=1,
+    ) as app:
         app.roll_event(settled((2, 2, 2, 5, 5))).result(timeout=5)
         app.press(Command.SCORE).result(timeout=5)
         assert app.state.turn.player == 1 and app.snapshot["bot"]["text"] == "HAL (bot) rolls on screen."
@@ -186,8 +204,13 @@ def test_app_tray_bot_sets_its_holds_and_scores_by_itself(tmp_path):
     from tests.test_display import settled
 
     table = get_table("yacht", build=False)
-    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["HAL:optimal"]), autostart=True,
-                  bot_dice="tray", bot_delay_s=600) as app:
+    with TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yacht", "forced", ["HAL:optimal"]),
+        autostart=True,
+        bot_dice="tray",
+        bot_delay_s=600,
+    ) as app:
         step = lambda: app.submit(app.bots.step).result(timeout=5)  # noqa: E731
         assert app.snapshot["bot"]["text"] == "HAL (bot): throw all five dice for it."
         step()
@@ -244,8 +267,20 @@ def test_play_bad_bot_level_is_one_line(capsys, tmp_path):
     busy.bind(("127.0.0.1", 0))
     busy.listen()
     try:  # the bad level is told, not the port in use (the usage error comes first)
-        status = main(["play", "--camera", "synthetic", "--no-buttons", "--db", str(tmp_path / "g.sqlite3"),
-                       "--port", str(busy.getsockname()[1]), "--players", "Ann,HAL:genius"])
+        status = main(
+            [
+                "play",
+                "--camera",
+                "synthetic",
+                "--no-buttons",
+                "--db",
+                str(tmp_path / "g.sqlite3"),
+                "--port",
+                str(busy.getsockname()[1]),
+                "--players",
+                "Ann,HAL:genius",
+            ]
+        )
     finally:
         busy.close()
     err = capsys.readouterr().err.strip()
@@ -257,9 +292,30 @@ def test_play_bad_bot_level_is_one_line(capsys, tmp_path):
 
 def test_play_virtual_bots_play_the_game_through(tmp_path, monkeypatch):
     db = tmp_path / "g.sqlite3"
-    argv = ["play", "--camera", "synthetic:2", "--reader", "truth", "--rules", "yacht", "--players",
-            "HAL:optimal,Eve:easy", "--bot-dice", "virtual", "--bot-delay", "0", "--bot-seed", "4", "--port", "0",
-            "--no-buttons", "--db", str(db), "--duration", "6"]
+    argv = [
+        "play",
+        "--camera",
+        "synthetic:2",
+        "--reader",
+        "truth",
+        "--rules",
+        "yacht",
+        "--players",
+        "HAL:optimal,Eve:easy",
+        "--bot-dice",
+        "virtual",
+        "--bot-delay",
+        "0",
+        "--bot-seed",
+        "4",
+        "--port",
+        "0",
+        "--no-buttons",
+        "--db",
+        str(db),
+        "--duration",
+        "6",
+    ]
     app, t, result = _run_play(argv, monkeypatch)
     assert app.finished.wait(30), app.snapshot["message"]
     st = app.state
@@ -272,8 +328,26 @@ def test_play_virtual_bots_play_the_game_through(tmp_path, monkeypatch):
 def test_play_tray_bot_on_the_synthetic_camera(tmp_path, monkeypatch):
     """A person presses ROLL (throws the synthetic dice) for the bot; the bot holds and scores by itself."""
     db = tmp_path / "g.sqlite3"
-    argv = ["play", "--camera", "synthetic:3", "--reader", "truth", "--rules", "yacht", "--players", "HAL:optimal",
-            "--bot-delay", "0", "--port", "0", "--no-buttons", "--db", str(db), "--duration", "25"]
+    argv = [
+        "play",
+        "--camera",
+        "synthetic:3",
+        "--reader",
+        "truth",
+        "--rules",
+        "yacht",
+        "--players",
+        "HAL:optimal",
+        "--bot-delay",
+        "0",
+        "--port",
+        "0",
+        "--no-buttons",
+        "--db",
+        str(db),
+        "--duration",
+        "25",
+    ]
     app, t, result = _run_play(argv, monkeypatch)
     bot = make_bot("optimal", "yacht")
     try:
@@ -282,8 +356,7 @@ def test_play_tray_bot_on_the_synthetic_camera(tmp_path, monkeypatch):
             assert time.monotonic() < end, f"stuck: {app.snapshot['message']!r} {app.state.turn}"
             st = app.state
             step = next_step(st, bot, app.selected)
-            if step is not None and step.action == "throw" and tuple(st.turn.holds) == step.holds \
-                    and not app.tray.busy:
+            if step is not None and step.action == "throw" and tuple(st.turn.holds) == step.holds and not app.tray.busy:
                 before = app.verdicts
                 app.press(Command.ROLL).result(timeout=5)
                 _wait(lambda: app.verdicts > before or app.state is not st)

@@ -1,4 +1,7 @@
-"""vision.lab.training.quantise: int8 face readers and pip finders that follow their float networks, in both runtimes."""
+"""vision.lab.training.quantise.
+
+Int8 face readers and pip finders that follow their float networks, in both runtimes.
+"""
 
 from __future__ import annotations
 
@@ -14,16 +17,19 @@ pytest.importorskip("onnxruntime", reason="onnxruntime does the quantising")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from vision.face import CLASS_NAMES, CROP_SIZE, FaceReader  # noqa: E402
-from vision.pips import PipFinder  # noqa: E402
 from vision.lab.training.quantise import float_layers, main, quantise  # noqa: E402
 from vision.lab.training.synth import fixed_probe_crops, plain_face  # noqa: E402
+from vision.pips import PipFinder  # noqa: E402
 
 
 def _save(path: Path, nodes: list, out_shape: list, weights: dict[str, np.ndarray], meta: dict) -> Path:
     graph = helper.make_graph(
-        nodes, "tiny", [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, CROP_SIZE, CROP_SIZE])],
+        nodes,
+        "tiny",
+        [helper.make_tensor_value_info("crops", TensorProto.FLOAT, ["n", 3, CROP_SIZE, CROP_SIZE])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, out_shape)],
-        [numpy_helper.from_array(v.astype(np.float32), k) for k, v in weights.items()])
+        [numpy_helper.from_array(v.astype(np.float32), k) for k, v in weights.items()],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,30 +41,53 @@ def _save(path: Path, nodes: list, out_shape: list, weights: dict[str, np.ndarra
 def _face_reader(path: Path) -> Path:
     """A face-reader-shaped model: two convolutions, pooling, a classifier; (N, 3, 64, 64) -> (N, 7) logits."""
     rng = np.random.default_rng(0)
-    nodes = [helper.make_node("Conv", ["crops", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1], strides=[2, 2]),
-             helper.make_node("Relu", ["c1"], ["r1"]),
-             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["c2"], ["r2"]),
-             helper.make_node("GlobalAveragePool", ["r2"], ["g"]),
-             helper.make_node("Flatten", ["g"], ["f"]),
-             helper.make_node("Gemm", ["f", "fc", "fb"], ["out"], transB=1)]
-    weights = {"w1": rng.normal(0, 0.4, (16, 3, 3, 3)), "b1": rng.normal(0, 0.1, 16),
-               "w2": rng.normal(0, 0.2, (32, 16, 3, 3)), "b2": rng.normal(0, 0.1, 32),
-               "fc": rng.normal(0, 1.0, (7, 32)), "fb": rng.normal(0, 0.1, 7)}
-    return _save(path, nodes, ["n", 7], weights, {"model": "face_reader.onnx", "crop_size": CROP_SIZE,
-                                                    "class_names": list(CLASS_NAMES), "command": "train it",
-                                                    "export_max_abs_diff_cv2_vs_torch": 1e-6})
+    nodes = [
+        helper.make_node("Conv", ["crops", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["r2"]),
+        helper.make_node("GlobalAveragePool", ["r2"], ["g"]),
+        helper.make_node("Flatten", ["g"], ["f"]),
+        helper.make_node("Gemm", ["f", "fc", "fb"], ["out"], transB=1),
+    ]
+    weights = {
+        "w1": rng.normal(0, 0.4, (16, 3, 3, 3)),
+        "b1": rng.normal(0, 0.1, 16),
+        "w2": rng.normal(0, 0.2, (32, 16, 3, 3)),
+        "b2": rng.normal(0, 0.1, 32),
+        "fc": rng.normal(0, 1.0, (7, 32)),
+        "fb": rng.normal(0, 0.1, 7),
+    }
+    return _save(
+        path,
+        nodes,
+        ["n", 7],
+        weights,
+        {
+            "model": "face_reader.onnx",
+            "crop_size": CROP_SIZE,
+            "class_names": list(CLASS_NAMES),
+            "command": "train it",
+            "export_max_abs_diff_cv2_vs_torch": 1e-6,
+        },
+    )
 
 
 def _pip_finder(path: Path) -> Path:
     """A pip-finder-shaped model: (N, 3, 64, 64) -> two convolutions -> sigmoid -> (N, 1, 32, 32)."""
     rng = np.random.default_rng(1)
-    nodes = [helper.make_node("Conv", ["crops", "w1", "b1"], ["c1"], name="stem", pads=[1, 1, 1, 1], strides=[2, 2]),
-             helper.make_node("Relu", ["c1"], ["r1"]),
-             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="head", pads=[1, 1, 1, 1]),
-             helper.make_node("Sigmoid", ["c2"], ["out"], name="prob")]
-    weights = {"w1": rng.normal(0, 0.4, (8, 3, 3, 3)), "b1": rng.normal(0, 0.1, 8),
-               "w2": rng.normal(0, 0.3, (1, 8, 3, 3)), "b2": np.array([-1.0])}
+    nodes = [
+        helper.make_node("Conv", ["crops", "w1", "b1"], ["c1"], name="stem", pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="head", pads=[1, 1, 1, 1]),
+        helper.make_node("Sigmoid", ["c2"], ["out"], name="prob"),
+    ]
+    weights = {
+        "w1": rng.normal(0, 0.4, (8, 3, 3, 3)),
+        "b1": rng.normal(0, 0.1, 8),
+        "w2": rng.normal(0, 0.3, (1, 8, 3, 3)),
+        "b2": np.array([-1.0]),
+    }
     return _save(path, nodes, ["n", 1, 32, 32], weights, {"model": "pip_finder.onnx", "command": "train it"})
 
 
@@ -101,7 +130,9 @@ def test_quantised_pip_finder_keeps_its_sigmoid_float(tmp_path):
     maps, full = PipFinder(out).predict(_crops(8, 3)), PipFinder(src).predict(_crops(8, 3))
     assert maps.shape == (8, CROP_SIZE, CROP_SIZE) and np.abs(maps - full).max() < 0.1
     assert set(meta["fixed_probes"]["plain_3_rot0"]) == {"layouts", "pip_pixels"}
-    assert meta["quantisation"]["agreement_with_float"]["pixels"] == 16 * CROP_SIZE * CROP_SIZE  # the maps the reader reads
+    assert (
+        meta["quantisation"]["agreement_with_float"]["pixels"] == 16 * CROP_SIZE * CROP_SIZE
+    )  # the maps the reader reads
 
 
 def test_what_cannot_be_quantised_says_why(tmp_path):
@@ -129,8 +160,18 @@ def test_command_refuses_a_quantised_model_before_gathering_crops(tmp_path, caps
     src = _face_reader(tmp_path / "face_reader.onnx")
     quantise(src, tmp_path / "int8", _crops(8, 0), _crops(8, 1))
     # no TRAIN set here either: the model's own fault is what gets reported
-    assert main([str(tmp_path / "int8" / "face_reader.onnx"), "--out", str(tmp_path / "again"),
-                 "--train-dir", str(tmp_path / "no_train")]) == 2
+    assert (
+        main(
+            [
+                str(tmp_path / "int8" / "face_reader.onnx"),
+                "--out",
+                str(tmp_path / "again"),
+                "--train-dir",
+                str(tmp_path / "no_train"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert "quantised already" in err and "TRAIN" not in err
 

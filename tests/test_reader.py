@@ -52,7 +52,10 @@ def _layout_map(value):
 
 
 class FakePipFinder:
-    """The second opinion: pip maps that hold the layouts of the given values, one per crop (0: no pips; also for crops beyond them)."""
+    """The second opinion: pip maps that hold the layouts of the given values, one per crop.
+
+    A value of 0 means no pips; crops beyond the given values get none either.
+    """
 
     def __init__(self, values):
         self.values = list(values)
@@ -64,8 +67,9 @@ class FakePipFinder:
 
 
 def test_confident_face_gives_value_and_unsure_face_gives_unknown():
-    det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9),
-                        Detection((300, 100, 40, 40), 0.9)])
+    det = FakeDetector(
+        [Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9), Detection((300, 100, 40, 40), 0.9)]
+    )
     faces = FakeFaceReader([_probs(5, 0.97), _probs(3, VALUE_THRESHOLD - 0.05), _probs(0, 0.7)])
     reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([5, 3, 0]))
     assert reading.values == (5, None, None)
@@ -76,7 +80,9 @@ def test_confident_face_gives_value_and_unsure_face_gives_unknown():
 
 
 def test_second_look_averages_four_turns_of_unsure_crops_only(monkeypatch):
-    monkeypatch.setattr("vision.reader_second_look.SECOND_LOOK_BELOW", 0.9)  # the mechanism, whatever the tuned constant
+    monkeypatch.setattr(
+        "vision.reader_second_look.SECOND_LOOK_BELOW", 0.9
+    )  # the mechanism, whatever the tuned constant
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9), Detection((200, 100, 40, 40), 0.9)])
     calls = []
 
@@ -152,13 +158,19 @@ def test_pip_finder_looks_last_at_the_die_box_alone():
 
     faces = FakeFaceReader([_probs(4, 0.97)])
     pips = Recording([0, 0, 0, 0, 4, 0, 0, 0])
-    reading = read_image(image, detector=FakeDetector([Detection(box, 0.9)]), face_reader=faces, tta=False,
-                         pip_finder=pips)
+    reading = read_image(
+        image, detector=FakeDetector([Detection(box, 0.9)]), face_reader=faces, tta=False, pip_finder=pips
+    )
     assert reading.values == (4,)
     assert len(seen) == 8 and np.array_equal(seen[4], crop_die(image, box, margin=TIGHT_PIP_MARGIN))
     # when the box alone does not hold it either, the die stays unknown
-    reading = read_image(image, detector=FakeDetector([Detection(box, 0.9)]), face_reader=FakeFaceReader([_probs(4, 0.97)]),
-                         tta=False, pip_finder=QueuedPipFinder([0] * 8))
+    reading = read_image(
+        image,
+        detector=FakeDetector([Detection(box, 0.9)]),
+        face_reader=FakeFaceReader([_probs(4, 0.97)]),
+        tta=False,
+        pip_finder=QueuedPipFinder([0] * 8),
+    )
     assert reading.values == (None,) and reading.dice[0].reason == "pip count disagrees"
 
 
@@ -181,7 +193,7 @@ class QueuedPipFinder:
         self.values = list(values)
 
     def predict(self, crops):
-        taken, self.values = self.values[: len(crops)], self.values[len(crops):]
+        taken, self.values = self.values[: len(crops)], self.values[len(crops) :]
         return np.stack([_layout_map(v) for v in taken]) if taken else np.zeros((0, 64, 64), np.float32)
 
 
@@ -279,8 +291,13 @@ def test_speck_far_smaller_than_a_die_read_for_sure_is_dropped():
     from vision.reader import SPECK_RATIO
 
     side = int(100 * SPECK_RATIO) - 2
-    det = FakeDetector([Detection((100, 100, 100, 100), 0.9), Detection((300, 100, side, side), 0.6),
-                        Detection((400, 100, 80, 80), 0.8)])
+    det = FakeDetector(
+        [
+            Detection((100, 100, 100, 100), 0.9),
+            Detection((300, 100, side, side), 0.6),
+            Detection((400, 100, 80, 80), 0.8),
+        ]
+    )
     faces = FakeFaceReader([_probs(3, 0.97), _probs(1, 0.99), _probs(5, 0.97)])
     reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([3, 1, 5]))
     assert reading.values == (3, 5)
@@ -295,8 +312,14 @@ def test_box_far_smaller_than_the_other_dice_is_part_of_a_die():
     from vision.reader import PART_RATIO
 
     part = int(60 * PART_RATIO) - 4
-    det = FakeDetector([Detection((100, 100, 60, 60), 0.9), Detection((200, 100, 60, 60), 0.9),
-                        Detection((300, 100, 60, 60), 0.9), Detection((400, 100, part, part), 0.7)])
+    det = FakeDetector(
+        [
+            Detection((100, 100, 60, 60), 0.9),
+            Detection((200, 100, 60, 60), 0.9),
+            Detection((300, 100, 60, 60), 0.9),
+            Detection((400, 100, part, part), 0.7),
+        ]
+    )
     faces = FakeFaceReader([_probs(2, 0.97), _probs(6, 0.97), _probs(6, 0.97), _probs(1, 0.99)])
     reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([2, 6, 6, 1]))
     assert reading.values == (2, 6, 6, None)
@@ -314,21 +337,34 @@ def test_big_box_the_main_look_missed_is_read_as_a_die():
 
 
 def test_big_box_beside_the_dice_found_is_dropped_unless_it_looks_like_a_face():
-    """A coarse-look box the main look missed, beside the dice it found: a tray stand unless the face reader sees a face."""
+    """A coarse-look box the main look missed, beside the dice it found.
+
+    It is a tray stand unless the face reader sees a face.
+    """
     from vision.detect import LargeCandidate
 
     dice = [Detection((20, 20, 40, 40), 0.9), Detection((80, 20, 40, 40), 0.9), Detection((20, 380, 40, 40), 0.9)]
     stand = LargeCandidate(Detection(BIG, 0.9), ())
-    stand_probs = np.array([0.6, 0.1, 0.06, 0.06, 0.06, 0.06, 0.06], np.float32)  # not a face, under the drop rule's 0.8
-    reading = read_image(IMAGE, detector=FakeCloseUpDetector(dice, [stand]), tta=False,
-                         face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [stand_probs]),
-                         pip_finder=QueuedPipFinder([3, 3, 3]))
+    stand_probs = np.array(
+        [0.6, 0.1, 0.06, 0.06, 0.06, 0.06, 0.06], np.float32
+    )  # not a face, under the drop rule's 0.8
+    reading = read_image(
+        IMAGE,
+        detector=FakeCloseUpDetector(dice, [stand]),
+        tta=False,
+        face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [stand_probs]),
+        pip_finder=QueuedPipFinder([3, 3, 3]),
+    )
     assert reading.values == (3, 3, 3)
     assert not any(d.box == BIG for d in reading.dice)
     # one that looks like a face stays: a die the main look missed
-    reading = read_image(IMAGE, detector=FakeCloseUpDetector(dice, [stand]), tta=False,
-                         face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [_probs(5, 0.97)]),
-                         pip_finder=QueuedPipFinder([3, 3, 3, 5]))
+    reading = read_image(
+        IMAGE,
+        detector=FakeCloseUpDetector(dice, [stand]),
+        tta=False,
+        face_reader=FakeFaceReader([_probs(3, 0.97)] * 3 + [_probs(5, 0.97)]),
+        pip_finder=QueuedPipFinder([3, 3, 3, 5]),
+    )
     assert any(d.box == BIG and d.value == 5 for d in reading.dice)
 
 
@@ -356,11 +392,13 @@ def test_faint_pips_marked_in_a_turn_corroborate_the_value():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
     faces = FakeFaceReader([_probs(3, 0.97)])
     # the plain crop's map shows no pips, one of the turns shows the 3
-    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False,
-                         pip_finder=QueuedPipFinder([0, 0, 3, 0]), calibrated=False)
+    reading = read_image(
+        IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([0, 0, 3, 0]), calibrated=False
+    )
     assert reading.values == (3,)
-    reading = read_image(IMAGE, detector=det, face_reader=faces, tta=False,
-                         pip_finder=QueuedPipFinder([0] * 8), calibrated=False)
+    reading = read_image(
+        IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=QueuedPipFinder([0] * 8), calibrated=False
+    )
     assert reading.values == (None,) and reading.dice[0].reason == "pip count disagrees"
 
 
@@ -408,16 +446,16 @@ def test_no_detections_reports_no_dice():
 
 
 def test_dark_frame_is_reported():
-    reading = read_image(np.full((480, 640, 3), 5, np.uint8), detector=FakeDetector([]),
-                         face_reader=FakeFaceReader([]))
+    reading = read_image(np.full((480, 640, 3), 5, np.uint8), detector=FakeDetector([]), face_reader=FakeFaceReader([]))
     assert any(p.startswith("frame too dark") for p in reading.problems)
 
 
 def test_big_box_among_dice_is_leaning_and_unknown():
     dets = [Detection((x, 100, 40, 40), 0.9) for x in (50, 150, 250, 350)] + [Detection((450, 100, 70, 70), 0.9)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4)] + [_probs(6, 0.85)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
-                         pip_finder=FakePipFinder([1, 2, 3, 4, 6]))
+    reading = read_image(
+        IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False, pip_finder=FakePipFinder([1, 2, 3, 4, 6])
+    )
     assert reading.values == (1, 2, 3, 4, None)
     assert reading.dice[-1].reason == "leaning"
     assert any("leaning" in p for p in reading.problems)
@@ -426,15 +464,25 @@ def test_big_box_among_dice_is_leaning_and_unknown():
 def test_reading_order_rows_top_to_bottom_then_left_to_right():
     boxes = [(300, 205, 40, 40), (20, 210, 40, 40), (150, 50, 40, 40), (10, 40, 40, 40), (160, 200, 40, 40)]
     faces = FakeFaceReader([_probs(v, 0.99) for v in (1, 2, 3, 4, 5)])
-    reading = read_image(IMAGE, detector=FakeDetector([Detection(b, 0.9) for b in boxes]), face_reader=faces, tta=False,
-                         pip_finder=FakePipFinder([1, 2, 3, 4, 5]))
+    reading = read_image(
+        IMAGE,
+        detector=FakeDetector([Detection(b, 0.9) for b in boxes]),
+        face_reader=faces,
+        tta=False,
+        pip_finder=FakePipFinder([1, 2, 3, 4, 5]),
+    )
     assert reading.values == (4, 3, 2, 5, 1)
 
 
 def test_grey_image_is_accepted():
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
-    reading = read_image(np.full((100, 200), 90, np.uint8), detector=det, face_reader=FakeFaceReader([_probs(2, 0.99)]),
-                         tta=False, pip_finder=FakePipFinder([2]))
+    reading = read_image(
+        np.full((100, 200), 90, np.uint8),
+        detector=det,
+        face_reader=FakeFaceReader([_probs(2, 0.99)]),
+        tta=False,
+        pip_finder=FakePipFinder([2]),
+    )
     assert reading.values == (2,)
 
 
@@ -454,20 +502,28 @@ def test_stated_confidence_of_a_value_is_the_calibrated_one():
 def test_a_sure_face_reader_alone_never_gives_a_value(marked):
     """Two opinions must agree: even at 0.99 the value needs the pip layout (marked or drawn) to hold it."""
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
-    reading = read_image(IMAGE, detector=det, face_reader=FakeFaceReader([_probs(5, 0.99)]), tta=False,
-                         pip_finder=FakePipFinder([marked]))
+    reading = read_image(
+        IMAGE,
+        detector=det,
+        face_reader=FakeFaceReader([_probs(5, 0.99)]),
+        tta=False,
+        pip_finder=FakePipFinder([marked]),
+    )
     assert reading.values == (None,)
     assert reading.dice[0].reason == "pip count disagrees"
     assert reading.dice[0].confidence == pytest.approx(0.99, abs=1e-6)
 
 
-@pytest.mark.parametrize("bad, match", [
-    ([[1, 2], [3, 4]], "numpy uint8 array"),
-    (np.zeros((50, 50, 3), np.float32), "must be uint8"),
-    (np.zeros((50, 50, 2), np.uint8), r"shape \(H, W, 3\)"),
-    (np.zeros((4, 50, 3), np.uint8), "too small"),
-    (np.zeros((2, 3, 4, 5), np.uint8), r"shape \(H, W, 3\)"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ([[1, 2], [3, 4]], "numpy uint8 array"),
+        (np.zeros((50, 50, 3), np.float32), "must be uint8"),
+        (np.zeros((50, 50, 2), np.uint8), r"shape \(H, W, 3\)"),
+        (np.zeros((4, 50, 3), np.uint8), "too small"),
+        (np.zeros((2, 3, 4, 5), np.uint8), r"shape \(H, W, 3\)"),
+    ],
+)
 def test_bad_input_raises_value_error_naming_the_parameter(bad, match):
     with pytest.raises(ValueError, match=match) as exc:
         check_image(bad)
@@ -591,7 +647,9 @@ def test_die_box_under_min_die_px_gets_no_value():
 
 
 _PIP_XY = {
-    1: [(0.5, 0.5)], 2: [(0.25, 0.25), (0.75, 0.75)], 3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+    1: [(0.5, 0.5)],
+    2: [(0.25, 0.25), (0.75, 0.75)],
+    3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
     4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
     5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
     6: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.5), (0.75, 0.5), (0.25, 0.75), (0.75, 0.75)],
@@ -662,8 +720,9 @@ def test_a_die_cut_off_by_the_picture_edge_gets_no_value():
     """Part of its pips may be outside the picture; a square box at the edge is a whole die and is read."""
     dets = [Detection((0, 100, 24, 40), 0.9), Detection((600, 200, 40, 38), 0.9)]  # cut at the left; whole at the right
     faces = FakeFaceReader([_probs(1, 0.99), _probs(4, 0.99)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
-                         pip_finder=FakePipFinder([1, 4]))
+    reading = read_image(
+        IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False, pip_finder=FakePipFinder([1, 4])
+    )
     assert reading.values == (None, 4)
     assert reading.dice[0].reason == "cut off by the picture's edge"
     assert "1 die cut off by the edge of the picture: move it into view" in reading.problems
@@ -678,22 +737,29 @@ def test_a_corner_of_a_die_at_the_edge_beside_whole_dice_gets_no_value():
     gap = int(EDGE_SHARE * corner)  # the detector's box of a cut die can stop a few pixels short of the edge
     dets = [Detection((300, 200, 60, 60), 0.9), Detection((640 - corner - gap, 380, corner, corner), 0.9)]
     faces = FakeFaceReader([_probs(5, 0.99), _probs(1, 0.99)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
-                         pip_finder=FakePipFinder([5, 1]))
+    reading = read_image(
+        IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False, pip_finder=FakePipFinder([5, 1])
+    )
     assert reading.values == (5, None)
     assert reading.dice[1].reason == "cut off by the picture's edge"
     # the same box away from the edge is a die (small, but whole) and keeps its value
     dets[1] = Detection((100, 380, corner, corner), 0.9)
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=FakeFaceReader([_probs(5, 0.99), _probs(1, 0.99)]),
-                         tta=False, pip_finder=FakePipFinder([5, 1]))
+    reading = read_image(
+        IMAGE,
+        detector=FakeDetector(dets),
+        face_reader=FakeFaceReader([_probs(5, 0.99), _probs(1, 0.99)]),
+        tta=False,
+        pip_finder=FakePipFinder([5, 1]),
+    )
     assert sorted(v for v in reading.values if v) == [1, 5]
 
 
 def test_problems_speak_of_several_dice_in_the_plural():
     dets = [Detection((0, 100, 24, 40), 0.9), Detection((616, 300, 24, 40), 0.9), Detection((300, 200, 40, 38), 0.9)]
     faces = FakeFaceReader([_probs(1, 0.99), _probs(2, 0.99), _probs(4, 0.99)])
-    reading = read_image(IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False,
-                         pip_finder=FakePipFinder([1, 2, 4]))
+    reading = read_image(
+        IMAGE, detector=FakeDetector(dets), face_reader=faces, tta=False, pip_finder=FakePipFinder([1, 2, 4])
+    )
     assert "2 dice cut off by the edge of the picture: move them into view" in reading.problems
 
 
@@ -722,7 +788,10 @@ def test_networks_from_files_loads_only_the_files_given(tmp_path):
     assert given["face_reader"].model_path == models / "face_reader.onnx"
     tray = pytest.importorskip("vision.render").render_tray([1, 2, 3, 4, 5], seed=0, style="round")
     assert read_image(tray.image, **given) == read_image(tray.image)  # the packaged files, loaded again
-    for kind, error in (("face_model", FaceModelError), ("detector_model", DetectorModelError),
-                        ("pip_model", PipModelError)):
+    for kind, error in (
+        ("face_model", FaceModelError),
+        ("detector_model", DetectorModelError),
+        ("pip_model", PipModelError),
+    ):
         with pytest.raises(error, match="no_such.onnx"):
             networks_from_files(**{kind: tmp_path / "no_such.onnx"})

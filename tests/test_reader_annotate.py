@@ -8,7 +8,9 @@ from vision.reading import DieReading, ImageReading
 
 def test_annotate_colours_read_and_unknown_dice_apart():
     image = np.full((480, 640, 3), 90, np.uint8)
-    reading = ImageReading((DieReading(3, (50, 100, 60, 60), 0.99), DieReading(None, (250, 100, 60, 60), 0.4, "low confidence")))
+    reading = ImageReading(
+        (DieReading(3, (50, 100, 60, 60), 0.99), DieReading(None, (250, 100, 60, 60), 0.4, "low confidence"))
+    )
     out = annotate_reading(image, reading)
     assert out.shape == image.shape and out.dtype == np.uint8
     assert tuple(out[130, 50]) == READ_COLOUR  # left edge of the read die's box
@@ -28,9 +30,11 @@ def test_problems_never_hide_a_die_or_its_value():
     # three problems on a small photo with dice along its top edge: they go on a band above the photo
     image = np.full((150, 200, 3), 90, np.uint8)
     dice = (DieReading(3, (20, 2, 30, 30), 0.99), DieReading(None, (120, 5, 30, 30), 0.4, "low confidence"))
-    problems = ("frame blurred: wait for the dice to settle or check the focus",
-                "dice only about 15 px across in the picture: move the camera closer or use a bigger photo",
-                "1 die unreadable: re-roll or adjust")
+    problems = (
+        "frame blurred: wait for the dice to settle or check the focus",
+        "dice only about 15 px across in the picture: move the camera closer or use a bigger photo",
+        "1 die unreadable: re-roll or adjust",
+    )
     plain = annotate_reading(image, ImageReading(dice))
     out = annotate_reading(image, ImageReading(dice, problems))
     band = out.shape[0] - plain.shape[0]

@@ -110,11 +110,14 @@ def test_dev_single_die_close_ups_are_not_read_as_their_pips():
 
 
 def _kingpi_jim_close_ups(share: float, every: int = 1):
-    """Each `every`-th kingpi and jim DEV die cropped to fill `share` of the picture: (die, its box in the crop, reading)."""
-    from vision.lab.evaluate import load_dataset
+    """Each `every`-th kingpi and jim DEV die cropped to fill `share` of the picture.
+
+    Yields (die, its box in the crop, reading).
+    """
     from vision.images import load_image
-    from vision.reader import read_image
+    from vision.lab.evaluate import load_dataset
     from vision.lab.stress import close_up_window
+    from vision.reader import read_image
 
     if not DEV.is_dir():
         pytest.skip(f"{DEV} is absent")
@@ -168,20 +171,23 @@ def test_dev_set_is_known_from_a_deleted_working_folder(monkeypatch, tmp_path):
     assert not _is_the_dev_set(tmp_path)
 
 
-@pytest.mark.parametrize("photo, window, truth, cut", [
-    # a 1 filling half of the picture, of which the main look boxed only two specks of felt (one read as a 1)
-    ("kingpi_scripts_collected_images_image_4.jpg", (415, 496, 720, 801), (1, (498, 579, 139, 139)), 0),
-    # a 5, and a corner of a 6 cut by the picture's edge whose box stops 7 px short of it (read as a 1)
-    ("kingpi_scripts_collected_images_image_5.jpg", (824, 208, 1056, 436), (5, (868, 251, 145, 142)), 1),
-    # the newcomer check of stop 15: every box touches the edge of this tight crop of a 5, so no die was
-    # "wholly in view" to size the corner of the 6 beside it, read as a 1; the biggest square box stands in
-    ("kingpi_scripts_collected_images_image_2.jpg", (828, 606, 1028, 806), (5, (876, 654, 150, 150)), 1),
-    ("kingpi_scripts_collected_images_image_5.jpg", (866, 249, 1059, 442), (5, (868, 251, 145, 142)), 1),
-])
+@pytest.mark.parametrize(
+    "photo, window, truth, cut",
+    [
+        # a 1 filling half of the picture, of which the main look boxed only two specks of felt (one read as a 1)
+        ("kingpi_scripts_collected_images_image_4.jpg", (415, 496, 720, 801), (1, (498, 579, 139, 139)), 0),
+        # a 5, and a corner of a 6 cut by the picture's edge whose box stops 7 px short of it (read as a 1)
+        ("kingpi_scripts_collected_images_image_5.jpg", (824, 208, 1056, 436), (5, (868, 251, 145, 142)), 1),
+        # the newcomer check of stop 15: every box touches the edge of this tight crop of a 5, so no die was
+        # "wholly in view" to size the corner of the 6 beside it, read as a 1; the biggest square box stands in
+        ("kingpi_scripts_collected_images_image_2.jpg", (828, 606, 1028, 806), (5, (876, 654, 150, 150)), 1),
+        ("kingpi_scripts_collected_images_image_5.jpg", (866, 249, 1059, 442), (5, (868, 251, 145, 142)), 1),
+    ],
+)
 def test_close_ups_found_by_newcomers_read_right(photo, window, truth, cut):
     """Close-ups cut from DEV photos where the newcomer checks of stops 14 and 15 found silent errors."""
-    from vision.lab.evaluate import match_dice
     from vision.images import load_image
+    from vision.lab.evaluate import match_dice
     from vision.reader import read_image
 
     if not (DEV / photo).is_file():

@@ -128,10 +128,7 @@ def test_default_dice_size_fits_a_pi_camera_view():
 @pytest.mark.parametrize("seed", range(6))
 def test_touching_option_makes_touching_dice(seed):
     tray = render_tray([2, 3, 4, 5, 6], seed=seed, touching=True)
-    gaps = [
-        _gap(tray.dice[i].outline, tray.dice[j].outline)
-        for i in range(5) for j in range(i + 1, 5)
-    ]
+    gaps = [_gap(tray.dice[i].outline, tray.dice[j].outline) for i in range(5) for j in range(i + 1, 5)]
     assert min(gaps) <= 1.0
     assert tray.touching and all(_gap(tray.dice[i].outline, tray.dice[j].outline) <= 1.0 for i, j in tray.touching)
 
@@ -141,14 +138,17 @@ def test_without_touching_most_layouts_have_gaps():
     assert sum(1 for t in trays if not t.touching) >= 4
 
 
-@pytest.mark.parametrize("values,match", [
-    ([], "empty"),
-    ([0, 1], "impossible"),
-    ([1, 7], "impossible"),
-    ([1, 2.5], "impossible"),
-    ([True], "impossible"),
-    ([1] * (MAX_DICE + 1), "too many dice"),
-])
+@pytest.mark.parametrize(
+    "values,match",
+    [
+        ([], "empty"),
+        ([0, 1], "impossible"),
+        ([1, 7], "impossible"),
+        ([1, 2.5], "impossible"),
+        ([True], "impossible"),
+        ([1] * (MAX_DICE + 1), "too many dice"),
+    ],
+)
 def test_bad_values_raise_value_error(values, match):
     with pytest.raises(ValueError, match=match):
         render_tray(values)
@@ -159,13 +159,16 @@ def test_too_many_big_dice_raise_value_error():
         render_tray([6] * 30, die_px=120, seed=1)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"style": "lava"}, "unknown tray style"),
-    ({"size": (10, 10)}, "size"),
-    ({"die_px": 2}, "die_px"),
-    ({"noise": -1}, "noise"),
-    ({"seed": "x"}, "seed"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"style": "lava"}, "unknown tray style"),
+        ({"size": (10, 10)}, "size"),
+        ({"die_px": 2}, "die_px"),
+        ({"noise": -1}, "noise"),
+        ({"seed": "x"}, "seed"),
+    ],
+)
 def test_bad_options_raise_value_error(kwargs, match):
     with pytest.raises(ValueError, match=match):
         render_tray([1, 2], **kwargs)
@@ -273,9 +276,16 @@ def test_leaning_and_border_conditions_label_the_last_die(seed):
 def test_randomised_dice_show_their_pips():
     # The pip counter of this file finds the right count on plain and dark dice.
     for condition in ("plain", "dark_dice"):
-        tray = render_randomised([1, 2, 3, 4, 5, 6], seed=1, conditions=Conditions(
-            surface="white_card" if condition == "dark_dice" else "tray_round",
-            look="dark" if condition == "dark_dice" else "solid", noise=0.0, blur=0.3))
+        tray = render_randomised(
+            [1, 2, 3, 4, 5, 6],
+            seed=1,
+            conditions=Conditions(
+                surface="white_card" if condition == "dark_dice" else "tray_round",
+                look="dark" if condition == "dark_dice" else "solid",
+                noise=0.0,
+                blur=0.3,
+            ),
+        )
         found = [count_pips(tray.image, d) for d in tray.dice if d.colour in DICE_COLOURS]
         assert found == [d.value for d in tray.dice if d.colour in DICE_COLOURS]
 
@@ -284,15 +294,17 @@ def test_perspective_moves_the_boxes_with_the_image():
     flat = render_randomised([1, 2, 3, 4, 5], seed=2, conditions=Conditions(noise=0.0))
     tilted = render_randomised([1, 2, 3, 4, 5], seed=2, conditions=Conditions(noise=0.0, tilt_deg=25.0))
     assert not np.array_equal(flat.image, tilted.image)
-    moved = [abs(a.centre_xy[0] - b.centre_xy[0]) + abs(a.centre_xy[1] - b.centre_xy[1])
-             for a, b in zip(flat.dice, tilted.dice)]
+    moved = [
+        abs(a.centre_xy[0] - b.centre_xy[0]) + abs(a.centre_xy[1] - b.centre_xy[1])
+        for a, b in zip(flat.dice, tilted.dice)
+    ]
     assert max(moved) > 10
     grey = cv2.cvtColor(np.asarray(tilted.image), cv2.COLOR_BGR2GRAY).astype(np.float32)
     floor = float(np.median(grey))
     for d in tilted.dice:  # each die's box still holds the die: it differs from the floor
         if d.unreadable is None:
             x, y, w, h = d.box
-            assert float(np.abs(grey[y:y + h, x:x + w] - floor).mean()) > 10
+            assert float(np.abs(grey[y : y + h, x : x + w] - floor).mean()) > 10
 
 
 def test_random_conditions_vary_and_bad_conditions_raise():
@@ -341,8 +353,10 @@ def test_tray_scale_draws_the_same_tray_faster(style):
     half = TrayScene(seed=5, style=style, tray_scale=2)
     assert full._tray.floor.kind == half._tray.floor.kind
     assert np.allclose(full._tray.floor.params, half._tray.floor.params, atol=1.5)
-    a, b = np.asarray(full.render([], seed=1, noise=0, blur=0, jpeg=False).image), \
-        np.asarray(half.render([], seed=1, noise=0, blur=0, jpeg=False).image)
+    a, b = (
+        np.asarray(full.render([], seed=1, noise=0, blur=0, jpeg=False).image),
+        np.asarray(half.render([], seed=1, noise=0, blur=0, jpeg=False).image),
+    )
     assert a.shape == b.shape
     assert float(np.median(np.abs(a.astype(int) - b.astype(int)))) < 25  # same tray, other texture draws
     with pytest.raises(ValueError, match="tray_scale must be a whole number 1-8"):
@@ -353,8 +367,11 @@ def test_tray_scale_draws_the_same_tray_faster(style):
 def test_top_face_pips_lie_on_the_drawn_pips(tilt):
     from vision.lab.training.render_data import top_face_pips
 
-    tray = render_randomised([1, 2, 3, 4, 5, 6], seed=4, conditions=Conditions(
-        surface="white_card", look="solid", noise=0.0, blur=0.3, tilt_deg=tilt))
+    tray = render_randomised(
+        [1, 2, 3, 4, 5, 6],
+        seed=4,
+        conditions=Conditions(surface="white_card", look="solid", noise=0.0, blur=0.3, tilt_deg=tilt),
+    )
     img = np.asarray(tray.image, np.float64)
     on_pip = []
     for d in tray.dice:
@@ -398,16 +415,16 @@ def test_translucent_dice_show_their_side_faces_pips_inside_the_top_edges(seed):
     cx, cy, top = pose.at(pose.s_top)
     half = top / 2.0
     peak = float(layer.max())
-    centre = layer[int(cy - 0.12 * top):int(cy + 0.12 * top), int(cx - 0.12 * top):int(cx + 0.12 * top)]
+    centre = layer[int(cy - 0.12 * top) : int(cy + 0.12 * top), int(cx - 0.12 * top) : int(cx + 0.12 * top)]
     assert float(centre.max()) <= 0.1 * peak  # the top face's own pips are there, not the sides'
-    outside = np.concatenate([layer[:, : int(cx - half) - 8].ravel(), layer[:, int(cx + half) + 8:].ravel()])
+    outside = np.concatenate([layer[:, : int(cx - half) - 8].ravel(), layer[:, int(cx + half) + 8 :].ravel()])
     assert float(outside.max()) <= 0.02 * peak  # nothing drawn beyond the die
     band = int(round(0.35 * top))
     edges = {  # inside each edge of the top face: +u (right), +v (down), -u (left), -v (up)
-        "right": layer[int(cy - half):int(cy + half), int(cx + half) - band:int(cx + half) + 2],
-        "down": layer[int(cy + half) - band:int(cy + half) + 2, int(cx - half):int(cx + half)],
-        "left": layer[int(cy - half):int(cy + half), int(cx - half) - 2:int(cx - half) + band],
-        "up": layer[int(cy - half) - 2:int(cy - half) + band, int(cx - half):int(cx + half)],
+        "right": layer[int(cy - half) : int(cy + half), int(cx + half) - band : int(cx + half) + 2],
+        "down": layer[int(cy + half) - band : int(cy + half) + 2, int(cx - half) : int(cx + half)],
+        "left": layer[int(cy - half) : int(cy + half), int(cx - half) - 2 : int(cx - half) + band],
+        "up": layer[int(cy - half) - 2 : int(cy - half) + band, int(cx - half) : int(cx + half)],
     }
     for side, patch in edges.items():
         assert float(patch.max()) >= 0.5 * peak, f"no side-face pip shows inside the {side} edge"

@@ -21,11 +21,11 @@ def test_clutter_is_drawn_beside_the_dice_and_leaves_the_dice_alone(seed):
     change = np.abs(out.astype(np.int16) - image.astype(np.int16)).max(axis=2)
     inside = np.zeros(change.shape, bool)
     for x, y, w, h in boxes:
-        inside[y:y + h, x:x + w] = True
+        inside[y : y + h, x : x + w] = True
     assert (change[~inside] > 40).sum() > 200, "no object was drawn"
     # an object never covers a die: only the soft glow of a lit edge may reach one
     for x, y, w, h in boxes:
-        assert np.median(change[y:y + h, x:x + w]) < 12
+        assert np.median(change[y : y + h, x : x + w]) < 12
 
 
 def test_clutter_repeats_by_seed_and_does_not_touch_its_input():

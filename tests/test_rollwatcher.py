@@ -21,10 +21,15 @@ def run(src, *, markers=True, reader=None, reference=True, **kw):
     """Play `src` through a watcher; return (events as (index, event), truths by index)."""
     geo = src.geometry()
     truth_reader = TruthReader(geo)
-    watcher = RollWatcher(reader or truth_reader, geometry=geo, hold_area_mm=world.HOLD_AREA_MM,
-                          reference=src.render_state(0) if reference else None,
-                          markers=world.MARKERS if markers else None,
-                          expected_dice=kw.pop("expected_dice", 5), **kw)
+    watcher = RollWatcher(
+        reader or truth_reader,
+        geometry=geo,
+        hold_area_mm=world.HOLD_AREA_MM,
+        reference=src.render_state(0) if reference else None,
+        markers=world.MARKERS if markers else None,
+        expected_dice=kw.pop("expected_dice", 5),
+        **kw,
+    )
     events, truths = [], []
     for frame in src:
         truth_reader.see(frame)
@@ -89,9 +94,11 @@ def test_no_verdict_while_anything_moves_or_a_hand_is_in_the_tray(default_run):
     src, events, truths = default_run
     for i, e in events:
         if e.kind in VERDICTS:
-            window = truths[i - 2:i + 1]  # the three voting frames: dice at rest, no hand
-            assert all(t.stop_index is not None and k >= t.stop_index and not t.hand
-                       for k, t in zip(range(i - 2, i + 1), window)), (i, e)
+            window = truths[i - 2 : i + 1]  # the three voting frames: dice at rest, no hand
+            assert all(
+                t.stop_index is not None and k >= t.stop_index and not t.hand
+                for k, t in zip(range(i - 2, i + 1), window)
+            ), (i, e)
     # the still hand: many frames with a hand lying still in the tray, and no verdict then
     still_hand = [k for k, t in enumerate(truths) if t.hand and not t.moving]
     assert len(still_hand) >= 10
@@ -115,7 +122,9 @@ def test_moving_then_verdict_then_disturbed(default_run):
 def test_light_change_of_one_stop_is_not_a_disturbance(default_run):
     src, events, truths = default_run
     plan = next(p for p in src.plan if p.roll == 2)  # light_stops=-1 half-way through its rest
-    changed = next(k for k in range(plan.stop_index, plan.end_index) if truths[k].light_stops != truths[k - 1].light_stops)
+    changed = next(
+        k for k in range(plan.stop_index, plan.end_index) if truths[k].light_stops != truths[k - 1].light_stops
+    )
     assert not any(plan.stop_index <= i < plan.end_index and e.kind == EventKind.DISTURBED for i, e in events)
     assert changed > plan.stop_index
 
@@ -137,8 +146,9 @@ def test_held_die_changed_and_unmoved_die_are_flagged(default_run):
     assert got == sorted(plan.expect_flags)
     assert {f.kind for f in e.flags} == {FlagKind.HELD_CHANGED, FlagKind.UNMOVED}
     assert all(f.message for f in e.flags)
-    assert not any(e.flags for _, e in events if e.kind == EventKind.SETTLED and e is not events[-1][1]
-                   and _ < plan.start_index)
+    assert not any(
+        e.flags for _, e in events if e.kind == EventKind.SETTLED and e is not events[-1][1] and _ < plan.start_index
+    )
 
 
 SHORT = dict(tumble_frames=14, rest_frames=14)
@@ -146,8 +156,14 @@ SHORT = dict(tumble_frames=14, rest_frames=14)
 
 @pytest.mark.parametrize("pose", [CameraPose(15, 0, 0), CameraPose(0, 0, 2.0)])
 def test_bumped_camera_without_markers_is_reported_not_misread(pose):
-    src = SyntheticSource(seed=4, idle_frames=4, script=[
-        ScriptedRoll(values=(1, 2, 3, 4, 5), **SHORT), ScriptedRoll(values=(6, 5, 4, 3, 2), camera=pose, **SHORT)])
+    src = SyntheticSource(
+        seed=4,
+        idle_frames=4,
+        script=[
+            ScriptedRoll(values=(1, 2, 3, 4, 5), **SHORT),
+            ScriptedRoll(values=(6, 5, 4, 3, 2), camera=pose, **SHORT),
+        ],
+    )
     events, _ = run(src, markers=False)
     verdicts = [e for _, e in events if e.kind in VERDICTS]
     assert [v.kind for v in verdicts] == [EventKind.SETTLED, EventKind.UNREADABLE]
@@ -155,8 +171,11 @@ def test_bumped_camera_without_markers_is_reported_not_misread(pose):
 
 
 def test_light_up_one_stop_while_still():
-    src = SyntheticSource(seed=6, idle_frames=4, script=[ScriptedRoll(values=(2, 2, 3, 5, 6), light_stops=1.0,
-                                                                      tumble_frames=14, rest_frames=30)])
+    src = SyntheticSource(
+        seed=6,
+        idle_frames=4,
+        script=[ScriptedRoll(values=(2, 2, 3, 5, 6), light_stops=1.0, tumble_frames=14, rest_frames=30)],
+    )
     events, _ = run(src)
     assert [e.kind for _, e in events] == [EventKind.MOVING, EventKind.SETTLED]
 
@@ -191,8 +210,11 @@ def test_low_confidence_and_wrong_count():
     assert e.kind == EventKind.UNREADABLE and e.values[1] is None
     assert any("cannot be read (low confidence)" in p for p in e.problems)
     six = FixedReader(ImageReading(tuple(_die(15 + 22 * k, 3) for k in range(6))))
-    events, _ = run(SyntheticSource(seed=3, idle_frames=4, script=[ScriptedRoll(values=(1, 2, 3, 4, 5), **SHORT)]),
-                    reader=six, reference=False)
+    events, _ = run(
+        SyntheticSource(seed=3, idle_frames=4, script=[ScriptedRoll(values=(1, 2, 3, 4, 5), **SHORT)]),
+        reader=six,
+        reference=False,
+    )
     e = [e for _, e in events if e.kind in VERDICTS][0]
     assert e.kind == EventKind.UNREADABLE and "found 6 dice, expected 5" in e.problems[0]
 
@@ -224,11 +246,14 @@ def test_event_json():
     assert set(js[1]["dice"][0]) == {"value", "centre_mm", "box_px", "confidence", "held", "reason"}
 
 
-@pytest.mark.parametrize("kw, words", [
-    (dict(start_threshold=0.001, stop_threshold=0.002), "hysteresis"),
-    (dict(vote_frames=2), "at least 3"),
-    (dict(min_confidence=2.0), "min_confidence"),
-])
+@pytest.mark.parametrize(
+    "kw, words",
+    [
+        (dict(start_threshold=0.001, stop_threshold=0.002), "hysteresis"),
+        (dict(vote_frames=2), "at least 3"),
+        (dict(min_confidence=2.0), "min_confidence"),
+    ],
+)
 def test_config_checks(kw, words):
     with pytest.raises(ValueError, match=words):
         WatchConfig(**kw)

@@ -29,6 +29,7 @@ def _photos(prefix="kingpi_"):
 def _reader():
     try:
         from vision.reader import read_image
+
         read_image(np.full((64, 64, 3), 128, np.uint8))
     except Exception as exc:  # the model may not be trained in this checkout
         pytest.skip(f"the pip reader is not usable here: {exc}")
@@ -38,8 +39,12 @@ def _reader():
 def whole_image_geometry(w, h, px_per_mm=1.0):
     """The whole photo as the tray, rectified at most 640 px wide."""
     scale = min(1.0, 640.0 / w)
-    return TrayGeometry.from_corners([(0, 0), (w, 0), (w, h), (0, h)], width_mm=w * scale / px_per_mm,
-                                     height_mm=h * scale / px_per_mm, px_per_mm=px_per_mm)
+    return TrayGeometry.from_corners(
+        [(0, 0), (w, 0), (w, h), (0, h)],
+        width_mm=w * scale / px_per_mm,
+        height_mm=h * scale / px_per_mm,
+        px_per_mm=px_per_mm,
+    )
 
 
 def test_still_photos_settle_once_with_the_readers_values(tmp_path):

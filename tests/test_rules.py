@@ -49,8 +49,13 @@ def test_ruleset_ids_and_joker_variants():
 
 @pytest.mark.parametrize(
     ("rid", "n_boxes", "threshold", "bonus", "yahtzee_bonus"),
-    [("yahtzee", 13, 63, 35, True), ("yacht", 12, 63, 35, False), ("chaser", 12, None, 0, False),
-     ("yatzy", 15, 63, 50, False), ("generala", 11, None, 0, False)],
+    [
+        ("yahtzee", 13, 63, 35, True),
+        ("yacht", 12, 63, 35, False),
+        ("chaser", 12, None, 0, False),
+        ("yatzy", 15, 63, 50, False),
+        ("generala", 11, None, 0, False),
+    ],
 )
 def test_ruleset_shape(rid, n_boxes, threshold, bonus, yahtzee_bonus):
     rs = find_ruleset(rid)
@@ -87,11 +92,18 @@ def test_ruleset_string_arguments_are_accepted_everywhere():
 
 
 def test_rules_imports_nothing_else_of_the_project():
-    code = ("import sys, table.rules; "
-            "mods = [m for m in sys.modules if m.split('.')[0] in ('table', 'vision', 'calibration')]; "
-            "print(sorted(m for m in mods if not m.startswith('table.rules')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[1]).stdout.strip()
+    code = (
+        "import sys, table.rules; "
+        "mods = [m for m in sys.modules if m.split('.')[0] in ('table', 'vision', 'calibration')]; "
+        "print(sorted(m for m in mods if not m.startswith('table.rules')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    ).stdout.strip()
     assert out in ("['table', 'table.errors']",)
 
 
@@ -109,8 +121,15 @@ def test_parse_dice_keeps_order():
 
 @pytest.mark.parametrize(
     ("text", "words"),
-    [("0,1,2,3,4", "face 0"), ("1,2,3,4,7", "face 7"), ("1,1,2,3,4,5,6", "seven dice"),
-     ("1234", "four dice"), ("", "no dice"), ("a,b,c,d,e", "cannot read"), ("1234567", "seven dice")],
+    [
+        ("0,1,2,3,4", "face 0"),
+        ("1,2,3,4,7", "face 7"),
+        ("1,1,2,3,4,5,6", "seven dice"),
+        ("1234", "four dice"),
+        ("", "no dice"),
+        ("a,b,c,d,e", "cannot read"),
+        ("1234567", "seven dice"),
+    ],
 )
 def test_parse_dice_errors_are_clear(text, words):
     with pytest.raises(InvalidDiceError) as exc:
@@ -119,8 +138,9 @@ def test_parse_dice_errors_are_clear(text, words):
     assert isinstance(exc.value, ValueError)
 
 
-@pytest.mark.parametrize("bad", [[1, 2, 3, 4], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4], [1, 2, 3, 4, True],
-                                 [1, 2, 3, 4, 5.0], "12345", None])
+@pytest.mark.parametrize(
+    "bad", [[1, 2, 3, 4], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3, 4], [1, 2, 3, 4, True], [1, 2, 3, 4, 5.0], "12345", None]
+)
 def test_check_dice_rejects(bad):
     with pytest.raises(InvalidDiceError):
         check_dice(bad)
@@ -157,10 +177,17 @@ def test_from_mapping_orders_and_validates():
 
 @pytest.mark.parametrize(
     ("mapping", "bonuses", "words"),
-    [({"aces": -1}, 0, "negative"), ({"aces": 1.5}, 0, "whole number"), ({"aces": True}, 0, "whole number"),
-     ({"aces": "3"}, 0, "whole number"), ({"aces": 7}, 0, "cannot hold 7"),
-     ({"yahtzee": 49}, 0, "cannot hold 49"), ({"yahtzee": 0}, 1, "need 50"), ({}, -1, "0 or more"),
-     ({"yahtzee": 50}, 13, "at most 12")],
+    [
+        ({"aces": -1}, 0, "negative"),
+        ({"aces": 1.5}, 0, "whole number"),
+        ({"aces": True}, 0, "whole number"),
+        ({"aces": "3"}, 0, "whole number"),
+        ({"aces": 7}, 0, "cannot hold 7"),
+        ({"yahtzee": 49}, 0, "cannot hold 49"),
+        ({"yahtzee": 0}, 1, "need 50"),
+        ({}, -1, "0 or more"),
+        ({"yahtzee": 50}, 13, "at most 12"),
+    ],
 )
 def test_from_mapping_rejects_impossible_cards(mapping, bonuses, words):
     with pytest.raises(InvalidCardError) as exc:
@@ -177,8 +204,9 @@ def test_possible_points_examples():
     assert possible_points(find_ruleset("yahtzee"), "full_house") == {0, 25}
     assert possible_points(find_ruleset("generala"), "doble_generala") == {0, 100}
     assert possible_points(find_ruleset("generala"), "full") == {0, 30, 35}
-    assert possible_points(find_ruleset("yatzy"), "two_pairs") == {0} | {2 * (a + b) for a, b in
-                                                                        itertools.combinations(range(1, 7), 2)}
+    assert possible_points(find_ruleset("yatzy"), "two_pairs") == {0} | {
+        2 * (a + b) for a, b in itertools.combinations(range(1, 7), 2)
+    }
 
 
 # ---------------------------------------------------------------- options / place
@@ -249,13 +277,24 @@ def test_forced_step3_offers_open_upper_boxes_at_zero():
     lower["yahtzee"] = 50
     card = Card({**lower, "fours": 12})
     assert score_options("yahtzee", (4, 4, 4, 4, 4), card) == {
-        "aces": 0, "twos": 0, "threes": 0, "fives": 0, "sixes": 0}
+        "aces": 0,
+        "twos": 0,
+        "threes": 0,
+        "fives": 0,
+        "sixes": 0,
+    }
 
 
 def test_free_joker_maxima():
     card = Card({"yahtzee": 50})
     assert score_options("yahtzee", (1, 1, 1, 1, 1), card, joker="free") == {
-        "aces": 5, "twos": 10, "threes": 15, "fours": 20, "fives": 25, "sixes": 30}
+        "aces": 5,
+        "twos": 10,
+        "threes": 15,
+        "fours": 20,
+        "fives": 25,
+        "sixes": 30,
+    }
 
 
 def test_free_choice_offers_every_open_box():
@@ -317,8 +356,7 @@ def cards(draw, rid):
 @st.composite
 def situations(draw):
     rid = draw(RULESET)
-    return (rid, draw(DICE), draw(cards(rid)), draw(st.sampled_from((1, 2, 3))),
-            draw(st.sampled_from(JOKER_VARIANTS)))
+    return (rid, draw(DICE), draw(cards(rid)), draw(st.sampled_from((1, 2, 3))), draw(st.sampled_from(JOKER_VARIANTS)))
 
 
 @settings(max_examples=300, deadline=None)

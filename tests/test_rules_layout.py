@@ -61,7 +61,7 @@ def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(edges[node]):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state:
                 found = visit(nxt)
                 if found:
@@ -97,7 +97,6 @@ def test_table_rules_imports_nothing_of_the_project_outside_itself():
         f"{name}: {m}"
         for name, path in MODULES.items()
         for m in imported(path)
-        if m.split(".")[0] in PROJECT and not (m == PACKAGE or m.startswith(PACKAGE + "."))
-        and m not in ALLOWED_OUTSIDE
+        if m.split(".")[0] in PROJECT and not (m == PACKAGE or m.startswith(PACKAGE + ".")) and m not in ALLOWED_OUTSIDE
     }
     assert not outside, f"table.rules imports project code outside itself: {sorted(outside)}"

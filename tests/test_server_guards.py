@@ -27,8 +27,9 @@ from table.display.snapshot import Setup  # noqa: E402
 
 @pytest.fixture
 def app(tmp_path):
-    a = TableApp(tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True,
-                 pin="2468").start()
+    a = TableApp(
+        tmp_path / "games.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True, pin="2468"
+    ).start()
     yield a
     a.close()
 
@@ -196,8 +197,10 @@ def test_downloads_asked_for_at_once_are_made_once_off_the_games_worker(app, mon
     monkeypatch.setattr(app, "game_events", lambda: worker_reads.append(1) or reads())
     with TestClient(create_app(app, host_names={"testserver"})) as client:
         answers: list[int] = []
-        threads = [threading.Thread(target=lambda: answers.append(client.get("/export/analysis.csv").status_code))
-                   for _ in range(20)]
+        threads = [
+            threading.Thread(target=lambda: answers.append(client.get("/export/analysis.csv").status_code))
+            for _ in range(20)
+        ]
         for t in threads:
             t.start()
         t0 = time.perf_counter()
@@ -248,8 +251,13 @@ def test_a_flood_from_one_address_uses_up_no_open_files_and_writes_no_log_per_so
     import subprocess
     import sys
 
-    proc = subprocess.Popen([sys.executable, "-c", SERVE_WITH_FEW_FILES], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE_WITH_FEW_FILES],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     flood: list[socket.socket] = []
     try:
         port = int(proc.stdout.readline())

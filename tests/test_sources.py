@@ -17,18 +17,31 @@ from vision.sources.synthetic import CameraPose, ScriptedRoll, SyntheticSource
 
 
 # -- spec strings ---------------------------------------------------------------------------
-@pytest.mark.parametrize("spec, kind, arg", [
-    ("picamera2", "picamera2", ""), ("opencv:0", "opencv", "0"), ("opencv:rtsp://cam/1", "opencv", "rtsp://cam/1"),
-    ("images:rec/*.png@15", "images", "rec/*.png@15"), ("synthetic:7", "synthetic", "7"),
-])
+@pytest.mark.parametrize(
+    "spec, kind, arg",
+    [
+        ("picamera2", "picamera2", ""),
+        ("opencv:0", "opencv", "0"),
+        ("opencv:rtsp://cam/1", "opencv", "rtsp://cam/1"),
+        ("images:rec/*.png@15", "images", "rec/*.png@15"),
+        ("synthetic:7", "synthetic", "7"),
+    ],
+)
 def test_parse_spec(spec, kind, arg):
     assert parse_spec(spec) == (kind, arg)
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("", "empty"), ("webcam:0", "unknown kind 'webcam'"), ("opencv:", "camera index, file or URL"),
-    ("synthetic:abc", "seed 'abc'"), ("picamera2:x", "camera number 'x'"), ("images:", "folder or glob"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("", "empty"),
+        ("webcam:0", "unknown kind 'webcam'"),
+        ("opencv:", "camera index, file or URL"),
+        ("synthetic:abc", "seed 'abc'"),
+        ("picamera2:x", "camera number 'x'"),
+        ("images:", "folder or glob"),
+    ],
+)
 def test_bad_specs_say_what_is_allowed(spec, words):
     with pytest.raises(UnknownSourceError) as err:
         open_source(spec)
@@ -129,6 +142,7 @@ def _fake_camera(opens, frames):
             script["frames"] = script.get("refill", 0)  # plugged back in
         caps.append(cap)
         return cap
+
     return script, caps, factory
 
 
@@ -222,24 +236,37 @@ def test_picamera2_configures_warms_up_and_locks(fake_picamera2):
     with open_source("picamera2", size=(320, 240), fps=30, lens_position=2.0, warmup_frames=4) as src:
         frame = src.read()
         cam = fake_picamera2.instances[0]
-        assert cam.calls[0] == ("create_video_configuration", {"size": (320, 240), "format": "RGB888"},
-                                {"FrameRate": 30.0})
+        assert cam.calls[0] == (
+            "create_video_configuration",
+            {"size": (320, 240), "format": "RGB888"},
+            {"FrameRate": 30.0},
+        )
         sets = [c[1] for c in cam.calls if c[0] == "set_controls"]
         assert sets[0] == {"AfMode": "Manual", "LensPosition": 2.0}
-        assert sets[1] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12000, "AnalogueGain": 2.5,
-                           "ColourGains": (1.8, 1.4)}
+        assert sets[1] == {
+            "AeEnable": False,
+            "AwbEnable": False,
+            "ExposureTime": 12000,
+            "AnalogueGain": 2.5,
+            "ColourGains": (1.8, 1.4),
+        }
         warm = [c for c in cam.calls[: cam.calls.index(("capture_metadata",))] if c[0] == "capture_array"]
         assert len(warm) == 4
-        assert src.lock_controls() == {"ExposureTime": 12000, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4),
-                                       "LensPosition": 3.0}
+        assert src.lock_controls() == {
+            "ExposureTime": 12000,
+            "AnalogueGain": 2.5,
+            "ColourGains": (1.8, 1.4),
+            "LensPosition": 3.0,
+        }
         assert frame.image.shape == (240, 320, 3) and frame.image[0, 0, 0] == 200
     assert cam.calls[-2:] == [("stop",), ("close",)]
     assert "closed" in repr(src)
 
 
 def test_picamera2_uses_profile_controls(fake_picamera2):
-    src = open_source("picamera2:1", controls={"ExposureTime": 8000, "AnalogueGain": 1.0, "ColourGains": (2.0, 1.5)},
-                      warmup_frames=0)
+    src = open_source(
+        "picamera2:1", controls={"ExposureTime": 8000, "AnalogueGain": 1.0, "ColourGains": (2.0, 1.5)}, warmup_frames=0
+    )
     cam = fake_picamera2.instances[0]
     assert cam.camera_num == 1
     locked = [c[1] for c in cam.calls if c[0] == "set_controls"][-1]
@@ -262,6 +289,7 @@ def test_picamera2_without_focus_control(fake_picamera2, monkeypatch):
     def init(self, n=0):
         orig(self, n)
         self.camera_controls = {}
+
     monkeypatch.setattr(FakePicamera2, "__init__", init)
     with pytest.raises(SourceError, match="no focus control"):
         open_source("picamera2", lens_position=1.0)
@@ -286,13 +314,14 @@ def test_synthetic_is_deterministic_and_carries_truth():
     last = fa[-1].truth
     assert sorted(d.value for d in last.dice) == [1, 1, 3, 4, 5]
     assert not last.moving and last.stop_index == a.plan[0].stop_index
-    assert any(f.truth.moving for f in fa[2:a.plan[0].stop_index + 1])
-    assert not any(f.truth.moving for f in fa[a.plan[0].stop_index + 1:])
+    assert any(f.truth.moving for f in fa[2 : a.plan[0].stop_index + 1])
+    assert not any(f.truth.moving for f in fa[a.plan[0].stop_index + 1 :])
 
 
 def test_synthetic_frames_change_only_while_moving():
-    src = SyntheticSource(seed=2, script=[ScriptedRoll(values=(6, 6), tumble_frames=8, rest_frames=8)], noise=0.0,
-                          idle_frames=2)
+    src = SyntheticSource(
+        seed=2, script=[ScriptedRoll(values=(6, 6), tumble_frames=8, rest_frames=8)], noise=0.0, idle_frames=2
+    )
     frames = list(src)
     stop = src.plan[0].stop_index
     assert np.array_equal(frames[stop].image, frames[-1].image)
@@ -318,8 +347,9 @@ def test_closed_source_refuses_to_read():
 
 
 def test_synthetic_camera_bump_moves_the_tray():
-    src = SyntheticSource(seed=1, script=[ScriptedRoll(values=(1, 2)), ScriptedRoll(values=(3, 4),
-                                                                                     camera=CameraPose(15, 0, 2))])
+    src = SyntheticSource(
+        seed=1, script=[ScriptedRoll(values=(1, 2)), ScriptedRoll(values=(3, 4), camera=CameraPose(15, 0, 2))]
+    )
     a, b = src.geometry(), src.geometry(CameraPose(15, 0, 2))
     shift = np.linalg.norm(a.corners_px - b.corners_px, axis=1)
     assert 8 < shift.min() and shift.max() < 30

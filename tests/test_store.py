@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
+from table.app.session import GameSession
 from table.game import IllegalCommandError, InvalidCommandError, ReadDice, ScoreBox, StartGame, event_to_json
 from table.game.autoplay import random_command
-from table.app.session import GameSession
 from table.store import (
     DB_ENV,
     SCHEMA_VERSION,
@@ -43,15 +43,14 @@ def play_some(session: GameSession, n: int, seed: int = 0) -> None:
 def test_events_are_stored_one_row_each_and_resume_exactly(tmp_path):
     db = tmp_path / "games.sqlite3"
     with open_store(db) as store:
-        session = GameSession.start(store, StartGame(at=5.0, ruleset="yahtzee",
-                                                     players=("Ann", "Bo"), timer_s=60))
+        session = GameSession.start(store, StartGame(at=5.0, ruleset="yahtzee", players=("Ann", "Bo"), timer_s=60))
         play_some(session, 60)
         live = session.state
         game_id = session.game_id
     with open_store(db) as store:
         rows = store.conn.execute(
-            "SELECT seq, at, type, payload FROM events WHERE game_id=? ORDER BY seq",
-            (game_id,)).fetchall()
+            "SELECT seq, at, type, payload FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+        ).fetchall()
         events = store.events(game_id)
         resumed = GameSession.resume(store)
     assert [r[0] for r in rows] == list(range(live.events))
@@ -172,7 +171,8 @@ def test_the_tables_own_store_is_set_aside_even_when_its_header_is_lost(tmp_path
     with pytest.raises(StoreCorruptError):  # games and export read only
         open_store(on_corrupt="raise", create=False, readonly=True)
     assert own.read_bytes() == b"\x00" * 4096 and sorted(own.parent.iterdir()) == sorted(
-        [own, store.set_aside_path, lock_path(own)])  # the writer's lock file stays, unlocked
+        [own, store.set_aside_path, lock_path(own)]
+    )  # the writer's lock file stays, unlocked
 
 
 def test_a_store_named_by_hand_that_is_not_ours_is_left_alone(tmp_path, monkeypatch):
@@ -245,8 +245,7 @@ def test_truncated_file_is_detected(tmp_path):
     db = tmp_path / "games.sqlite3"
     with open_store(db) as store:
         for k in range(3):
-            session = GameSession.start(store, StartGame(at=1.0, ruleset="yatzy",
-                                                         players=("A", "B", "C")))
+            session = GameSession.start(store, StartGame(at=1.0, ruleset="yatzy", players=("A", "B", "C")))
             play_some(session, 400, seed=k)
     data = db.read_bytes()
     assert len(data) > 8192 and not (tmp_path / "games.sqlite3-wal").exists()
@@ -318,7 +317,8 @@ def test_second_writer_is_refused_while_a_game_has_the_store_open(tmp_path):
                 open_store(db, **kwargs)
             assert str(info.value) == (
                 f"the game store {str(db)!r} is in use by another dicetable (pid {os.getpid()}): stop it "
-                "first ('sudo systemctl stop dicetable', or Ctrl-C where it runs) or give another --db")
+                "first ('sudo systemctl stop dicetable', or Ctrl-C where it runs) or give another --db"
+            )
         with open_store(db, readonly=True) as reader:  # 'dicetable games' and 'export' still read it
             assert [g.status for g in reader.games()] == ["playing"]
         assert len(first.games()) == 1  # the refused writer changed nothing

@@ -47,8 +47,9 @@ def small_disk(where: Path, size: str = "1m"):
     if not IS_ROOT or not sys.platform.startswith("linux"):
         pytest.skip("a small disk of its own (a tmpfs) needs root on Linux")
     where.mkdir()
-    got = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                         capture_output=True, text=True)
+    got = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True, text=True
+    )
     if got.returncode:
         pytest.skip(f"cannot mount a tmpfs here ({got.stderr.strip()})")
     try:
@@ -147,8 +148,13 @@ def test_regression_a_disk_that_cannot_grow_a_file_at_open_does_not_set_the_stor
     db = tmp_path / "games.sqlite3"
     game_id, events = make_game(db)
     before = files(tmp_path)
-    got = subprocess.run([sys.executable, "-c", _OPEN_UNDER_A_SIZE_LIMIT, str(db)], capture_output=True,
-                         text=True, timeout=60, cwd=Path(__file__).resolve().parents[1])
+    got = subprocess.run(
+        [sys.executable, "-c", _OPEN_UNDER_A_SIZE_LIMIT, str(db)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     lines = [json.loads(line) for line in got.stdout.splitlines() if line.startswith("{")]
     assert got.returncode == 0 and lines[0]["error"] == "StoreWriteError", (got.stdout, got.stderr)
     assert str(db) in lines[0]["text"] and "left as it is" in lines[0]["text"]
@@ -333,8 +339,14 @@ def test_regression_bots_stop_on_a_full_store_and_go_on_once_freed(tmp_path, qui
     from table.display.snapshot import Setup
 
     caplog.set_level(logging.WARNING, logger="table.app.store_faults")
-    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yahtzee", "forced", ["HAL:easy", "Eve:easy"]),
-                  autostart=True, bot_dice="virtual", bot_delay_s=0.001, bot_seed=4) as app:
+    with TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yahtzee", "forced", ["HAL:easy", "Eve:easy"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=0.001,
+        bot_seed=4,
+    ) as app:
         _on_worker(app, lambda: _fill_up(app._store))
         _wait(lambda: any(w["kind"] == "store" for w in app.snapshot["warnings"]), what="the store warning")
         warning = next(w["text"] for w in app.snapshot["warnings"] if w["kind"] == "store")
@@ -347,7 +359,7 @@ def test_regression_bots_stop_on_a_full_store_and_go_on_once_freed(tmp_path, qui
         _on_worker(app, lambda: app._store.conn.execute(f"PRAGMA max_page_count={BIG}"))  # space freed
         assert app.finished.wait(60), app.snapshot["message"]
         final = _stored(app)
-        assert final[:len(accepted)] == accepted and fold(final) == app.state  # 0 accepted events lost
+        assert final[: len(accepted)] == accepted and fold(final) == app.state  # 0 accepted events lost
         assert not any(w["kind"] == "store" for w in app.snapshot["warnings"])
         assert any("can be written again" in r.getMessage() for r in caplog.records)
 
@@ -397,8 +409,14 @@ def test_a_real_full_disk_during_play_is_said_and_play_goes_on_once_freed(tmp_pa
     from table.display.snapshot import Setup
 
     with small_disk(tmp_path / "disk", "2m") as disk:
-        with TableApp(disk / "g.sqlite3", setup=Setup("yacht", "forced", ["HAL:easy", "Eve:easy"]),
-                      autostart=True, bot_dice="virtual", bot_delay_s=0.001, bot_seed=2) as app:
+        with TableApp(
+            disk / "g.sqlite3",
+            setup=Setup("yacht", "forced", ["HAL:easy", "Eve:easy"]),
+            autostart=True,
+            bot_dice="virtual",
+            bot_delay_s=0.001,
+            bot_seed=2,
+        ) as app:
             filler = fill(disk)
             _wait(lambda: "store" in app.warnings, what="the store warning")
             assert "the disk is full" in app.warnings["store"]
@@ -409,4 +427,4 @@ def test_a_real_full_disk_during_play_is_said_and_play_goes_on_once_freed(tmp_pa
             filler.unlink()
             assert app.finished.wait(60), app.snapshot["message"]
             final = _stored(app)
-            assert final[:len(accepted)] == accepted and fold(final) == app.state
+            assert final[: len(accepted)] == accepted and fold(final) == app.state

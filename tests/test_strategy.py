@@ -47,6 +47,7 @@ def tmp_cache(tmp_path, monkeypatch):
 
 # -- dice combinatorics ---------------------------------------------------------------------
 
+
 def test_levels_hold_every_keeper_once():
     assert [len(level) for level in LEVELS] == [1, 6, 21, 56, 126, 252]
     assert sum(len(level) for level in LEVELS) == 462
@@ -86,6 +87,7 @@ def test_sub_multisets_and_hold_mask():
 
 # -- variants ------------------------------------------------------------------------------
 
+
 def test_variants():
     assert variants_for("yahtzee") == ("forced", "free", "free_choice", "none")
     assert variants_for("yatzy") == ("standard",)
@@ -107,6 +109,7 @@ def test_model_layout():
 
 
 # -- exact values on small cases worked out by hand -----------------------------------------
+
 
 def _one_open(ruleset: str, open_box: str) -> Card:
     """A card with every box but ``open_box`` scratched (upper sum 0: no bonus in reach)."""
@@ -156,8 +159,7 @@ def test_generala_doble_alone_needs_the_flag():
     others = {b: 0 for b in rs.boxes if b != "doble_generala"}
     with_flag = Card({**others, "generala": 50})
     assert _single_state_value("generala", Card(others)) == 0.0
-    assert _single_state_value("generala", with_flag) == pytest.approx(
-        float(100 * Fraction(2783176, 6**10)), abs=1e-12)
+    assert _single_state_value("generala", with_flag) == pytest.approx(float(100 * Fraction(2783176, 6**10)), abs=1e-12)
 
 
 def test_generala_full_alone_on_the_first_throw_gets_servida():
@@ -174,6 +176,7 @@ def test_generala_full_alone_on_the_first_throw_gets_servida():
 
 # -- the solver's scores are table.rules' scores ---------------------------------------------
 
+
 def _random_card(rng: random.Random, ruleset: str, variant: str) -> Card:
     rs = find_ruleset(ruleset)
     n_filled = rng.randrange(len(rs.boxes))
@@ -186,8 +189,9 @@ def _random_card(rng: random.Random, ruleset: str, variant: str) -> Card:
     return Card.from_mapping(rs, boxes)
 
 
-@pytest.mark.parametrize("ruleset,variant", [
-    (r, v) for r in ("yahtzee", "yacht", "chaser", "yatzy", "generala") for v in variants_for(r)])
+@pytest.mark.parametrize(
+    "ruleset,variant", [(r, v) for r in ("yahtzee", "yacht", "chaser", "yatzy", "generala") for v in variants_for(r)]
+)
 def test_stop_values_agree_with_table_rules(ruleset, variant):
     """Best box + bonus + V(next) computed by the solver equals the rules' own placement."""
     model = Model.of(ruleset, variant)
@@ -199,9 +203,10 @@ def test_stop_values_agree_with_table_rules(ruleset, variant):
         for roll in (1, 3):
             got = stop_values(model, V, m, g, u, roll)[:, 0]
             for i, dice in enumerate(ROLLS):
-                best = max(pts + model.bonus_for(card, dice)
-                           + V[model.state_of(model.after(card, dice, box, roll))]
-                           for box, pts in model.options(card, dice, roll).items())
+                best = max(
+                    pts + model.bonus_for(card, dice) + V[model.state_of(model.after(card, dice, box, roll))]
+                    for box, pts in model.options(card, dice, roll).items()
+                )
                 assert got[i] == pytest.approx(best, abs=1e-9), (card, dice, roll)
 
 
@@ -214,6 +219,7 @@ def test_forced_joker_is_taken_from_the_rules():
 
 
 # -- whole (small) tables, advice and files ----------------------------------------------------
+
 
 @pytest.mark.parametrize("ruleset,value", [("generala", 162.4695), ("chaser", 174.5586)])
 def test_published_small_rulesets(ruleset, value):
@@ -291,10 +297,16 @@ def test_get_table_without_build_says_what_to_run():
 
 
 SHIPPED_DATA = PACKAGE_DATA  # bound at import, before any test patches it
-SHIPPED = {("yahtzee", "forced"): 254.5877, ("yahtzee", "free"): 255.6639,
-           ("yahtzee", "free_choice"): 254.5896, ("yahtzee", "none"): 245.8708,
-           ("yacht", "standard"): 191.7744, ("chaser", "standard"): 174.5586,
-           ("yatzy", "standard"): 248.4400, ("generala", "standard"): 162.4695}
+SHIPPED = {
+    ("yahtzee", "forced"): 254.5877,
+    ("yahtzee", "free"): 255.6639,
+    ("yahtzee", "free_choice"): 254.5896,
+    ("yahtzee", "none"): 245.8708,
+    ("yacht", "standard"): 191.7744,
+    ("chaser", "standard"): 174.5586,
+    ("yatzy", "standard"): 248.4400,
+    ("generala", "standard"): 162.4695,
+}
 
 
 @pytest.mark.parametrize("ruleset,variant", sorted(SHIPPED))

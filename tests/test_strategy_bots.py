@@ -53,8 +53,9 @@ class CheckingBot:
 
 
 @pytest.mark.parametrize("level", ["easy", "medium"])
-@pytest.mark.parametrize("ruleset,variant", [
-    (r, v) for r in ("yahtzee", "yacht", "chaser", "yatzy", "generala") for v in variants_for(r)])
+@pytest.mark.parametrize(
+    "ruleset,variant", [(r, v) for r in ("yahtzee", "yacht", "chaser", "yatzy", "generala") for v in variants_for(r)]
+)
 def test_heuristic_bots_only_pick_legal_boxes(level, ruleset, variant):
     rng = np.random.default_rng(11)
     checker = CheckingBot(make_bot(level, ruleset, variant), ruleset, variant)
@@ -79,8 +80,10 @@ def test_optimal_bot_follows_the_advice_and_picks_legal_boxes(ruleset):
         best = advise_holds(table, Card.empty(), dice, roll)[0]
         assert hold == best.hold
         assert tuple(sorted(d for d, h in zip(dice, hold) if h)) == best.keep
-    assert bot.choose_box(card.__class__.empty(), (2, 2, 2, 3, 3), 3) == \
-        advise_boxes(table, Card.empty(), (2, 2, 2, 3, 3), 3)[0].box
+    assert (
+        bot.choose_box(card.__class__.empty(), (2, 2, 2, 3, 3), 3)
+        == advise_boxes(table, Card.empty(), (2, 2, 2, 3, 3), 3)[0].box
+    )
 
 
 def test_easy_bot_holds_the_largest_group_and_stops_on_a_big_box():
@@ -95,20 +98,25 @@ def test_easy_bot_holds_the_largest_group_and_stops_on_a_big_box():
 
 def test_medium_bot_immediate_points_match_the_rules():
     from table.strategy._dice import ROLLS
+
     for ruleset, variant in [("yahtzee", "forced"), ("yahtzee", "none"), ("generala", None)]:
         bot = LookaheadBot(ruleset, variant)
         rs = find_ruleset(ruleset)
-        card = Card.from_mapping(rs, {rs.boxes[0]: 0,
-                                      rs.boxes[-2]: 50 if ruleset == "yahtzee" else 0,
-                                      **({"generala": 50} if ruleset == "generala" else {})})
+        card = Card.from_mapping(
+            rs,
+            {
+                rs.boxes[0]: 0,
+                rs.boxes[-2]: 50 if ruleset == "yahtzee" else 0,
+                **({"generala": 50} if ruleset == "generala" else {}),
+            },
+        )
         fast = bot._immediate_all(card)
         assert list(fast) == [bot.immediate(card, d, 3) for d in ROLLS]
 
 
 def test_medium_bot_keeps_what_the_next_throw_rewards():
     bot = LookaheadBot("yacht")
-    card = Card.from_mapping("yacht", {b: 0 for b in find_ruleset("yacht").boxes
-                                       if b not in ("sixes",)})
+    card = Card.from_mapping("yacht", {b: 0 for b in find_ruleset("yacht").boxes if b not in ("sixes",)})
     # Only Sixes left: hold the sixes, throw the rest.
     assert bot.choose_hold(card, (6, 1, 6, 2, 3), 1) == (True, False, True, False, False)
 
@@ -127,13 +135,13 @@ def test_levels_are_ordered_by_strength():
     means = {}
     for level in BOT_LEVELS:
         bot = make_bot(level, "generala")
-        scores = [card_total("generala", play_solitaire(bot, "generala", np.random.default_rng(s)))
-                  for s in rng_seeds]
+        scores = [card_total("generala", play_solitaire(bot, "generala", np.random.default_rng(s))) for s in rng_seeds]
         means[level] = np.mean(scores)
     assert means["easy"] < means["medium"] < means["optimal"]
 
 
 # -- bots seated in the demo (table.demo) ------------------------------------------------------
+
 
 class _TruthReader:
     """Reports the rendered truth, so the demo game is decided by the players alone."""
@@ -156,8 +164,15 @@ def test_demo_seats_bots_and_they_play_legally():
     checker = CheckingBot(make_bot("optimal", "generala"), "generala")
     reader = _TruthReader()
     lines: list[str] = []
-    result = demo.play_demo(rules="generala", players=3, seed=3, reader=reader,
-                            on_image=reader.on_image, out=lines.append, bots=[checker, "easy"])
+    result = demo.play_demo(
+        rules="generala",
+        players=3,
+        seed=3,
+        reader=reader,
+        on_image=reader.on_image,
+        out=lines.append,
+        bots=[checker, "easy"],
+    )
     assert result.players == ("Player 1 (optimal)", "Player 2 (easy)", "Player 3")
     assert all(len(card) == 11 for card in result.cards)
     assert checker.holds > 0

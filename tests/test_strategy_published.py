@@ -19,15 +19,18 @@ def table_of(ruleset: str, variant: str | None):
     return build_table(ruleset, variant)
 
 
-@pytest.mark.parametrize("ruleset,variant,value", [
-    ("yahtzee", "none", 245.8708),         # Glenn 2006: 245.87
-    ("yahtzee", "free_choice", 254.5896),  # Verhoeff 1999: 254.5896
-    ("yahtzee", "forced", 254.5877),       # spec section 10 (Hasbro's forced joker)
-    ("yacht", None, 191.7744),
-    ("yatzy", None, 248.4400),             # independent solvers: 248.44 (thesis: 248.63)
-    ("generala", None, 162.4695),
-    ("chaser", None, 174.5586),
-])
+@pytest.mark.parametrize(
+    "ruleset,variant,value",
+    [
+        ("yahtzee", "none", 245.8708),  # Glenn 2006: 245.87
+        ("yahtzee", "free_choice", 254.5896),  # Verhoeff 1999: 254.5896
+        ("yahtzee", "forced", 254.5877),  # spec section 10 (Hasbro's forced joker)
+        ("yacht", None, 191.7744),
+        ("yatzy", None, 248.4400),  # independent solvers: 248.44 (thesis: 248.63)
+        ("generala", None, 162.4695),
+        ("chaser", None, 174.5586),
+    ],
+)
 def test_expected_score_from_an_empty_card(ruleset, variant, value):
     assert round(table_of(ruleset, variant).expected, 4) == value
 
@@ -40,8 +43,7 @@ def test_free_joker_is_worth_more_than_free_choice():
 @pytest.mark.parametrize("variant", ["forced", "free_choice"])
 def test_yahtzee_advice_agrees_with_tables_mid_game(variant):
     table = table_of("yahtzee", variant)
-    card = Card.from_mapping("yahtzee", {"yahtzee": 50, "threes": 9, "sixes": 24, "chance": 22},
-                             yahtzee_bonuses=0)
+    card = Card.from_mapping("yahtzee", {"yahtzee": 50, "threes": 9, "sixes": 24, "chance": 22}, yahtzee_bonuses=0)
     mean = sum(p * roll_value(table, card, r, 1) for r, p in zip(ROLLS, ROLL_PROB))
     assert mean == pytest.approx(table.expected_final(card), abs=1e-9)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from vision.lab.stress import StressCounts, score_rendered
 from vision.reading import DieReading, ImageReading, UnknownReason
 from vision.render import render_randomised
-from vision.lab.stress import StressCounts, score_rendered
 
 
 def test_each_die_and_each_phantom_is_counted_in_its_own_column():
@@ -21,7 +21,18 @@ def test_each_die_and_each_phantom_is_counted_in_its_own_column():
         DieReading(None, (0, 0, 25, 25), 0.3, UnknownReason.LEANING),  # a phantom left unknown
     )
     counts = score_rendered(tray, ImageReading(dice), ms=5.0)
-    assert counts == StressCounts(images=1, dice=5, right=2, wrong=1, unknown=1, missed=1, unreadable=0,
-                                  unreadable_valued=0, extra_valued=1, extra_unknown=1, ms=5.0)
+    assert counts == StressCounts(
+        images=1,
+        dice=5,
+        right=2,
+        wrong=1,
+        unknown=1,
+        missed=1,
+        unreadable=0,
+        unreadable_valued=0,
+        extra_valued=1,
+        extra_unknown=1,
+        ms=5.0,
+    )
     assert counts.silent == 2  # the wrong value and the valued phantom; the unknown phantom is not silent
     assert (counts + counts).extra_unknown == 2

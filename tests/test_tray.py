@@ -36,11 +36,14 @@ def test_geometry_repr_rebuilds_and_compares():
     np.testing.assert_allclose(again.matrix, geo.matrix)
 
 
-@pytest.mark.parametrize("corners, words", [
-    (CORNERS[::-1], "do not outline the tray"),
-    (CORNERS[:3], r"4 \(x, y\) image points"),
-    ([(0, 0), (5, 0), (5, 5), (0, 5)], "at least 20 px apart"),
-])
+@pytest.mark.parametrize(
+    "corners, words",
+    [
+        (CORNERS[::-1], "do not outline the tray"),
+        (CORNERS[:3], r"4 \(x, y\) image points"),
+        ([(0, 0), (5, 0), (5, 5), (0, 5)], "at least 20 px apart"),
+    ],
+)
 def test_bad_corners(corners, words):
     with pytest.raises(ValueError, match=words):
         TrayGeometry.from_corners(corners, width_mm=200, height_mm=150, px_per_mm=2.5)
@@ -85,12 +88,11 @@ def test_fit_tray_from_markers_matches_the_truth(bumped_source, pose):
     assert rect.shape == (420, 560, 3)
     for d in src.truth(src.frame_count - 1).dice:
         x, y = (int(round(v * 2.8)) for v in d.centre_mm)
-        assert np.median(rect[y - 12:y + 13, x - 12:x + 13]) > 150, d  # the die face, not the felt
+        assert np.median(rect[y - 12 : y + 13, x - 12 : x + 13]) > 150, d  # the die face, not the felt
 
 
 def test_marker_shift_measures_a_bump(bumped_source):
-    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)],
-                          idle_frames=1)
+    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)], idle_frames=1)
     src._states = [s.__class__(s.dice, s.hand, CameraPose(15, 0, 0), s.light, s.roll, s.phase) for s in src._states]
     found = detect_markers(src.render_state(0))
     assert 13 < marker_shift_px(src.geometry(), world.MARKERS, found) < 17
@@ -98,8 +100,7 @@ def test_marker_shift_measures_a_bump(bumped_source):
 
 
 def test_fit_tray_with_a_covered_marker_says_which():
-    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)],
-                          idle_frames=1)
+    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)], idle_frames=1)
     found = detect_markers(src.render_state(0))
     del found[2]
     fit = fit_tray(found, world.MARKERS, width_mm=200, height_mm=150, px_per_mm=2.8)
@@ -108,8 +109,7 @@ def test_fit_tray_with_a_covered_marker_says_which():
 
 
 def test_fit_tray_rejects_a_wrong_layout():
-    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)],
-                          idle_frames=1)
+    src = SyntheticSource(seed=9, script=[ScriptedRoll(values=(1,), tumble_frames=6, rest_frames=8)], idle_frames=1)
     found = detect_markers(src.render_state(0))
     wrong = MarkerLayout.at_corners(200, 150, size_mm=30)
     fit = fit_tray(found, wrong, width_mm=200, height_mm=150, px_per_mm=2.8)

@@ -18,8 +18,18 @@ import numpy as np
 
 from vision.errors import ImageLoadError, OutputError
 
-__all__ = ["IMAGE_SUFFIXES", "MAX_PIXELS", "expand_image_paths", "header_size", "jpeg_roundtrip", "list_images",
-           "load_image", "output_folder", "save_image", "write_output"]
+__all__ = [
+    "IMAGE_SUFFIXES",
+    "MAX_PIXELS",
+    "expand_image_paths",
+    "header_size",
+    "jpeg_roundtrip",
+    "list_images",
+    "load_image",
+    "output_folder",
+    "save_image",
+    "write_output",
+]
 
 #: File-name suffixes (lower case) taken as images when a folder is listed.
 IMAGE_SUFFIXES: tuple[str, ...] = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -173,20 +183,25 @@ def load_image(path: str | Path) -> np.ndarray:
     if stat.S_ISDIR(mode.st_mode):
         raise ImageLoadError(f"{str(path)!r} is a folder, not an image file")
     if not stat.S_ISREG(mode.st_mode):
-        raise ImageLoadError(f"{str(path)!r} is not a regular file (a named pipe, device or socket); "
-                             "give the path of a photo file")
+        raise ImageLoadError(
+            f"{str(path)!r} is not a regular file (a named pipe, device or socket); give the path of a photo file"
+        )
     if mode.st_size > MAX_FILE_BYTES:
-        raise ImageLoadError(f"{str(path)!r} is {mode.st_size / 2**20:.0f} MiB, larger than a photo this reader "
-                             f"takes ({MAX_FILE_BYTES // 2**20} MiB); give a smaller photo (a JPEG of 640x480 or more)")
+        raise ImageLoadError(
+            f"{str(path)!r} is {mode.st_size / 2**20:.0f} MiB, larger than a photo this reader "
+            f"takes ({MAX_FILE_BYTES // 2**20} MiB); give a smaller photo (a JPEG of 640x480 or more)"
+        )
     try:
         data = np.fromfile(str(p), dtype=np.uint8)
     except OSError as exc:
         raise ImageLoadError(f"cannot read image {str(path)!r}: {exc.strerror or exc}") from exc
     size = header_size(memoryview(data))
     if size is not None and size[0] * size[1] > MAX_PIXELS:
-        raise ImageLoadError(f"{str(path)!r} is {size[0]}x{size[1]} px ({size[0] * size[1] / 1e6:.0f} Mpx), more than "
-                             f"this reader decodes ({MAX_PIXELS / 1e6:.0f} Mpx); give the photo resized, e.g. to "
-                             "4000x3000 px or less")
+        raise ImageLoadError(
+            f"{str(path)!r} is {size[0]}x{size[1]} px ({size[0] * size[1] / 1e6:.0f} Mpx), more than "
+            f"this reader decodes ({MAX_PIXELS / 1e6:.0f} Mpx); give the photo resized, e.g. to "
+            "4000x3000 px or less"
+        )
     try:
         image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     except cv2.error:  # OpenCV's own limits (1 Gpx), a header it refuses
@@ -197,8 +212,10 @@ def load_image(path: str | Path) -> np.ndarray:
         )
     height, width = image.shape[:2]
     if min(height, width) < MIN_SIDE_PX:
-        raise ImageLoadError(f"{str(path)!r} is {width}x{height} px, too small to hold a die; give a photo of the "
-                             f"tray (at least {MIN_SIDE_PX} px a side; 640x480 or more reads best)")
+        raise ImageLoadError(
+            f"{str(path)!r} is {width}x{height} px, too small to hold a die; give a photo of the "
+            f"tray (at least {MIN_SIDE_PX} px a side; 640x480 or more reads best)"
+        )
     return image
 
 
@@ -230,9 +247,7 @@ def expand_image_paths(paths: Iterable[str | Path]) -> list[Path]:
         if p.is_dir():
             found = list_images(p)
             if not found:
-                raise ImageLoadError(
-                    f"folder {str(path)!r} holds no image (looked for {', '.join(IMAGE_SUFFIXES)})"
-                )
+                raise ImageLoadError(f"folder {str(path)!r} holds no image (looked for {', '.join(IMAGE_SUFFIXES)})")
             out.extend(found)
         elif p.exists():
             out.append(p)
@@ -278,11 +293,13 @@ def output_folder(folder: str | Path, what: str = "output") -> Path:
     try:
         p.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"cannot create the {what} folder {str(folder)!r}: {_reason(exc)}; "
-                          "give a folder you can write to") from exc
+        raise OutputError(
+            f"cannot create the {what} folder {str(folder)!r}: {_reason(exc)}; give a folder you can write to"
+        ) from exc
     if not os.access(p, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write into the {what} folder {str(folder)!r}: permission denied; "
-                          "give a folder you can write to")
+        raise OutputError(
+            f"cannot write into the {what} folder {str(folder)!r}: permission denied; give a folder you can write to"
+        )
     return p
 
 
@@ -340,7 +357,10 @@ def write_output(path: str | Path, data: bytes) -> Path:
     try:
         p.write_bytes(data)
     except OSError as exc:
-        advice = ("a folder has that name; move it or give another folder" if isinstance(exc, IsADirectoryError)
-                  else "give a folder you can write to")
+        advice = (
+            "a folder has that name; move it or give another folder"
+            if isinstance(exc, IsADirectoryError)
+            else "give a folder you can write to"
+        )
         raise OutputError(f"cannot write {str(path)!r}: {_reason(exc)}; {advice}") from exc
     return p

@@ -47,7 +47,12 @@ from vision.sources.base import Frame
 from vision.tray import MarkerLayout, TrayGeometry
 from vision.watch_camera import _CameraChecks
 from vision.watch_events import (  # noqa: F401  (Flag, FlagKind re-exported: their home is vision.watch_events)
-    EventKind, Flag, FlagKind, RollEvent, TrayDie, WatchState,
+    EventKind,
+    Flag,
+    FlagKind,
+    RollEvent,
+    TrayDie,
+    WatchState,
 )
 from vision.watch_voting import _Voting
 
@@ -139,7 +144,6 @@ class WatchConfig:
             raise ValueError(f"min_confidence must be 0-1, got {self.min_confidence!r}")
 
 
-
 class RollWatcher(_CameraChecks, _Voting):
     """Turn frames into roll events: moving, settled (agreed values), unreadable, disturbed.
 
@@ -170,18 +174,32 @@ class RollWatcher(_CameraChecks, _Voting):
     See the module docstring.
     """
 
-    def __init__(self, reader: Reader, *, geometry: TrayGeometry, config: WatchConfig | None = None,
-                 die_mm: float = 16.0, hold_area_mm: tuple[float, float, float, float] | None = None,
-                 reference: np.ndarray | None = None, markers: MarkerLayout | None = None,
-                 expected_dice: int | None = None) -> None:
+    def __init__(
+        self,
+        reader: Reader,
+        *,
+        geometry: TrayGeometry,
+        config: WatchConfig | None = None,
+        die_mm: float = 16.0,
+        hold_area_mm: tuple[float, float, float, float] | None = None,
+        reference: np.ndarray | None = None,
+        markers: MarkerLayout | None = None,
+        expected_dice: int | None = None,
+    ) -> None:
         self.reader = reader
         self.config = config or WatchConfig()
         self.die_mm = float(die_mm)
         self.hold_area_mm = tuple(float(v) for v in hold_area_mm) if hold_area_mm else None
         self.markers = markers
         self.expected_dice = expected_dice
-        self._detector = (cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(
-            getattr(cv2.aruco, markers.dictionary)), cv2.aruco.DetectorParameters()) if markers else None)
+        self._detector = (
+            cv2.aruco.ArucoDetector(
+                cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers.dictionary)),
+                cv2.aruco.DetectorParameters(),
+            )
+            if markers
+            else None
+        )
         self._ref_small: np.ndarray | None = None
         self._ref_edges: np.ndarray | None = None
         self._ref_log: list[np.ndarray] | None = None
@@ -203,8 +221,9 @@ class RollWatcher(_CameraChecks, _Voting):
         self._frames = 0
 
     # -- the per-frame step ------------------------------------------------------------------
-    def update(self, frame: Frame | np.ndarray, *, index: int | None = None,
-               timestamp_s: float | None = None) -> list[RollEvent]:
+    def update(
+        self, frame: Frame | np.ndarray, *, index: int | None = None, timestamp_s: float | None = None
+    ) -> list[RollEvent]:
         """Feed one camera frame; return the events it completes (often none).
 
         Parameters
@@ -230,8 +249,11 @@ class RollWatcher(_CameraChecks, _Voting):
         events: list[RollEvent] = []
         c = self.config
         geometry_changed = False
-        if self._detector is not None and c.camera_check_every and (
-                self._frames == 1 or self._frames % c.camera_check_every == 0 or self.motion > 0.3):
+        if (
+            self._detector is not None
+            and c.camera_check_every
+            and (self._frames == 1 or self._frames % c.camera_check_every == 0 or self.motion > 0.3)
+        ):
             geometry_changed = self._check_camera(image, idx, ts, events)
         small = self._small_view(image)
         med = float(np.median(small)) + 1e-3
@@ -310,7 +332,8 @@ class RollWatcher(_CameraChecks, _Voting):
             x, y, bw, bh, area = stats[i]
             edge = x <= 0 or y <= 0 or x + bw >= w or y + bh >= h
             if area > c.hand_area_dice * self._die_area_small or (
-                    edge and area > c.hand_edge_dice * self._die_area_small):
+                edge and area > c.hand_edge_dice * self._die_area_small
+            ):
                 return True, False
         return False, False
 

@@ -44,8 +44,10 @@ class _CameraChecks:
 
     def _set_reference(self, reference: np.ndarray, geometry: TrayGeometry) -> None:
         if reference.ndim != 3 or reference.shape[2] != 3 or reference.dtype != np.uint8:
-            raise ValueError(f"reference must be an (H, W, 3) uint8 BGR camera frame of the empty tray, "
-                             f"got shape {reference.shape}, dtype {reference.dtype}")
+            raise ValueError(
+                f"reference must be an (H, W, 3) uint8 BGR camera frame of the empty tray, "
+                f"got shape {reference.shape}, dtype {reference.dtype}"
+            )
         small = self._small_view(reference)
         self._ref_small = small
         self._ref_median = float(np.median(small))
@@ -59,8 +61,9 @@ class _CameraChecks:
         half = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)
         scale = self._small_size[0] / self.geometry.size_px[0]
         m = np.diag([scale, scale, 1.0]) @ self._small_geo.matrix
-        return cv2.warpPerspective(half, m, self._small_size, flags=cv2.INTER_LINEAR,
-                                   borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        return cv2.warpPerspective(
+            half, m, self._small_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        ).astype(np.float32)
 
     def _edges(self, image: np.ndarray, geometry: TrayGeometry) -> np.ndarray:
         """Blurred gradient magnitude of the tray and its walls at 1 px/mm, float32."""
@@ -111,17 +114,27 @@ class _CameraChecks:
             found = detect_markers(image, detector=self._detector)
         shift = marker_shift_px(self.geometry, self.markers, found)
         if shift is None or shift <= self.config.camera_shift_px:
-            if shift is not None and self.camera_problem and len(
-                    [m for m in self.markers.ids if m in found]) == 4:
+            if shift is not None and self.camera_problem and len([m for m in self.markers.ids if m in found]) == 4:
                 self.camera_problem = None
             return False
-        fit = fit_tray(found, self.markers, width_mm=self.geometry.width_mm, height_mm=self.geometry.height_mm,
-                       px_per_mm=self.geometry.px_per_mm)
+        fit = fit_tray(
+            found,
+            self.markers,
+            width_mm=self.geometry.width_mm,
+            height_mm=self.geometry.height_mm,
+            px_per_mm=self.geometry.px_per_mm,
+        )
         if fit:
             self._set_geometry(fit)
             self.camera_problem = None
-            events.append(self._event(EventKind.CAMERA_MOVED, idx, ts, problems=(
-                f"camera moved by {shift:.0f} px; tray geometry refitted from the corner markers",)))
+            events.append(
+                self._event(
+                    EventKind.CAMERA_MOVED,
+                    idx,
+                    ts,
+                    problems=(f"camera moved by {shift:.0f} px; tray geometry refitted from the corner markers",),
+                )
+            )
             self._prev = None
             self._level = None
             if self.state != WatchState.MOVING:
@@ -131,8 +144,10 @@ class _CameraChecks:
                 self.state = WatchState.MOVING
                 self._votes.clear()
             return True
-        problem = (f"camera moved by {shift:.0f} px and the markers cannot be refitted ({fit}); "
-                   "run 'dicetable calibrate' again")
+        problem = (
+            f"camera moved by {shift:.0f} px and the markers cannot be refitted ({fit}); "
+            "run 'dicetable calibrate' again"
+        )
         if problem != self.camera_problem:
             events.append(self._event(EventKind.CAMERA_MOVED, idx, ts, problems=(problem,)))
         self.camera_problem = problem

@@ -81,9 +81,14 @@ class TrayDie:
 
     def to_json(self) -> dict[str, Any]:
         """JSON object of this die (``dicetable watch --json``)."""
-        return {"value": self.value, "centre_mm": [round(self.centre_mm[0], 1), round(self.centre_mm[1], 1)],
-                "box_px": list(self.box_px), "confidence": round(float(self.confidence), 3),
-                "held": self.held, "reason": self.reason}
+        return {
+            "value": self.value,
+            "centre_mm": [round(self.centre_mm[0], 1), round(self.centre_mm[1], 1)],
+            "box_px": list(self.box_px),
+            "confidence": round(float(self.confidence), 3),
+            "held": self.held,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +146,7 @@ class RollEvent:
 
     def to_json(self) -> dict[str, Any]:
         """JSON object of this event (without the frame)."""
-        out: dict[str, Any] = {"event": self.kind.value, "frame": self.frame_index,
-                               "t": round(self.timestamp_s, 4)}
+        out: dict[str, Any] = {"event": self.kind.value, "frame": self.frame_index, "t": round(self.timestamp_s, 4)}
         if self.kind in (EventKind.SETTLED, EventKind.UNREADABLE):
             out["values"] = list(self.values)
             out["held"] = list(self.held)

@@ -34,8 +34,13 @@ def _without_nested(reading: ImageReading) -> ImageReading:
     keep = []
     for k, d in enumerate(dice):
         cx, cy = d.box[0] + d.box[2] / 2, d.box[1] + d.box[3] / 2
-        nested = any(j != k and o.box[0] <= cx <= o.box[0] + o.box[2] and o.box[1] <= cy <= o.box[1] + o.box[3]
-                     and o.box[2] * o.box[3] >= 2 * d.box[2] * d.box[3] for j, o in enumerate(dice))
+        nested = any(
+            j != k
+            and o.box[0] <= cx <= o.box[0] + o.box[2]
+            and o.box[1] <= cy <= o.box[1] + o.box[3]
+            and o.box[2] * o.box[3] >= 2 * d.box[2] * d.box[3]
+            for j, o in enumerate(dice)
+        )
         if not nested:
             keep.append(d)
     return reading if len(keep) == len(dice) else ImageReading(tuple(keep), reading.problems)
@@ -48,8 +53,9 @@ def _reading_order(dice: Sequence[TrayDie], die_mm: float) -> list[TrayDie]:
 class _Voting:
     """The still-frame reading and voting of :class:`vision.watch.RollWatcher` (which holds the state they use)."""
 
-    def _inspect(self, rect: np.ndarray, reading: ImageReading
-                 ) -> tuple[set[int], list[tuple[float, float, bool]], set[int]]:
+    def _inspect(
+        self, rect: np.ndarray, reading: ImageReading
+    ) -> tuple[set[int], list[tuple[float, float, bool]], set[int]]:
         """Leaning dice (indices into ``reading.dice``) and unexplained objects (tray mm) in a still frame.
 
         Compares the rectified frame with the rectified empty-tray reference: pixels
@@ -91,11 +97,14 @@ class _Voting:
             x, y, w, h, area = (int(v) for v in stats[i])
             if area < 0.4 * side * side:
                 continue
-            inside = [k for k, (cx, cy) in enumerate(centres) if k not in phantoms
-                      and x <= cx < x + w and y <= cy < y + h and labels[int(cy), int(cx)] in (0, i)]
+            inside = [
+                k
+                for k, (cx, cy) in enumerate(centres)
+                if k not in phantoms and x <= cx < x + w and y <= cy < y + h and labels[int(cy), int(cx)] in (0, i)
+            ]
             if len(inside) > 1:
                 continue  # dice touching each other
-            m = cv2.moments((labels[y:y + h, x:x + w] == i).astype(np.uint8), binaryImage=True)
+            m = cv2.moments((labels[y : y + h, x : x + w] == i).astype(np.uint8), binaryImage=True)
             a, b, cc = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
             spread = math.sqrt(((a - b) / 2) ** 2 + cc * cc)
             lam1, lam2 = (a + b) / 2 + spread, max((a + b) / 2 - spread, 1e-6)
@@ -124,8 +133,9 @@ class _Voting:
             lean = lean or (reason is not None and "lean" in reason.lower())
             if lean:
                 value, reason = None, UnknownReason.LEANING
-                problems.append(f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; "
-                                "lay it flat or re-roll")
+                problems.append(
+                    f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; lay it flat or re-roll"
+                )
             elif value is not None and d.confidence < c.min_confidence:
                 value, reason = None, UnknownReason.LOW_CONFIDENCE
             if value is None and not lean:
@@ -156,9 +166,11 @@ class _Voting:
         for x, y, tilted in unexplained:
             problems.append(
                 f"a die at ({x:.0f}, {y:.0f}) mm is leaning on the wall or another die and cannot be read; lay it "
-                "flat or re-roll" if tilted else
-                f"something at ({x:.0f}, {y:.0f}) mm is not read as a die (on its edge, covered, or not a die?); "
-                "lay the dice flat and clear the tray")
+                "flat or re-roll"
+                if tilted
+                else f"something at ({x:.0f}, {y:.0f}) mm is not read as a die (on its edge, covered, or not a die?); "
+                "lay the dice flat and clear the tray"
+            )
         self._votes.append((dice, tuple(problems), rect))
         self._notes = tuple(reading.problems)
         if len(self._votes) < c.vote_frames:
@@ -172,23 +184,34 @@ class _Voting:
             verdict.append(self.camera_problem)
         align = self.alignment(image)
         if align is not None and align < c.alignment_min:
-            verdict.append(f"the tray walls do not line up with the calibration (alignment {align:.2f}): the camera "
-                           "was moved; run 'dicetable calibrate' again, or use corner markers so it is refitted")
+            verdict.append(
+                f"the tray walls do not line up with the calibration (alignment {align:.2f}): the camera "
+                "was moved; run 'dicetable calibrate' again, or use corner markers so it is refitted"
+            )
         if mismatch:
-            verdict.append("the tray does not match the empty-tray reference (camera moved or the light changed "
-                           "a lot); run 'dicetable calibrate' again")
+            verdict.append(
+                "the tray does not match the empty-tray reference (camera moved or the light changed "
+                "a lot); run 'dicetable calibrate' again"
+            )
         if not self._agree([v[0] for v in votes]):
             verdict.append(f"the dice read differently over {len(votes)} still frames; re-roll")
         if self.expected_dice is not None and len(last_dice) != self.expected_dice:
-            verdict.append(f"found {len(last_dice)} dice, expected {self.expected_dice}; "
-                           "make sure every die is in the tray and none is covered")
+            verdict.append(
+                f"found {len(last_dice)} dice, expected {self.expected_dice}; "
+                "make sure every die is in the tray and none is covered"
+            )
         verdict.extend(p for p in last_problems if p not in verdict)
         self._verdict_given = False
         few = self.expected_dice is not None and len(last_dice) < self.expected_dice
-        if ((not last_dice or few) and not self.camera_problem and not mismatch and not last_problems
-                and self._agree([v[0] for v in votes])):
+        if (
+            (not last_dice or few)
+            and not self.camera_problem
+            and not mismatch
+            and not last_problems
+            and self._agree([v[0] for v in votes])
+        ):
             # An empty tray, or dice still to be thrown (some in the hand): nothing to report yet.
-            self.notice = (f"found {len(last_dice)} of {self.expected_dice} dice" if few else "tray empty")
+            self.notice = f"found {len(last_dice)} of {self.expected_dice} dice" if few else "tray empty"
             return []
         self._verdict_given = True
         self._emitted_moving = False
@@ -197,15 +220,30 @@ class _Voting:
         frozen.setflags(write=False)
         notes = tuple(p for p in self._notes if p not in verdict)  # the reader's advice (e.g. "too dark")
         if verdict or any(d.value is None for d in last_dice):
-            event = self._event(EventKind.UNREADABLE, idx, ts, dice=tuple(last_dice), problems=tuple(verdict) + notes,
-                                frame=frozen, votes=len(votes))
+            event = self._event(
+                EventKind.UNREADABLE,
+                idx,
+                ts,
+                dice=tuple(last_dice),
+                problems=tuple(verdict) + notes,
+                frame=frozen,
+                votes=len(votes),
+            )
             agreed = self._agree([v[0] for v in votes]) and not self.camera_problem and not mismatch
             self._settled_dice = tuple(d for d in last_dice if d.value is not None) if agreed else None
         else:
             flags = self._match(last_dice)
             notes = tuple(p for p in notes if "unreadable" not in p)  # every die was read in the end
-            event = self._event(EventKind.SETTLED, idx, ts, dice=tuple(last_dice), flags=tuple(flags),
-                                problems=notes, frame=frozen, votes=len(votes))
+            event = self._event(
+                EventKind.SETTLED,
+                idx,
+                ts,
+                dice=tuple(last_dice),
+                flags=tuple(flags),
+                problems=notes,
+                frame=frozen,
+                votes=len(votes),
+            )
             self._settled_dice = tuple(last_dice)
         return [event]
 
@@ -230,11 +268,26 @@ class _Voting:
             for p in self._settled_dice:
                 dist = math.dist(p.centre_mm, d.centre_mm)
                 if d.held and p.held and dist < c.hold_match_mm and p.value != d.value:
-                    flags.append(Flag(FlagKind.HELD_CHANGED, i, (
-                        f"held die at ({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f}) mm changed from {p.value} "
-                        f"to {d.value}; held dice must not be turned")))
+                    flags.append(
+                        Flag(
+                            FlagKind.HELD_CHANGED,
+                            i,
+                            (
+                                f"held die at ({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f}) mm changed from {p.value} "
+                                f"to {d.value}; held dice must not be turned"
+                            ),
+                        )
+                    )
                 elif not d.held and not p.held and dist < c.unmoved_mm and p.value == d.value:
-                    flags.append(Flag(FlagKind.UNMOVED, i, (
-                        f"die at ({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f}) mm did not move since the last roll; "
-                        "re-roll it or put it in the hold area")))
+                    flags.append(
+                        Flag(
+                            FlagKind.UNMOVED,
+                            i,
+                            (
+                                f"die at ({d.centre_mm[0]:.0f}, {d.centre_mm[1]:.0f}) mm "
+                                "did not move since the last roll; "
+                                "re-roll it or put it in the hold area"
+                            ),
+                        )
+                    )
         return flags

@@ -1,7 +1,8 @@
 """The table app: wires camera, screens, game, store and display; decides nothing itself.
 
 - :mod:`.core`: :class:`TableApp`, the worker thread that owns the store and applies everything in order.
-- :mod:`.screens`: the screens and menus as a pure state machine (a press and a state give the next state).
+- :mod:`.screens`: the screens and menus as a pure state machine (a press and a state give the next state);
+  :mod:`.presses` steps it for each press and does what it says.
 - :mod:`.turn`: the turn's orchestration: presses and the camera's roll events into game commands.
 - :mod:`.publish`: the page's snapshot after each change, and the finished game's analysis.
 - :mod:`.texts`: what the table says (messages and camera advice).

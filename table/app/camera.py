@@ -56,8 +56,15 @@ class CameraLoop:
         Seconds between camera views while nothing is decided (verdicts always send one).
     """
 
-    def __init__(self, app: Any, open_source: Callable[[], Any], make_watcher: Callable[[Any], Any], *,
-                 speed: float = 1.0, view_every_s: float = 0.5) -> None:
+    def __init__(
+        self,
+        app: Any,
+        open_source: Callable[[], Any],
+        make_watcher: Callable[[Any], Any],
+        *,
+        speed: float = 1.0,
+        view_every_s: float = 0.5,
+    ) -> None:
         self.app = app
         self.open_source = open_source
         self.make_watcher = make_watcher
@@ -102,8 +109,10 @@ class CameraLoop:
             try:
                 self.source = self.open_source()
             except (SourceError, OSError, ValueError) as exc:
-                self.app.camera_update(status="lost", warning=("camera-lost", f"Camera lost ({exc}): check the "
-                                                               "camera cable. Trying again..."))
+                self.app.camera_update(
+                    status="lost",
+                    warning=("camera-lost", f"Camera lost ({exc}): check the camera cable. Trying again..."),
+                )
                 self._trouble(camera_problem(spec, exc))
                 self._stop.wait(RETRY_S)
                 continue
@@ -133,8 +142,9 @@ class CameraLoop:
         from table.doctor.camera import camera_problem
 
         log.warning("camera lost: %s", exc)
-        self.app.camera_update(status="lost", warning=("camera-lost", "Camera lost: check the camera cable. "
-                                                       "Trying again..."))
+        self.app.camera_update(
+            status="lost", warning=("camera-lost", "Camera lost: check the camera cable. Trying again...")
+        )
         self._trouble(camera_problem(spec, exc, opened=True))
         self._stop.wait(2.0)
 
@@ -144,8 +154,14 @@ class CameraLoop:
 
         log.error("the dice reader stopped", exc_info=exc)
         self.app.camera_update(status="failed")
-        self._trouble(Check("reader", "fail", f"the dice reader stopped ({type(exc).__name__}: {first_line(exc)})",
-                            "run 'dicetable doctor' to see which part is broken, then restart the table"))
+        self._trouble(
+            Check(
+                "reader",
+                "fail",
+                f"the dice reader stopped ({type(exc).__name__}: {first_line(exc)})",
+                "run 'dicetable doctor' to see which part is broken, then restart the table",
+            )
+        )
 
     def _loop(self, source: Any, see: Callable[[Any], Any]) -> None:
         fps = max(1.0, float(source.fps))
@@ -173,8 +189,11 @@ class CameraLoop:
             # Pace: live cameras block in read(); finite sources follow their fps times speed.
             if source.kind in ("synthetic", "synthetic-live", "images"):
                 moving = bool(getattr(source, "busy", True))
-                step = 1.0 / fps if (self.speed <= 0 and not moving) else (
-                    0.0 if self.speed <= 0 else 1.0 / (fps * self.speed))
+                step = (
+                    1.0 / fps
+                    if (self.speed <= 0 and not moving)
+                    else (0.0 if self.speed <= 0 else 1.0 / (fps * self.speed))
+                )
                 next_t = max(next_t + step, time.monotonic() - 0.5)
                 delay = next_t - time.monotonic()
                 if delay > 0:

@@ -29,26 +29,26 @@ from typing import Any
 
 from table.app import screens
 from table.app.bots import BotSeats
+from table.app.presses import PressMixin
 from table.app.publish import PublishMixin
 from table.app.seats import check_setup, split_seats
 from table.app.session import GameSession
 from table.app.store_faults import StoreFaults
-from table.app.texts import ACTING_COMMANDS, NOT_SEEN
 from table.app.turn import TurnMixin
 from table.display.snapshot import Setup
-from table.errors import UsageError
-from table.game import EndGame, StartGame
+from table.game import StartGame
 from table.inputs.commands import Command
 from table.rules import find_ruleset
 from table.store import open_store
 
 log = logging.getLogger(__name__)
 
+
 def _now() -> float:
     return time.time()
 
 
-class TableApp(TurnMixin, PublishMixin):
+class TableApp(PressMixin, TurnMixin, PublishMixin):
     """The running table (see the module docstring).
 
     Parameters
@@ -82,10 +82,21 @@ class TableApp(TurnMixin, PublishMixin):
         If the setup cannot be used (unknown ruleset or joker, bad names).
     """
 
-    def __init__(self, db_path: str | Path, *, setup: Setup | None = None, autostart: bool = False,
-                 tray: Any = None, pin: str | None = None, clock: Callable[[], float] = _now,
-                 hints: bool = False, camera_name: str = "", bot_dice: str = "tray", bot_delay_s: float = 0.8,
-                 bot_seed: int | None = None) -> None:
+    def __init__(
+        self,
+        db_path: str | Path,
+        *,
+        setup: Setup | None = None,
+        autostart: bool = False,
+        tray: Any = None,
+        pin: str | None = None,
+        clock: Callable[[], float] = _now,
+        hints: bool = False,
+        camera_name: str = "",
+        bot_dice: str = "tray",
+        bot_delay_s: float = 0.8,
+        bot_seed: int | None = None,
+    ) -> None:
         self.db_path = Path(db_path)
         setup = setup or Setup()
         check_setup(setup.ruleset, setup.joker, setup.names)
@@ -220,8 +231,9 @@ class TableApp(TurnMixin, PublishMixin):
 
     # -- what inputs call -------------------------------------------------------
 
-    def press(self, command: Command | str, origin: str = "table", mono: float | None = None,
-              seen: int | None = None) -> Future[Any]:
+    def press(
+        self, command: Command | str, origin: str = "table", mono: float | None = None, seen: int | None = None
+    ) -> Future[Any]:
         """A button, key or tap: submit `command` (a :class:`Command` or its name).
 
         `mono` is when it was pressed (seconds of :func:`time.monotonic`; default now). `seen`
@@ -278,8 +290,9 @@ class TableApp(TurnMixin, PublishMixin):
         """
         return self.submit(self._apply_setup, dict(data))
 
-    def camera_update(self, jpeg: bytes | None = None, status: str | None = None,
-                      warning: tuple[str, str | None] | None = None) -> Future[Any]:
+    def camera_update(
+        self, jpeg: bytes | None = None, status: str | None = None, warning: tuple[str, str | None] | None = None
+    ) -> Future[Any]:
         """A new camera view (JPEG), camera status, or camera warning ``(kind, text or None to clear)``."""
         return self.submit(self._camera_update, jpeg, status, warning)
 
@@ -320,15 +333,16 @@ class TableApp(TurnMixin, PublishMixin):
     setup = property(lambda self: self.screens.setup, doc="The setup screen's choices (:class:`Setup`).")
     menu_open = property(lambda self: self.screens.menu_open, doc="Whether the MENU is open.")
     menu_index = property(lambda self: self.screens.menu_index, doc="The menu item selected (index).")
-    menu_confirm = property(lambda self: self.screens.menu_confirm, doc="Whether it asks \"End this game?\".")
+    menu_confirm = property(lambda self: self.screens.menu_confirm, doc='Whether it asks "End this game?".')
     hints = property(lambda self: self.screens.hints, doc="Whether strategy hints are shown.")
     end_view = property(lambda self: self.screens.end_view, doc="The end screen's view (:data:`END_VIEWS`).")
 
     def _resumed(self) -> None:
         st = self.session.state
         seats = [n + (f":{st.bot_level(i)}" if st.bot_level(i) else "") for i, n in enumerate(st.players)]
-        self.screens = replace(self.screens, setup=Setup(st.ruleset or "yahtzee", st.joker, seats),
-                               screen="end" if st.finished else "game")
+        self.screens = replace(
+            self.screens, setup=Setup(st.ruleset or "yahtzee", st.joker, seats), screen="end" if st.finished else "game"
+        )
         if st.finished:
             self._analyse()
         self._reselect()
@@ -340,8 +354,13 @@ class TableApp(TurnMixin, PublishMixin):
         s = self.setup
         check_setup(s.ruleset, s.joker, s.names)
         names, bots = split_seats(s.names)
-        cmd = StartGame(at=self.clock(), ruleset=s.ruleset, players=tuple(names), joker=s.joker,
-                        bots=tuple(bots) if any(bots) else ())
+        cmd = StartGame(
+            at=self.clock(),
+            ruleset=s.ruleset,
+            players=tuple(names),
+            joker=s.joker,
+            bots=tuple(bots) if any(bots) else (),
+        )
         self.session = GameSession.start(self._store, cmd)
         self.screens = replace(self.screens, screen="game")
         self.selected = None
@@ -350,83 +369,3 @@ class TableApp(TurnMixin, PublishMixin):
         self.analysis, self.analysis_status, self._analysis_key = None, "", None
         self.message = f"New game: {find_ruleset(s.ruleset).title}. {names[0]} to roll."
         self.finished.clear()
-
-    def _seen_now(self, seen: int | None) -> bool:
-        """Whether a page that drew snapshot `seen` (None: a button) saw what the table shows now."""
-        if seen is None or seen >= self._view_seq:
-            return True
-        self.message = NOT_SEEN
-        return False
-
-    def _view_key(self) -> tuple[Any, ...]:
-        """What acting presses act on: the screen, the menu, the selected box, the turn's throw, the setup.
-
-        Not the holds: a page's hold taps name the state they ask for (:meth:`set_hold`), so quick
-        taps on several dice are never refused on a slow phone.
-        """
-        st = self.state
-        turn = None if st is None or st.turn is None else (st.turn.player, st.turn.roll, st.turn.dice)
-        s = self.setup
-        setup = (s.field, s.ruleset, s.joker, tuple(s.names)) if self.screen == "setup" else None
-        return (self.screen, self.menu_open, self.menu_index, self.menu_confirm, self.selected,
-                self.pending is not None, turn, setup)
-
-    def _game_running(self) -> bool:
-        st = self.state
-        return st is not None and not st.finished
-
-    def _press(self, c: Command, origin: str, mono: float, seen: int | None = None) -> None:
-        self.message = ""
-        if c in ACTING_COMMANDS and not self._seen_now(seen):
-            return
-        self._carry_out(screens.press(self.screens, c, mono, game_running=self._game_running()), c, origin, mono)
-
-    def _choose(self, item: str, seen: int | None, mono: float) -> None:
-        self.message = ""
-        seen_ok = seen is None or seen >= self._view_seq
-        step = screens.choose(self.screens, item, mono, game_running=self._game_running(), seen=seen_ok,
-                              not_seen=NOT_SEEN)
-        self._carry_out(step, Command.ROLL, "table", mono)
-
-    def _carry_out(self, step: screens.Step, c: Command, origin: str, mono: float) -> None:
-        """Take the screens' new state and do its action (`c`, `origin`, `mono`: the press that made it)."""
-        self.screens = step.screens
-        if step.say:
-            self.message = step.say
-        action = step.action
-        if action is screens.Action.GAME:
-            self._game_press(c, origin, mono)
-        elif action is screens.Action.UNDO:
-            self._undo(origin)
-        elif action is screens.Action.LEAVE_GAME:
-            self.session = None
-        elif action is screens.Action.START_GAME:
-            self._start_game()
-        elif action is screens.Action.END_GAME:
-            if self._game_running() and not self._handle(EndGame(at=self.clock(), by="menu")):
-                return  # refused: the message says why, the game stays
-            self.session = None
-            self.screens = screens.ended(self.screens, mono)
-
-    def _apply_setup(self, data: dict[str, Any]) -> None:
-        self.message = ""
-        s = self.setup
-        if data.get("start") and self.screen != "setup":
-            self.message = "A game is running: open the MENU to start a new one."
-            return
-        ruleset, joker, names = data.get("ruleset", s.ruleset), data.get("joker", s.joker), data.get("names", s.names)
-        if not isinstance(ruleset, str) or not isinstance(joker, str):
-            self.message = "The ruleset and the joker rule must each be given as text, e.g. \"yahtzee\"."
-            return
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            self.message = "The player names must be a list of names, e.g. [\"Ann\", \"Bo\"]."
-            return
-        names = [n.strip() for n in names]
-        try:
-            check_setup(ruleset, joker, names)
-        except UsageError as exc:
-            self.message = str(exc)
-            return
-        self.screens = replace(self.screens, setup=replace(s, ruleset=ruleset, joker=joker, names=names))
-        if data.get("start"):
-            self._start_game()

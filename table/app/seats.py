@@ -28,10 +28,19 @@ def name_problem(name: str) -> str | None:
         return f"give 1-{MAX_NAME_CHARS} characters, without spaces around them"
     for ch in name:
         kind = unicodedata.category(ch)
-        what = ("a control character" if kind == "Cc" else "half of a character (a lone surrogate)" if kind == "Cs"
-                else "a character that reverses the text around it" if ch in BIDI_CONTROLS
-                else "a line break" if kind in ("Zl", "Zp") else "an unassigned character" if kind in ("Cn", "Co")
-                else None)
+        what = (
+            "a control character"
+            if kind == "Cc"
+            else "half of a character (a lone surrogate)"
+            if kind == "Cs"
+            else "a character that reverses the text around it"
+            if ch in BIDI_CONTROLS
+            else "a line break"
+            if kind in ("Zl", "Zp")
+            else "an unassigned character"
+            if kind in ("Cn", "Co")
+            else None
+        )
         if what:
             return f"it holds {what}, U+{ord(ch):04X}; type the name with letters, digits, spaces and punctuation"
     return None

@@ -89,8 +89,9 @@ class TurnMixin:
         elif self._seen_now(seen):
             options = options_of(self.state)
             if box not in options:
-                self.message = "That box is not open for these dice." if options else \
-                    "Roll the dice first; then choose a box."
+                self.message = (
+                    "That box is not open for these dice." if options else "Roll the dice first; then choose a box."
+                )
             elif box == self.selected:
                 self._game_press(Command.SCORE, origin)
             elif not self._bots_turn_refuses(Command.NEXT):
@@ -102,8 +103,11 @@ class TurnMixin:
         level = st.bot_level(st.turn.player)
         if level and c is not Command.UNDO and not (c is Command.ROLL and self.bots.dice == "tray"):
             who = f"{st.players[st.turn.player]} ({level} bot)"
-            self.message = (f"{who} rolls on screen; wait for your turn." if self.bots.dice == "virtual" else
-                            f"{who} chooses its holds and box; throw its dice in the tray.")
+            self.message = (
+                f"{who} rolls on screen; wait for your turn."
+                if self.bots.dice == "virtual"
+                else f"{who} chooses its holds and box; throw its dice in the tray."
+            )
             return True
         return False
 
@@ -144,7 +148,9 @@ class TurnMixin:
             if turn.roll == 0 or self.selected is None:
                 self.message = "Roll the dice first; then choose a box and press SCORE."
                 return
-            if turn.roll < 3 and self._dice_rolling(time.monotonic() if mono is None else mono):  # scored now, the throw would be read as the next's
+            if turn.roll < 3 and self._dice_rolling(
+                time.monotonic() if mono is None else mono
+            ):  # scored now, the throw would be read as the next's
                 self.message = "The dice are still rolling: SCORE once they stop."
                 return
             box = self.selected
@@ -253,14 +259,21 @@ class TurnMixin:
         flags = {str(getattr(f.kind, "value", f.kind)) for f in event.flags}
         if "unmoved" in flags and not accept_unmoved:
             moved = [d for d in event.dice if not d.held]
-            if turn.roll and sorted(values) == sorted(turn.dice) and all(
-                    any(math.dist(d.centre_mm, p) < 3.0 for p in self.slot_mm if p) for d in moved):
+            if (
+                turn.roll
+                and sorted(values) == sorted(turn.dice)
+                and all(any(math.dist(d.centre_mm, p) < 3.0 for p in self.slot_mm if p) for d in moved)
+            ):
                 return  # nothing moved: a nudge, not a roll
             self.pending = event
             self.warnings["unmoved"] = ADVICE["unmoved"]
             return
-        slots = assign_slots(turn.dice if turn.roll else (), turn.holds if turn.roll else (False,) * 5,
-                             self.slot_mm, [(d.value, d.held, d.centre_mm) for d in event.dice])
+        slots = assign_slots(
+            turn.dice if turn.roll else (),
+            turn.holds if turn.roll else (False,) * 5,
+            self.slot_mm,
+            [(d.value, d.held, d.centre_mm) for d in event.dice],
+        )
         ordered = tuple(values[j] for j in slots)
         if self._handle(ReadDice(at=self.clock(), values=ordered, source=DiceSource.CAMERA)):
             self.slot_mm = [event.dice[j].centre_mm for j in slots]
@@ -275,8 +288,7 @@ class TurnMixin:
             if mono is not None:
                 self._stamps[self.seq + 1] = mono
 
-    def _camera_update(self, jpeg: bytes | None, status: str | None,
-                       warning: tuple[str, str | None] | None) -> None:
+    def _camera_update(self, jpeg: bytes | None, status: str | None, warning: tuple[str, str | None] | None) -> None:
         if jpeg is not None:
             self.camera_jpeg = jpeg
             self.camera_seq += 1

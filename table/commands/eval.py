@@ -26,24 +26,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("dataset", metavar="DATASET_DIR", type=Path, help="folder with labels.json and its photos")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON instead of the text report")
-    parser.add_argument("--report", metavar="OUT_DIR", type=Path,
-                        help="write metrics.json, reliability.png (stated confidence against observed "
-                             "accuracy), failures.png (a contact sheet of every failure) and annotated "
-                             "failure photos into OUT_DIR")
-    parser.add_argument("--face-model", metavar="ONNX", type=Path,
-                        help="face-reader model to measure instead of the packaged one")
-    parser.add_argument("--detector-model", metavar="ONNX", type=Path,
-                        help="die-detector model to measure instead of the packaged one")
-    parser.add_argument("--pip-model", metavar="ONNX", type=Path,
-                        help="pip-finder model to measure instead of the packaged one")
-    parser.add_argument("--fold", metavar="K", type=int, choices=range(DEV_FOLDS),
-                        help="only the photos of DEV fold K (a stable hash of the file name, as the trainers' "
-                             "--dev-train fold:K holds them out): read by networks trained with --dev-train fold:K, "
-                             "this is the held-out measure")
-    parser.add_argument("--label-review", metavar="JSON", type=Path,
-                        help="also report the readings scored against reviewed labels: corrections to labels.json "
-                             "in a JSON file, each with what a person sees (benchmarks/dev_label_review.json for "
-                             "DEV; see vision.lab.label_review); the labels as given stay the official measure")
+    parser.add_argument(
+        "--report",
+        metavar="OUT_DIR",
+        type=Path,
+        help="write metrics.json, reliability.png (stated confidence against observed "
+        "accuracy), failures.png (a contact sheet of every failure) and annotated "
+        "failure photos into OUT_DIR",
+    )
+    parser.add_argument(
+        "--face-model", metavar="ONNX", type=Path, help="face-reader model to measure instead of the packaged one"
+    )
+    parser.add_argument(
+        "--detector-model", metavar="ONNX", type=Path, help="die-detector model to measure instead of the packaged one"
+    )
+    parser.add_argument(
+        "--pip-model", metavar="ONNX", type=Path, help="pip-finder model to measure instead of the packaged one"
+    )
+    parser.add_argument(
+        "--fold",
+        metavar="K",
+        type=int,
+        choices=range(DEV_FOLDS),
+        help="only the photos of DEV fold K (a stable hash of the file name, as the trainers' "
+        "--dev-train fold:K holds them out): read by networks trained with --dev-train fold:K, "
+        "this is the held-out measure",
+    )
+    parser.add_argument(
+        "--label-review",
+        metavar="JSON",
+        type=Path,
+        help="also report the readings scored against reviewed labels: corrections to labels.json "
+        "in a JSON file, each with what a person sees (benchmarks/dev_label_review.json for "
+        "DEV; see vision.lab.label_review); the labels as given stay the official measure",
+    )
     parser.set_defaults(func=run)
 
 
@@ -51,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     """Evaluate; print the report; exit 0 (2 on a missing or malformed dataset, model or --report folder)."""
     import cv2
 
-    from vision.lab.evaluate import evaluate, format_report, format_summary, load_dataset, rescore, write_report
     from vision.images import output_folder
+    from vision.lab.evaluate import evaluate, format_report, format_summary, load_dataset, rescore, write_report
     from vision.reader import networks_from_files, read_image
 
     items = load_dataset(args.dataset)  # fail early, with one clear line, before loading the models
@@ -90,9 +106,13 @@ def run(args: argparse.Namespace) -> int:
         read_names = {im.path for im in result.images}
         applied = sum(item.path in read_names and new is not item for item, new in zip(items, reviewed_items))
         on_read = sum(1 for c in review.changes if Path(args.dataset) / c.file in read_names)
-        extra["reviewed_labels"] = {"file": str(args.label_review), "changes": len(review.changes),
-                                    "changes_on_photos_read": on_read, "photos_changed": applied,
-                                    **reviewed.metrics()}
+        extra["reviewed_labels"] = {
+            "file": str(args.label_review),
+            "changes": len(review.changes),
+            "changes_on_photos_read": on_read,
+            "photos_changed": applied,
+            **reviewed.metrics(),
+        }
     if args.json:
         doc = result.to_json()
         doc.pop("images")
@@ -104,19 +124,24 @@ def run(args: argparse.Namespace) -> int:
         if reviewed is not None:
             counted = extra["reviewed_labels"]["changes_on_photos_read"]
             of_them = f", {counted} of them on the photos read" if counted != len(review.changes) else ""
-            print(f"\nthe same readings against the reviewed labels of {args.label_review} ({len(review.changes)} "
-                  f"changes{of_them}, each with what a person sees; the labels as given, above, stay the official "
-                  "measure):")
+            print(
+                f"\nthe same readings against the reviewed labels of {args.label_review} ({len(review.changes)} "
+                f"changes{of_them}, each with what a person sees; the labels as given, above, stay the official "
+                "measure):"
+            )
             print("\n".join(format_summary(reviewed)[1:]))
     if args.report is not None:
         written = write_report(result, args.report, extra=extra)
         print(f"report: {len(written)} files in {args.report}", file=sys.stderr)
     if args.face_model is None and _is_the_dev_set(Path(args.dataset)) and _shipped_reader_trained_on_dev():
-        print("note: the shipped face reader was trained on these DEV photos too (\"dev_set\" in "
-              "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (each half of DEV "
-              "read by networks trained without it) is under \"fold_metrics\" in vision/models/reader_confidence.json; "
-              "measure one with --fold K --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, "
-              "networks trained with --dev-train fold:K (see README)", file=sys.stderr)
+        print(
+            'note: the shipped face reader was trained on these DEV photos too ("dev_set" in '
+            "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (each half of DEV "
+            'read by networks trained without it) is under "fold_metrics" in vision/models/reader_confidence.json; '
+            "measure one with --fold K --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, "
+            "networks trained with --dev-train fold:K (see README)",
+            file=sys.stderr,
+        )
     return 0
 
 

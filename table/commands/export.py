@@ -31,17 +31,29 @@ ANALYSIS_FORMATS = ("text", "json", "csv")
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``export`` subcommand to ``subparsers``."""
     parser = subparsers.add_parser(
-        "export", help="write a stored game as JSON (replay format) or CSV scorecards",
-        description=__doc__.replace('``', ''), formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game_id", metavar="GAME_ID",
-                        help="the game's id (see 'dicetable games'): 3, or game-3 as the JSON export writes it")
-    parser.add_argument("--format", default=None, metavar="FORMAT",
-                        help="json (default) or csv; with --analysis: text (default), json or csv")
-    parser.add_argument("--analysis", action="store_true",
-                        help="write each decision's expected-score loss against optimal play and "
-                             "each player's total, instead of the game")
-    parser.add_argument("--output", "-o", metavar="FILE", default=None,
-                        help="write here instead of to stdout")
+        "export",
+        help="write a stored game as JSON (replay format) or CSV scorecards",
+        description=__doc__.replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "game_id",
+        metavar="GAME_ID",
+        help="the game's id (see 'dicetable games'): 3, or game-3 as the JSON export writes it",
+    )
+    parser.add_argument(
+        "--format",
+        default=None,
+        metavar="FORMAT",
+        help="json (default) or csv; with --analysis: text (default), json or csv",
+    )
+    parser.add_argument(
+        "--analysis",
+        action="store_true",
+        help="write each decision's expected-score loss against optimal play and "
+        "each player's total, instead of the game",
+    )
+    parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write here instead of to stdout")
     add_db_option(parser)
     parser.set_defaults(func=run)
 
@@ -58,18 +70,22 @@ def parse_game_id(text: str) -> int:
     :class:`UsageError` otherwise."""
     digits = text.strip()
     if digits.startswith(ID_PREFIX):
-        digits = digits[len(ID_PREFIX):]
+        digits = digits[len(ID_PREFIX) :]
     shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
     if digits.isascii() and digits.isdigit() and (len(digits) > 19 or int(digits) > MAX_GAME_ID):
-        raise UsageError(f"game id {shown} is larger than any game number (at most {MAX_GAME_ID}); "
-                         "give the ID column of 'dicetable games', e.g. 3")
+        raise UsageError(
+            f"game id {shown} is larger than any game number (at most {MAX_GAME_ID}); "
+            "give the ID column of 'dicetable games', e.g. 3"
+        )
     try:
         value = int(digits)
     except ValueError:
         value = 0
     if value < 1 or str(value) != digits:
-        raise UsageError(f"game id {shown} is not a game number; give the ID column "
-                         f"of 'dicetable games' or the export's id, e.g. 3 or {ID_PREFIX}3")
+        raise UsageError(
+            f"game id {shown} is not a game number; give the ID column "
+            f"of 'dicetable games' or the export's id, e.g. 3 or {ID_PREFIX}3"
+        )
     return value
 
 
@@ -92,11 +108,12 @@ def check_output_path(text: str | None, example: str) -> Path | None:
         return None
     path = Path(text).expanduser()
     if path.is_dir():
-        raise UsageError(f"--output {text!r} is a folder; give a file path, e.g. "
-                         f"--output {str(path / example)!r}")
+        raise UsageError(f"--output {text!r} is a folder; give a file path, e.g. --output {str(path / example)!r}")
     if not path.parent.is_dir():
-        raise UsageError(f"--output {text!r}: the folder {str(path.parent)!r} does not exist; "
-                         "make it first or give another file path")
+        raise UsageError(
+            f"--output {text!r}: the folder {str(path.parent)!r} does not exist; "
+            "make it first or give another file path"
+        )
     return path
 
 
@@ -106,8 +123,9 @@ def run(args: argparse.Namespace) -> int:
     allowed = ANALYSIS_FORMATS if analysis else FORMATS
     fmt = str(args.format or allowed[0]).lower()
     if fmt not in allowed:
-        raise UsageError(f"unknown format {args.format!r}{' for --analysis' if analysis else ''}; "
-                         f"choose {' or '.join(allowed)}")
+        raise UsageError(
+            f"unknown format {args.format!r}{' for --analysis' if analysis else ''}; choose {' or '.join(allowed)}"
+        )
     game_id = parse_game_id(args.game_id)
     output = check_output_path(args.output, f"{ID_PREFIX}{game_id}.{'txt' if fmt == 'text' else fmt}")
     with open_for_reading(args) as store:
@@ -125,8 +143,10 @@ def run(args: argparse.Namespace) -> int:
             write_whole(output, text)
         except OSError as exc:
             kept = "the file there is left as it was" if existed else "nothing was written"
-            raise UsageError(f"cannot write --output {str(output)!r}: {exc.strerror or exc}; {kept}; free some "
-                             "space or give a folder you can write to") from None
+            raise UsageError(
+                f"cannot write --output {str(output)!r}: {exc.strerror or exc}; {kept}; free some "
+                "space or give a folder you can write to"
+            ) from None
     else:
         print(text, end="")
     return 0
@@ -185,14 +205,24 @@ def analysis_text(events: tuple[Any, ...], fmt: str) -> str:
         return a.to_csv()
     rows = [("turn", "player", "roll", "dice", "choice", "best choice", "loss")]
     for d in a.decisions:
-        rows.append((str(d.turn), d.name, str(d.roll), " ".join(map(str, d.dice)), a.describe(d),
-                     "" if d.optimal else a.describe(d, "best"), "" if d.optimal else f"{d.loss:.2f}"))
+        rows.append(
+            (
+                str(d.turn),
+                d.name,
+                str(d.roll),
+                " ".join(map(str, d.dice)),
+                a.describe(d),
+                "" if d.optimal else a.describe(d, "best"),
+                "" if d.optimal else f"{d.loss:.2f}",
+            )
+        )
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.append("")
     state = "finished" if a.finished else "not finished"
     lines.append(f"{a.ruleset} ({a.variant}), {state}: expected points lost against optimal play")
     for p in a.players:
-        lines.append(f"  {p.name}: {p.loss:.2f} points lost over {p.decisions} decisions "
-                     f"({p.optimal} optimal); score {p.score}")
+        lines.append(
+            f"  {p.name}: {p.loss:.2f} points lost over {p.decisions} decisions ({p.optimal} optimal); score {p.score}"
+        )
     return "\n".join(lines) + "\n"

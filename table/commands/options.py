@@ -14,8 +14,8 @@ import json
 from table.errors import UsageError
 from table.rules import (
     JOKER_VARIANTS,
-    RULESET_IDS,
     ROLLS,
+    RULESET_IDS,
     Card,
     Ruleset,
     find_ruleset,
@@ -54,20 +54,35 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--rules", required=True, metavar="ID",
-                        help=f"ruleset id: {', '.join(RULESET_IDS)}")
-    parser.add_argument("--dice", required=True, metavar="DICE",
-                        help="the five final dice, faces 1-6: '6,6,6,6,6', '6 6 6 6 6' or 66666")
-    parser.add_argument("--card", metavar="JSON", default=None,
-                        help='boxes already filled -> points, as a JSON object, '
-                             'e.g. \'{"yahtzee": 50, "threes": 9}\' (default: empty card)')
-    parser.add_argument("--roll", type=int, choices=ROLLS, default=3, metavar="N",
-                        help="throw the player stopped on, 1-3 (Generala: 1 = servida, +5); "
-                             "default 3")
-    parser.add_argument("--joker", choices=JOKER_VARIANTS, default="forced",
-                        help="Yahtzee joker variant (default forced; ignored by other rulesets)")
-    parser.add_argument("--json", action="store_true",
-                        help="print the options as one JSON object instead of a table")
+    parser.add_argument("--rules", required=True, metavar="ID", help=f"ruleset id: {', '.join(RULESET_IDS)}")
+    parser.add_argument(
+        "--dice",
+        required=True,
+        metavar="DICE",
+        help="the five final dice, faces 1-6: '6,6,6,6,6', '6 6 6 6 6' or 66666",
+    )
+    parser.add_argument(
+        "--card",
+        metavar="JSON",
+        default=None,
+        help="boxes already filled -> points, as a JSON object, "
+        'e.g. \'{"yahtzee": 50, "threes": 9}\' (default: empty card)',
+    )
+    parser.add_argument(
+        "--roll",
+        type=int,
+        choices=ROLLS,
+        default=3,
+        metavar="N",
+        help="throw the player stopped on, 1-3 (Generala: 1 = servida, +5); default 3",
+    )
+    parser.add_argument(
+        "--joker",
+        choices=JOKER_VARIANTS,
+        default="forced",
+        help="Yahtzee joker variant (default forced; ignored by other rulesets)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the options as one JSON object instead of a table")
     parser.set_defaults(func=run)
 
 
@@ -96,8 +111,10 @@ def parse_card(ruleset: Ruleset, text: str | None) -> Card:
             'write an object like \'{"yahtzee": 50, "threes": 9}\''
         ) from None
     except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
-        raise UsageError("--card is nested too deeply to be a card; write one object of box -> points, "
-                         'like \'{"yahtzee": 50, "threes": 9}\'') from None
+        raise UsageError(
+            "--card is nested too deeply to be a card; write one object of box -> points, "
+            'like \'{"yahtzee": 50, "threes": 9}\''
+        ) from None
     if not isinstance(data, dict):
         raise UsageError(
             f"--card must be a JSON object of box -> points, got {_short(text)}; "
@@ -125,13 +142,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_table(ruleset: Ruleset, dice: tuple[int, ...], card: Card, options: dict[str, int],
-                 bonus: int, *, roll: int, joker: str) -> str:
+def format_table(
+    ruleset: Ruleset, dice: tuple[int, ...], card: Card, options: dict[str, int], bonus: int, *, roll: int, joker: str
+) -> str:
     """Return the human-readable options table (one line per allowed box)."""
     best = max(options.values()) if options else None
-    lines = [f"{ruleset.id}: dice {' '.join(map(str, dice))}"
-             + (f", stopped on throw {roll}" if ruleset.id == "generala" else "")
-             + (f", joker {joker}" if ruleset.has_yahtzee_bonus else "")]
+    lines = [
+        f"{ruleset.id}: dice {' '.join(map(str, dice))}"
+        + (f", stopped on throw {roll}" if ruleset.id == "generala" else "")
+        + (f", joker {joker}" if ruleset.has_yahtzee_bonus else "")
+    ]
     width = max(len(b) for b in ruleset.boxes)
     name_width = max(len(ruleset.display_name(b)) for b in ruleset.boxes)
     for box, points in options.items():

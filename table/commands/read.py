@@ -21,11 +21,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("paths", nargs="+", metavar="IMAGE_OR_DIR", help="photo files or folders of photos")
-    parser.add_argument("--annotate", metavar="OUT_DIR", type=Path,
-                        help="write each photo with boxes and values drawn into OUT_DIR (unknown dice in orange)")
-    parser.add_argument("--json", action="store_true",
-                        help='print one JSON array: {"image", "dice": [{"value", "box", "confidence", "reason"}], "problems"} '
-                             'per photo ("reason": why a value is null)')
+    parser.add_argument(
+        "--annotate",
+        metavar="OUT_DIR",
+        type=Path,
+        help="write each photo with boxes and values drawn into OUT_DIR (unknown dice in orange)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print one JSON array: {"image", "dice": [{"value", "box", "confidence", "reason"}], "problems"} '
+        'per photo ("reason": why a value is null)',
+    )
     parser.set_defaults(func=run)
 
 
@@ -88,8 +95,10 @@ def run(args: argparse.Namespace) -> int:
     if len(unreadable) == 1:
         problems.append(unreadable[0])
     elif unreadable:
-        problems.append(f"{len(unreadable)} of {len(results) + len(unreadable)} paths could not be read:\n  "
-                        + "\n  ".join(unreadable))
+        problems.append(
+            f"{len(unreadable)} of {len(results) + len(unreadable)} paths could not be read:\n  "
+            + "\n  ".join(unreadable)
+        )
     if not_annotated:
         problems.append(_not_annotated_line(not_annotated, annotate, len(results)))
     if problems:

@@ -53,7 +53,7 @@ A file holding {"games": [...]} (like vectors_dev.json) also works: pick one wit
 """
 
 EPILOG = f"""\
-rulesets: {', '.join(RULESET_IDS)}
+rulesets: {", ".join(RULESET_IDS)}
 
 --json prints {{"players": [{{"name", "boxes": {{...}}, "upper_bonus", "yahtzee_bonus", "total"}}],
 "winners": [indexes]}}; yahtzee_bonus is in points (100 per bonus Yahtzee).
@@ -71,10 +71,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", metavar="GAME.json", help="the recorded game (JSON file)")
-    parser.add_argument("--game", dest="game_id", metavar="ID", default=None,
-                        help='pick the game with this "id" from a file holding {"games": [...]}')
-    parser.add_argument("--json", action="store_true",
-                        help="print the result as one JSON object instead of text")
+    parser.add_argument(
+        "--game",
+        dest="game_id",
+        metavar="ID",
+        default=None,
+        help='pick the game with this "id" from a file holding {"games": [...]}',
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object instead of text")
     parser.set_defaults(func=run)
 
 
@@ -124,8 +128,13 @@ class ReplayResult:
         """The ``--json`` object: players (name, boxes, bonuses, total) and winners."""
         return {
             "players": [
-                {"name": p.name, "boxes": dict(p.card.boxes), "upper_bonus": p.upper_bonus,
-                 "yahtzee_bonus": p.yahtzee_bonus, "total": p.total}
+                {
+                    "name": p.name,
+                    "boxes": dict(p.card.boxes),
+                    "upper_bonus": p.upper_bonus,
+                    "yahtzee_bonus": p.yahtzee_bonus,
+                    "total": p.total,
+                }
                 for p in self.players
             ],
             "winners": list(self.winners),
@@ -150,46 +159,58 @@ def load_game(path: str | Path, game_id: str | None = None) -> Mapping[str, Any]
         parse), or the game cannot be picked.
     """
     if Path(path).exists() and not Path(path).is_file() and not Path(path).is_dir():  # a named pipe would never end
-        raise UsageError(f"game file {str(path)!r} is not a regular file (a named pipe, device or socket); "
-                         "give the path of a recorded game JSON file")
+        raise UsageError(
+            f"game file {str(path)!r} is not a regular file (a named pipe, device or socket); "
+            "give the path of a recorded game JSON file"
+        )
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(f"cannot read game file {str(path)!r}: {reason}; "
-                         "give the path of a recorded game JSON file") from None
+        raise UsageError(
+            f"cannot read game file {str(path)!r}: {reason}; give the path of a recorded game JSON file"
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UsageError(f"game file {str(path)!r} is not valid JSON: {exc.msg} "
-                         f"(line {exc.lineno}, column {exc.colno})") from None
+        raise UsageError(
+            f"game file {str(path)!r} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
-        raise UsageError(f"game file {str(path)!r} is nested too deeply to be a game; give a recorded game "
-                         "JSON file (as 'dicetable export' writes)") from None
+        raise UsageError(
+            f"game file {str(path)!r} is nested too deeply to be a game; give a recorded game "
+            "JSON file (as 'dicetable export' writes)"
+        ) from None
     if isinstance(data, dict) and "games" in data and "players" not in data:
         games = data["games"]
         if not isinstance(games, list) or not games:
-            raise UsageError(f"game file {str(path)!r}: \"games\" must be a non-empty list")
+            raise UsageError(f'game file {str(path)!r}: "games" must be a non-empty list')
         ids = [g.get("id") if isinstance(g, dict) else None for g in games]
         if game_id is None:
             if len(games) == 1:
                 return games[0]
-            raise UsageError(f"game file {str(path)!r} holds {len(games)} games; pick one with "
-                             f"--game ID, one of: {', '.join(str(i) for i in ids)}")
+            raise UsageError(
+                f"game file {str(path)!r} holds {len(games)} games; pick one with "
+                f"--game ID, one of: {', '.join(str(i) for i in ids)}"
+            )
         for game, gid in zip(games, ids):
             if gid == game_id:
                 return game
-        raise UsageError(f"no game with id {game_id!r} in {str(path)!r}; "
-                         f"the ids are: {', '.join(str(i) for i in ids)}")
+        raise UsageError(f"no game with id {game_id!r} in {str(path)!r}; the ids are: {', '.join(str(i) for i in ids)}")
     if game_id is not None and isinstance(data, dict) and data.get("id") != game_id:
         if data.get("id") is None:
-            raise UsageError(f"game file {str(path)!r} holds one game, which has no \"id\", so --game "
-                             f"{game_id!r} cannot pick it; leave out --game to replay it")
-        raise UsageError(f"game file {str(path)!r} holds one game with id {data.get('id')!r}, not "
-                         f"{game_id!r}; give --game {data.get('id')!r} or leave out --game")
+            raise UsageError(
+                f'game file {str(path)!r} holds one game, which has no "id", so --game '
+                f"{game_id!r} cannot pick it; leave out --game to replay it"
+            )
+        raise UsageError(
+            f"game file {str(path)!r} holds one game with id {data.get('id')!r}, not "
+            f"{game_id!r}; give --game {data.get('id')!r} or leave out --game"
+        )
     if not isinstance(data, dict):
-        raise UsageError(f"game file {str(path)!r} must hold a JSON object with \"ruleset\" "
-                         f"and \"players\", got {type(data).__name__}")
+        raise UsageError(
+            f'game file {str(path)!r} must hold a JSON object with "ruleset" and "players", got {type(data).__name__}'
+        )
     return data
 
 
@@ -226,20 +247,19 @@ def replay_game(game: Mapping[str, Any]) -> ReplayResult:
         player and the turn number (1-based) and gives the reason.
     """
     if not isinstance(game, Mapping):
-        raise UsageError("a game must be a JSON object with \"ruleset\" and \"players\"")
+        raise UsageError('a game must be a JSON object with "ruleset" and "players"')
     if "ruleset" not in game:
-        raise UsageError(f"the game has no \"ruleset\"; give one of: {', '.join(RULESET_IDS)}")
+        raise UsageError(f'the game has no "ruleset"; give one of: {", ".join(RULESET_IDS)}')
     ruleset = find_ruleset(game["ruleset"])
     joker = check_joker(game.get("joker") or DEFAULT_JOKER)
     players = game.get("players")
     if not isinstance(players, list) or not players:
-        raise UsageError("the game needs \"players\": a non-empty list of "
-                         "{\"name\": ..., \"turns\": [...]}")
+        raise UsageError('the game needs "players": a non-empty list of {"name": ..., "turns": [...]}')
     names: list[str] = []
     turn_lists: list[list[Any]] = []
     for i, player in enumerate(players):
         if not isinstance(player, Mapping) or not isinstance(player.get("turns"), list):
-            raise UsageError(f"player {i + 1} must be an object with \"name\" and a \"turns\" list")
+            raise UsageError(f'player {i + 1} must be an object with "name" and a "turns" list')
         names.append(_player_name(player.get("name"), i))
         turn_lists.append(player["turns"])
     counts = [len(t) for t in turn_lists]
@@ -259,17 +279,21 @@ def replay_game(game: Mapping[str, Any]) -> ReplayResult:
             where = f"player {names[i]!r}, turn {round_index + 1}"
             try:
                 if not isinstance(turn, Mapping) or "dice" not in turn or "box" not in turn:
-                    raise UsageError("a turn must be an object with \"dice\" and \"box\"")
+                    raise UsageError('a turn must be an object with "dice" and "box"')
                 dice = _turn_dice(turn["dice"])
                 roll = check_roll(turn.get("roll", 3))
                 cards[i] = place(ruleset, cards[i], dice, turn["box"], roll=roll, joker=joker)
             except (RulesError, UsageError) as exc:
                 raise UsageError(f"{where}: {exc}") from None
     results = tuple(
-        PlayerResult(name=n, card=c, upper_sum=upper_sum(ruleset, c),
-                     upper_bonus=upper_bonus(ruleset, c),
-                     yahtzee_bonus=yahtzee_bonus_points(ruleset, c),
-                     total=card_total(ruleset, c))
+        PlayerResult(
+            name=n,
+            card=c,
+            upper_sum=upper_sum(ruleset, c),
+            upper_bonus=upper_bonus(ruleset, c),
+            yahtzee_bonus=yahtzee_bonus_points(ruleset, c),
+            total=card_total(ruleset, c),
+        )
         for n, c in zip(names, cards)
     )
     return ReplayResult(
@@ -284,8 +308,7 @@ def replay_game(game: Mapping[str, Any]) -> ReplayResult:
 def format_result(result: ReplayResult) -> str:
     """Return the human-readable report: one card per player, then the winners."""
     rs = result.ruleset
-    lines = [f"{rs.title or rs.id} ({rs.id})"
-             + (f", joker {result.joker}" if rs.has_yahtzee_bonus else "")]
+    lines = [f"{rs.title or rs.id} ({rs.id})" + (f", joker {result.joker}" if rs.has_yahtzee_bonus else "")]
     name_width = max(len(rs.display_name(b)) for b in rs.boxes)
     for p in result.players:
         lines.append("")
@@ -296,11 +319,12 @@ def format_result(result: ReplayResult) -> str:
             lines.append(f"  {rs.display_name(box):<{name_width}}  {shown:>4}")
             if rs.upper_boxes and box == rs.upper_boxes[-1] and rs.upper_bonus_threshold:
                 lines.append(f"  {'Upper sum':<{name_width}}  {p.upper_sum:>4}")
-                lines.append(f"  {'Upper bonus':<{name_width}}  {p.upper_bonus:>4}"
-                             f"   ({rs.upper_bonus_points} at {rs.upper_bonus_threshold})")
+                lines.append(
+                    f"  {'Upper bonus':<{name_width}}  {p.upper_bonus:>4}"
+                    f"   ({rs.upper_bonus_points} at {rs.upper_bonus_threshold})"
+                )
         if rs.has_yahtzee_bonus:
-            lines.append(f"  {'Yahtzee bonus':<{name_width}}  {p.yahtzee_bonus:>4}"
-                         f"   ({p.card.yahtzee_bonuses} x 100)")
+            lines.append(f"  {'Yahtzee bonus':<{name_width}}  {p.yahtzee_bonus:>4}   ({p.card.yahtzee_bonuses} x 100)")
         lines.append(f"  {'Total':<{name_width}}  {p.total:>4}")
         missing = len(open_boxes(rs, p.card))
         if missing:
@@ -309,8 +333,9 @@ def format_result(result: ReplayResult) -> str:
     names = [result.players[i].name for i in result.winners]
     top = result.players[result.winners[0]].total
     # one winner, everyone level, some level at the top; an unfinished game has no winner yet
-    one, level, shared = ("Winner", "Draw", "Shared win") if result.finished else (
-        "Leading", "Level", "Leading together")
+    one, level, shared = (
+        ("Winner", "Draw", "Shared win") if result.finished else ("Leading", "Level", "Leading together")
+    )
     if len(names) == 1:
         lines.append(f"{one}: {names[0]} with {top}")
     elif len(names) == len(result.players):
@@ -332,5 +357,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__: Sequence[str] = ("PlayerResult", "ReplayResult", "load_game", "replay_game",
-                          "format_result", "register", "run")
+__all__: Sequence[str] = (
+    "PlayerResult",
+    "ReplayResult",
+    "load_game",
+    "replay_game",
+    "format_result",
+    "register",
+    "run",
+)

@@ -66,8 +66,14 @@ class ConnectionLimits:
         Monotonic seconds, for the refusals' log lines.
     """
 
-    def __init__(self, *, max_per_address: int = MAX_PER_ADDRESS, max_total: int = MAX_TOTAL,
-                 request_timeout_s: float = REQUEST_TIMEOUT_S, clock: Any = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        max_per_address: int = MAX_PER_ADDRESS,
+        max_total: int = MAX_TOTAL,
+        request_timeout_s: float = REQUEST_TIMEOUT_S,
+        clock: Any = time.monotonic,
+    ) -> None:
         soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
         self.max_per_address = max_per_address
         self.max_total = max_total if soft == resource.RLIM_INFINITY else min(max_total, soft // 2)
@@ -114,9 +120,16 @@ class ConnectionLimits:
             return
         n = self._refused.pop(key)
         self._logged_at[key] = now
-        log.warning("refused %d connection%s from %s: it holds %d already (at most %d per address, %d in all); "
-                    "the next refusals from it are logged once a minute", n, "" if n == 1 else "s", key,
-                    self.open.get(key, 0), self.max_per_address, self.max_total)
+        log.warning(
+            "refused %d connection%s from %s: it holds %d already (at most %d per address, %d in all); "
+            "the next refusals from it are logged once a minute",
+            n,
+            "" if n == 1 else "s",
+            key,
+            self.open.get(key, 0),
+            self.max_per_address,
+            self.max_total,
+        )
 
 
 def protocol_classes(limits: ConnectionLimits, ws: str) -> tuple[type, type]:
@@ -150,8 +163,12 @@ def protocol_classes(limits: ConnectionLimits, ws: str) -> tuple[type, type]:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self.transport.get_protocol() is not self or self.conn.their_state in (h11.DONE, h11.MUST_CLOSE,
-                                                                                      h11.CLOSED, h11.ERROR):
+            if self.transport.get_protocol() is not self or self.conn.their_state in (
+                h11.DONE,
+                h11.MUST_CLOSE,
+                h11.CLOSED,
+                h11.ERROR,
+            ):
                 self._cancel_deadline()  # the whole request is in (or it became a WebSocket)
 
         def on_response_complete(self) -> None:
@@ -204,6 +221,14 @@ def server_config(app: Any, limits: ConnectionLimits) -> Any:
     import uvicorn
 
     http, ws = protocol_classes(limits, websocket_protocol())
-    return uvicorn.Config(app, log_level="warning", lifespan="off", http=http, ws=ws, ws_max_size=WS_MAX_BYTES,
-                          timeout_keep_alive=KEEP_ALIVE_S, h11_max_incomplete_event_size=MAX_HEAD_BYTES,
-                          backlog=BACKLOG)
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        http=http,
+        ws=ws,
+        ws_max_size=WS_MAX_BYTES,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        backlog=BACKLOG,
+    )

@@ -46,8 +46,9 @@ def scorecards_png(state: GameState) -> bytes:
     w, h = col0 + sum(cols) + 20, top + row_h * len(rows) + 20
     img = np.full((h, w, 3), 255, np.uint8)
     rs = find_ruleset(state.ruleset)
-    title = f"{rs.title or rs.id}: " + ("winner " + ", ".join(state.players[i] for i in state.winners())
-                                        if state.winners() else "scores so far")
+    title = f"{rs.title or rs.id}: " + (
+        "winner " + ", ".join(state.players[i] for i in state.winners()) if state.winners() else "scores so far"
+    )
     cv2.putText(img, title, (10, 36), font, 0.85, (0, 0, 0), 2, cv2.LINE_AA)
     for r, row in enumerate(rows):
         y = top + r * row_h

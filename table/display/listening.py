@@ -45,8 +45,10 @@ def listen_error(exc: OSError, host: str, port: int) -> OSError:
     """
     reason = exc.strerror or str(exc)
     if isinstance(exc, socket.gaierror) or exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
-        advice = (f"{host!r} is not an address of this machine; give --listen an address of this machine, "
-                  "such as 127.0.0.1 (this machine only) or 0.0.0.0 (phones on the LAN too)")
+        advice = (
+            f"{host!r} is not an address of this machine; give --listen an address of this machine, "
+            "such as 127.0.0.1 (this machine only) or 0.0.0.0 (phones on the LAN too)"
+        )
     elif exc.errno == errno.EACCES and 0 < port < 1024:
         advice = "ports below 1024 need root; give a --port of 1024 or more"
     elif exc.errno == errno.EADDRINUSE:
@@ -75,8 +77,10 @@ def table_host_names() -> frozenset[str]:
 def _addresses_of(name: str) -> list[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     """The addresses `name` (a host name or an address) resolves to, zone ids dropped; [] when it does not."""
     try:
-        return [ipaddress.ip_address(info[4][0].split("%")[0])
-                for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
+        return [
+            ipaddress.ip_address(info[4][0].split("%")[0])
+            for info in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)
+        ]
     except (OSError, ValueError):
         return []
 
@@ -107,6 +111,7 @@ def phone_urls(host: str, port: int) -> list[str]:
     list of str
         URLs, the addresses first; empty when phones cannot reach the page.
     """
+
     def url(address: str) -> str:
         return f"http://[{address}]:{port}/" if ":" in address else f"http://{address}:{port}/"
 

@@ -6,8 +6,17 @@ import json
 from typing import Any
 
 #: Types of the fields a client message may carry (others are ignored; the setup's are checked by the app).
-FIELDS: dict[str, type] = {"type": str, "pin": str, "token": str, "command": str, "seq": int, "item": str,
-                           "box": str, "seen": int, "die": int}
+FIELDS: dict[str, type] = {
+    "type": str,
+    "pin": str,
+    "token": str,
+    "command": str,
+    "seq": int,
+    "item": str,
+    "box": str,
+    "seen": int,
+    "die": int,
+}
 
 #: Longest message taken, in characters: the page's longest, a setup of 8 names of 40 characters, is under
 #: 2,000. A longer one is refused before it is parsed (16 MiB messages were parsed before any PIN check).
@@ -49,6 +58,7 @@ def parse_message(text: str | None) -> dict[str, Any]:
     for key, kind in FIELDS.items():
         value = msg.get(key)
         if key in msg and (not isinstance(value, kind) or isinstance(value, bool)):
-            raise ValueError(f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, "
-                             f"got {_json_kind(value)}")
+            raise ValueError(
+                f"field {key!r} must be {'a whole number' if kind is int else 'a string'}, got {_json_kind(value)}"
+            )
     return msg

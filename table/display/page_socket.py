@@ -67,8 +67,7 @@ def view(table: Any, snap: dict[str, Any], here: bool, unlocked: bool) -> str:
     return json.dumps(out, separators=(",", ":"))
 
 
-async def serve_page_socket(socket: WebSocket, table: Any, hub: Hub, guard: PinGuard,
-                            local: frozenset[str]) -> None:
+async def serve_page_socket(socket: WebSocket, table: Any, hub: Hub, guard: PinGuard, local: frozenset[str]) -> None:
     """Serve one page's WebSocket until it closes (see the module's docstring).
 
     Parameters
@@ -158,17 +157,23 @@ async def serve_page_socket(socket: WebSocket, table: Any, hub: Hub, guard: PinG
                     continue
                 allowed = guard.check(host, msg["pin"], table.pin)
             if not allowed:
-                await socket.send_text(json.dumps({
-                    "type": "refused",
-                    "message": guard.refusal(host) or
-                    "Read-only: enter the table's PIN (shown on the table's screen) to send commands."}))
+                await socket.send_text(
+                    json.dumps(
+                        {
+                            "type": "refused",
+                            "message": guard.refusal(host)
+                            or "Read-only: enter the table's PIN (shown on the table's screen) to send commands.",
+                        }
+                    )
+                )
                 continue
             if kind == "command":
                 try:
                     command = Command(str(msg.get("command")))
                 except ValueError:
-                    await socket.send_text(json.dumps({"type": "refused", "message":
-                                                       f"unknown command {msg.get('command')!r}"}))
+                    await socket.send_text(
+                        json.dumps({"type": "refused", "message": f"unknown command {msg.get('command')!r}"})
+                    )
                     continue
                 # a page that does not say what it showed (an old page) is taken to have seen nothing
                 table.press(command, origin, seen=msg.get("seen", -1))

@@ -56,9 +56,17 @@ class PinGuard:
     #: The key of the table-wide count (no address is written this way).
     TABLE = "<every address>"
 
-    def __init__(self, *, max_wrong: int = 5, max_table_wrong: int = 20, table_window_s: float = 3600.0,
-                 lockout_s: float = 30.0, max_lockout_s: float = 3600.0,
-                 clock: Callable[[], float] = time.monotonic, max_tokens: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        max_wrong: int = 5,
+        max_table_wrong: int = 20,
+        table_window_s: float = 3600.0,
+        lockout_s: float = 30.0,
+        max_lockout_s: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+        max_tokens: int = 64,
+    ) -> None:
         self.max_wrong = max_wrong
         self.max_table_wrong = max_table_wrong
         self.table_window_s = table_window_s
@@ -131,8 +139,10 @@ class PinGuard:
         while self._table_wrong_at[0] <= now - self.table_window_s:
             self._table_wrong_at.popleft()
         self._wrong[key] = self._wrong.get(key, 0) + 1
-        for k, n, most in ((key, self._wrong[key], self.max_wrong),
-                           (self.TABLE, len(self._table_wrong_at), self.max_table_wrong)):
+        for k, n, most in (
+            (key, self._wrong[key], self.max_wrong),
+            (self.TABLE, len(self._table_wrong_at), self.max_table_wrong),
+        ):
             if n >= most:
                 lockout_s = self.lockout_s * 2 ** min(n - most, 30)  # 30 s, 60 s, 120 s...
                 self._until[k] = now + min(self.max_lockout_s, lockout_s)

@@ -58,7 +58,7 @@ def host_allowed(host: str | None, names: frozenset[str] | set[str]) -> bool:
         return True
     host = host.strip().lower()
     if host.startswith("["):
-        name = host[1:host.find("]")] if "]" in host else host[1:]
+        name = host[1 : host.find("]")] if "]" in host else host[1:]
     else:
         name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
     try:
@@ -95,14 +95,19 @@ class HostCheck:
         if host_allowed(host, self.names):
             await self.app(scope, receive, send)
             return
-        log.warning("refused a request for host %r (this table answers to its IP address or %s)",
-                    host, ", ".join(sorted(self.names)))
+        log.warning(
+            "refused a request for host %r (this table answers to its IP address or %s)",
+            host,
+            ", ".join(sorted(self.names)),
+        )
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})  # before accept: HTTP 403
             return
         names = " or ".join(f"http://{n}:PORT/" for n in sorted(self.names))
-        text = (f"This dicetable does not answer to the name {host!r}. Open it by its IP address "
-                f"(http://ADDRESS:PORT/, as 'dicetable play' prints) or as {names}.\n")
+        text = (
+            f"This dicetable does not answer to the name {host!r}. Open it by its IP address "
+            f"(http://ADDRESS:PORT/, as 'dicetable play' prints) or as {names}.\n"
+        )
         await Response(text, status_code=400, media_type="text/plain")(scope, receive, send)
 
 

@@ -47,8 +47,20 @@ from table.display.request_checks import HostCheck, host_allowed, plain_address,
 from table.display.served_exports import ServedExports
 
 __all__ = [
-    "FIELDS", "LOCAL_HOSTS", "STATIC", "DisplayServer", "HostCheck", "Hub", "PinGuard", "bind_listener",
-    "create_app", "host_allowed", "parse_message", "plain_address", "same_origin", "table_host_names",
+    "FIELDS",
+    "LOCAL_HOSTS",
+    "STATIC",
+    "DisplayServer",
+    "HostCheck",
+    "Hub",
+    "PinGuard",
+    "bind_listener",
+    "create_app",
+    "host_allowed",
+    "parse_message",
+    "plain_address",
+    "same_origin",
+    "table_host_names",
 ]
 
 STATIC = Path(__file__).with_name("static")
@@ -57,8 +69,13 @@ STATIC = Path(__file__).with_name("static")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "localhost", "testclient"})
 
 
-def create_app(table: Any, *, local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
-               pin_guard: PinGuard | None = None, host_names: frozenset[str] | set[str] | None = None) -> Any:
+def create_app(
+    table: Any,
+    *,
+    local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
+    pin_guard: PinGuard | None = None,
+    host_names: frozenset[str] | set[str] | None = None,
+) -> Any:
     """Build the FastAPI app for a running :class:`~table.app.TableApp`.
 
     Parameters
@@ -175,8 +192,15 @@ class DisplayServer:
         See :func:`create_app` (a server started again with the same guard keeps its counts).
     """
 
-    def __init__(self, table: Any, *, host: str = "127.0.0.1", port: int = 8000,
-                 local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS, pin_guard: PinGuard | None = None) -> None:
+    def __init__(
+        self,
+        table: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
+        pin_guard: PinGuard | None = None,
+    ) -> None:
         import threading
 
         import uvicorn
@@ -187,8 +211,9 @@ class DisplayServer:
         self.port = self._sock.getsockname()[1]
         self.limits = ConnectionLimits()
         self.server = uvicorn.Server(server_config(self.app, self.limits))
-        self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]},
-                                        name="dicetable-display", daemon=True)
+        self._thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self._sock]}, name="dicetable-display", daemon=True
+        )
 
     @property
     def url(self) -> str:

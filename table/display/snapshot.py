@@ -43,7 +43,9 @@ class Setup:
     def to_json(self) -> dict[str, Any]:
         """The setup screen's part of the snapshot."""
         return {
-            "ruleset": self.ruleset, "joker": self.joker, "names": list(self.names),
+            "ruleset": self.ruleset,
+            "joker": self.joker,
+            "names": list(self.names),
             "field": self.FIELDS[self.field],
             "rulesets": [{"id": r, "title": find_ruleset(r).title or r} for r in RULESET_IDS],
             "jokers": [{"id": j, "title": JOKER_NAMES.get(j, j)} for j in JOKER_VARIANTS],
@@ -92,32 +94,48 @@ def game_json(state: GameState, selected: str | None) -> dict[str, Any]:
     current = None if turn is None else turn.player
     players = []
     for i, (name, card) in enumerate(zip(state.players, state.cards)):
-        players.append({
-            "name": name, "boxes": {b: card.boxes.get(b) for b in rs.boxes},
-            "upper_sum": upper_sum(rs, card) if rs.upper_boxes else None,
-            "upper_bonus": bonuses[i], "upper_target": rs.upper_bonus_threshold,
-            "upper_bonus_points": rs.upper_bonus_points,
-            "yahtzee_bonus": yahtzee_bonus_points(rs, card) if rs.has_yahtzee_bonus else None,
-            "total": totals[i], "current": i == current, "bot": state.bot_level(i) or None,
-        })
+        players.append(
+            {
+                "name": name,
+                "boxes": {b: card.boxes.get(b) for b in rs.boxes},
+                "upper_sum": upper_sum(rs, card) if rs.upper_boxes else None,
+                "upper_bonus": bonuses[i],
+                "upper_target": rs.upper_bonus_threshold,
+                "upper_bonus_points": rs.upper_bonus_points,
+                "yahtzee_bonus": yahtzee_bonus_points(rs, card) if rs.has_yahtzee_bonus else None,
+                "total": totals[i],
+                "current": i == current,
+                "bot": state.bot_level(i) or None,
+            }
+        )
     options = options_of(state)
     best = best_of(options, rs.boxes)
     dice = []
     if turn is not None and turn.roll:
-        dice = [{"value": v, "held": bool(turn.holds[k]), "flagged": k in turn.flagged}
-                for k, v in enumerate(turn.dice)]
+        dice = [
+            {"value": v, "held": bool(turn.holds[k]), "flagged": k in turn.flagged} for k, v in enumerate(turn.dice)
+        ]
     filled = sum(len(c.boxes) for c in state.cards)
     n = max(1, len(state.players))
     return {
-        "ruleset": rs.id, "title": rs.title or rs.id,
+        "ruleset": rs.id,
+        "title": rs.title or rs.id,
         "boxes": [{"id": b, "name": rs.display_name(b), "upper": b in rs.upper_boxes} for b in rs.boxes],
-        "players": players, "current": current,
-        "round": min(len(rs.boxes), filled // n + 1), "rounds": len(rs.boxes),
-        "roll": 0 if turn is None else turn.roll, "max_rolls": 3, "dice": dice,
+        "players": players,
+        "current": current,
+        "round": min(len(rs.boxes), filled // n + 1),
+        "rounds": len(rs.boxes),
+        "roll": 0 if turn is None else turn.roll,
+        "max_rolls": 3,
+        "dice": dice,
         "holds": [] if turn is None else list(turn.holds),
-        "options": [{"box": b, "name": rs.display_name(b), "points": p, "best": b == best,
-                     "selected": b == selected} for b, p in options.items()],
-        "selected": selected, "best": best, "can_undo": state.can_undo,
+        "options": [
+            {"box": b, "name": rs.display_name(b), "points": p, "best": b == best, "selected": b == selected}
+            for b, p in options.items()
+        ],
+        "selected": selected,
+        "best": best,
+        "can_undo": state.can_undo,
         "winners": [state.players[i] for i in state.winners()],
         "ended": None if state.ended is None else state.ended.value,
     }

@@ -122,10 +122,16 @@ class ButtonPanel:
     ...     panel.set_holds((True, False, False, False, False))
     """
 
-    def __init__(self, pin_map: PinMap | dict[str, int], *, on_command: Callable[[Command], None],
-                 pin_factory: Any = None, clock: Callable[[], float] = time.monotonic,
-                 on_short_undo: Callable[[], None] | None = None,
-                 schedule: Callable[[float, Callable[[], None]], Any] = _timer) -> None:
+    def __init__(
+        self,
+        pin_map: PinMap | dict[str, int],
+        *,
+        on_command: Callable[[Command], None],
+        pin_factory: Any = None,
+        clock: Callable[[], float] = time.monotonic,
+        on_short_undo: Callable[[], None] | None = None,
+        schedule: Callable[[float, Callable[[], None]], Any] = _timer,
+    ) -> None:
         if not isinstance(pin_map, PinMap):
             pin_map = PinMap({Command(k): v for k, v in pin_map.items()})
         self.pin_map = pin_map
@@ -140,8 +146,9 @@ class ButtonPanel:
         try:
             from gpiozero import LED, Button
         except ImportError:
-            raise DicetableError("gpiozero is not installed; run 'pip install gpiozero' "
-                                 "(or play with --no-buttons and use the keyboard)") from None
+            raise DicetableError(
+                "gpiozero is not installed; run 'pip install gpiozero' (or play with --no-buttons and use the keyboard)"
+            ) from None
         try:
             for command, pin in pin_map.buttons.items():
                 button = Button(pin, pull_up=True, bounce_time=None, pin_factory=pin_factory)
@@ -152,8 +159,10 @@ class ButtonPanel:
             self.close()
             if isinstance(exc, DicetableError):
                 raise
-            raise DicetableError(f"cannot open the GPIO pins ({type(exc).__name__}: {exc}); on a Pi add your "
-                                 "user to the 'gpio' group, elsewhere play with --no-buttons") from None
+            raise DicetableError(
+                f"cannot open the GPIO pins ({type(exc).__name__}: {exc}); on a Pi add your "
+                "user to the 'gpio' group, elsewhere play with --no-buttons"
+            ) from None
 
     def _changed(self, command: Command, pressed: bool, held_s: float) -> None:
         if self._closed:

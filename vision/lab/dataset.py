@@ -91,8 +91,10 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetError(f"{str(labels_path)!r} is not valid JSON: {exc}") from exc
     except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
-        raise DatasetError(f"{str(labels_path)!r} is nested too deeply to be labels; give "
-                           '{"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]}') from None
+        raise DatasetError(
+            f"{str(labels_path)!r} is nested too deeply to be labels; give "
+            '{"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]}'
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
     out = []
@@ -103,27 +105,37 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
             raise DatasetError(f'{where} must be an object with a "file" name')
         name = _photo_name(entry["file"], root, where)
         if name in first_entry:
-            raise DatasetError(f"{where} names the photo {entry['file']!r} again (images[{first_entry[name]}] "
-                               "names it first); list each photo once, with all its dice")
+            raise DatasetError(
+                f"{where} names the photo {entry['file']!r} again (images[{first_entry[name]}] "
+                "names it first); list each photo once, with all its dice"
+            )
         first_entry[name] = i
         dice_list = entry.get("dice")
         if not isinstance(dice_list, list):
             given = 'has no "dice"' if "dice" not in entry else f'has "dice": {_short(dice_list)}'
-            raise DatasetError(f'{where} ({entry["file"]!r}) {given}; every image entry needs a "dice" list '
-                               '([] for a photo with no dice)')
+            raise DatasetError(
+                f'{where} ({entry["file"]!r}) {given}; every image entry needs a "dice" list '
+                "([] for a photo with no dice)"
+            )
         dice = tuple(_labelled_die(d, f"{where}.dice[{j}]") for j, d in enumerate(dice_list))
         out.append(LabelledImage(root / entry["file"], dice, _labelled_size(entry, where), i))
     if not out:
-        raise DatasetError(f'{str(labels_path)!r} lists no images; add entries to its "images" list '
-                           '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})')
+        raise DatasetError(
+            f'{str(labels_path)!r} lists no images; add entries to its "images" list '
+            '({"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]})'
+        )
     for item in out:  # after every entry is read: a malformed entry is named before a missing photo
         if not item.path.is_file():
             i, file = item.entry, data["images"][item.entry]["file"]
             if item.path.is_dir():
-                raise DatasetError(f"{str(labels_path)!r}: images[{i}] names {file!r}, which is a folder; "
-                                   f'"file" must name a photo in {str(folder)!r}')
-            raise DatasetError(f"{str(labels_path)!r}: images[{i}] names the photo {file!r}, which is not in "
-                               f'{str(folder)!r}; put the photo there or correct its "file"')
+                raise DatasetError(
+                    f"{str(labels_path)!r}: images[{i}] names {file!r}, which is a folder; "
+                    f'"file" must name a photo in {str(folder)!r}'
+                )
+            raise DatasetError(
+                f"{str(labels_path)!r}: images[{i}] names the photo {file!r}, which is not in "
+                f'{str(folder)!r}; put the photo there or correct its "file"'
+            )
     return out
 
 
@@ -133,7 +145,7 @@ def _short(value: object, limit: int = 40) -> str:
         text = json.dumps(value)
     except (TypeError, ValueError):
         text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _photo_name(file: str, root: Path, where: str) -> str:
@@ -144,8 +156,10 @@ def _photo_name(file: str, root: Path, where: str) -> str:
     """
     name = os.path.normpath(file) if file else ""
     if not name or name == "." or PurePath(file).is_absolute() or name == ".." or name.startswith(".." + os.sep):
-        raise DatasetError(f'{where} has "file" {file!r}; "file" must name a photo inside {str(root)!r} by its path '
-                           'relative to that folder (not absolute, no ".." out of it)')
+        raise DatasetError(
+            f'{where} has "file" {file!r}; "file" must name a photo inside {str(root)!r} by its path '
+            'relative to that folder (not absolute, no ".." out of it)'
+        )
     return name
 
 
@@ -168,8 +182,10 @@ def _labelled_die(d: object, where: str) -> LabelledDie:
         raise DatasetError(f"{where} {given}; need a box [x, y, w, h]: 4 numbers, in pixels of the photo")
     x, y, w, h = (int(round(float(v))) for v in box)
     if w < 1 or h < 1:
-        raise DatasetError(f'{where} has "box" {_short(box)}, {w} px wide and {h} px high; '
-                           "need a box [x, y, w, h] with width and height of at least 1 px")
+        raise DatasetError(
+            f'{where} has "box" {_short(box)}, {w} px wide and {h} px high; '
+            "need a box [x, y, w, h] with width and height of at least 1 px"
+        )
     return LabelledDie(value, (x, y, w, h))
 
 
@@ -179,6 +195,8 @@ def _labelled_size(entry: dict, where: str) -> tuple[int, int] | None:
         return None
     w, h = entry.get("width"), entry.get("height")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in (w, h)):
-        raise DatasetError(f'{where} has "width" {_short(w)} and "height" {_short(h)}; give both, the photo\'s '
-                           "size in pixels (whole numbers), or neither")
+        raise DatasetError(
+            f'{where} has "width" {_short(w)} and "height" {_short(h)}; give both, the photo\'s '
+            "size in pixels (whole numbers), or neither"
+        )
     return w, h
