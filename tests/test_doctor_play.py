@@ -60,8 +60,16 @@ def test_a_trouble_is_on_every_screen_until_cleared(app):
 
 
 class _Watcher:
+    """A roll watcher that sees nothing (or raises `fail`), with what the camera's live view draws."""
+
     def __init__(self, fail=None):
+        from calibration.profile import load_profile
+        from vision.watch import WatchState
+
         self.fail = fail
+        self.geometry = load_profile("default").geometry
+        self.state, self.hold_area_mm, self.last_event = WatchState.SETTLING, None, None
+        self.motion, self.hand, self.notice, self.camera_problem = 0.0, False, "", None
 
     def update(self, frame):
         if self.fail is not None:
