@@ -220,12 +220,14 @@ class TurnMixin:
             if self.camera_status != "moving":
                 self._moving_since = mono
             self.camera_status = "moving"
-            for k in ("leaning", "unreadable", "count", "unmoved", "moved", "unthrown"):
+            for k in ("leaning", "unreadable", "count", "unmoved", "moved", "unthrown", "blocked"):
                 self.warnings.pop(k, None)
             self.pending = None
         elif kind == "disturbed":
             if in_game and st.turn.roll >= 3:
                 self.warnings["moved"] = ADVICE["moved"] + " " + ADVICE["no-rolls"]
+        elif kind == "blocked":  # a still picture unlike the empty tray, no verdict: say what it looks like
+            self.warnings["blocked"] = f"Nothing can be read: {'; '.join(event.problems)}."
         elif kind == "camera-moved":
             text = "; ".join(event.problems)
             if "calibrat" in text:
