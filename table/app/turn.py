@@ -52,9 +52,9 @@ class TurnMixin:
     slot_mm: list[tuple[float, float] | None]
     slot_script: list[int]
     seq: int
-    #: True from the camera's (re)opening until it sees motion: dice read before then were lying in the
-    #: tray (a restart, a resume, a camera reconnect), not thrown, and are not a roll unless confirmed.
-    _unthrown = True
+    #: True from the camera's (re)opening (status "opened", sent by CameraLoop) until it sees motion: dice read
+    #: before then were lying in the tray (a restart, a resume, a reconnect), not thrown: no roll unless confirmed.
+    _unthrown = False
 
     def _handle(self, command: Any) -> bool:
         """Apply a game command through the session; a refusal is said in :attr:`message` (False)."""
