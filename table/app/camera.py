@@ -169,6 +169,7 @@ class CameraLoop:
         self.opens = 0  # times a camera was opened and a watcher made for it
         self.left_behind: list[threading.Thread] = []  # read threads stuck in a read that close() did not end
         self._said: str | None = None  # the camera's trouble line last shown
+        self._no_view = False  # the annotated view failed once (said once in the log)
         self._size: tuple[int, int] | None = None  # (width, height) of the first frame
 
     def start(self) -> CameraLoop:
@@ -318,7 +319,12 @@ class CameraLoop:
                     verdict = event
             if verdict is not None or mono - last_view >= self.view_every_s:
                 if verdict is not None or frame.image is not still_image:
-                    self.app.camera_update(jpeg=self._view(frame, verdict))
+                    try:
+                        self.app.camera_update(jpeg=self._view(frame, verdict))
+                    except Exception as exc:  # noqa: BLE001 - the view is for people: dice are read without it
+                        if not self._no_view:
+                            log.warning("no camera view for the page: %s: %s", type(exc).__name__, exc)
+                        self._no_view = True
                     still_image = frame.image
                 last_view = mono
             # Pace: live cameras block in read(); finite sources follow their fps times speed.
