@@ -410,7 +410,7 @@ def test_regression_play_says_a_live_camera_is_missing_and_keeps_trying(tmp_path
     assert status == 0 and len(tries) >= 2  # once before the page, then the camera thread tries again
     assert (
         "dicetable: cannot open the camera: could not open opencv:7: is the camera plugged in?; "
-        "the table keeps trying every 3 s"
+        "the table keeps trying (after 1 s, then less often: every 30 s at most)"
     ) in err
     assert err.index("cannot open the camera") < err.index("page is at")
 

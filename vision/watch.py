@@ -107,6 +107,9 @@ class WatchConfig:
         A die within this distance of a die of the previous roll, same value, did not move.
     hold_match_mm : float
         Distance within which a held die is the same die as in the previous roll.
+    stuck_s : float
+        Seconds (frame timestamps) of a still picture taken for a hand before a ``blocked`` event says
+        what it looks like; a real hand moves a little within a second or two.
     """
 
     start_threshold: float = 0.004
@@ -129,6 +132,7 @@ class WatchConfig:
     lean_box_size: float = 1.75
     unmoved_mm: float = 2.5
     hold_match_mm: float = 8.0
+    stuck_s: float = 8.0
 
     def __post_init__(self) -> None:
         if not 0 < self.stop_threshold < self.start_threshold < 1:
@@ -270,6 +274,7 @@ class RollWatcher(_CameraChecks, _Voting):
         self.motion = motion
         hand, mismatch = self._foreground(small, med)
         self.hand = hand
+        self._check_stuck(hand and motion < c.stop_threshold, image, small, med, idx, ts, events)
         if light_jump and not hand:
             self._anchor = None if self.state == WatchState.SETTLING else norm
             if self.state == WatchState.SETTLING:
@@ -310,6 +315,61 @@ class RollWatcher(_CameraChecks, _Voting):
     _notes: tuple[str, ...] = ()
     #: Why a still tray gave no event (e.g. ``"found 2 of 5 dice"``), for live views; None otherwise.
     notice: str | None = None
+
+    _stuck_since: float | None = None
+    _stuck_said = False
+
+    def _check_stuck(
+        self,
+        stuck: bool,
+        image: np.ndarray,
+        small: np.ndarray,
+        med: float,
+        idx: int,
+        ts: float,
+        events: list[RollEvent],
+    ) -> None:
+        """A ``blocked`` event once the picture has been still but taken for a hand for ``stuck_s`` seconds."""
+        if not stuck:
+            if self._stuck_said:  # the picture moved, or the "hand" went: said, which clears the warning
+                events.append(self._event(EventKind.MOVING, idx, ts))
+                self._emitted_moving = True
+            self._stuck_since, self._stuck_said = None, False
+            return
+        if self._stuck_since is None:
+            self._stuck_since = ts
+        if not self._stuck_said and ts - self._stuck_since >= self.config.stuck_s:
+            self._stuck_said = True
+            events.append(self._event(EventKind.BLOCKED, idx, ts, problems=(self._looks_like(image, small, med),)))
+
+    def _looks_like(self, image: np.ndarray, small: np.ndarray, med: float) -> str:
+        """What a still picture unlike the empty tray looks like, in words, with what to do."""
+        c = self.config
+        align = self.alignment(image)
+        if align is not None and align < c.alignment_min:
+            return (
+                f"the camera seems to have moved (the tray walls do not line up with the calibration, alignment "
+                f"{align:.2f}); put it back, or run 'dicetable calibrate' again"
+            )
+        ratio = med / max(self._ref_median, 1e-3)
+        if abs(ratio - 1.0) > 0.25:
+            return (
+                f"the light seems to have changed (the tray is {abs(ratio - 1) * 100:.0f}% "
+                f"{'brighter' if ratio > 1 else 'darker'} than at calibration); light it as then, or run "
+                "'dicetable calibrate' again in this light"
+            )
+        diff = small * (self._ref_median / med) - self._ref_small
+        changed = np.count_nonzero(np.abs(diff) > c.foreground_threshold)
+        darker = np.count_nonzero(diff < -c.foreground_threshold)
+        if changed and darker > 0.85 * changed:
+            return (
+                "the light seems to have changed: long shadows in the tray look like a hand (a low lamp?); light "
+                "the tray from above, or run 'dicetable calibrate' again in this light"
+            )
+        return (
+            "something seems to be left in the tray (not a die), or a hand rests in it; clear the tray, and if "
+            "it is empty, run 'dicetable calibrate' again"
+        )
 
     def _changed(self, norm: np.ndarray, anchor: np.ndarray | None) -> float:
         if anchor is None:

@@ -41,6 +41,9 @@ class EventKind(StrEnum):
     """Something moved after a settled or unreadable verdict."""
     CAMERA_MOVED = "camera-moved"
     """The corner markers moved: the geometry was refitted, or recalibration is needed."""
+    BLOCKED = "blocked"
+    """The picture has stayed still but unlike the empty tray (taken for a hand) for ``stuck_s`` seconds, with
+    no verdict: problems say what it looks like (camera moved, light changed, something left in the tray)."""
 
 
 class FlagKind(StrEnum):

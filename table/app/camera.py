@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import cv2
+import numpy as np
 
 from vision.errors import VisionError
 from vision.sources.base import SourceEnded, SourceError
@@ -17,8 +19,15 @@ log = logging.getLogger(__name__)
 
 #: Width of the camera view sent to the page, in pixels.
 VIEW_WIDTH = 360
-#: Seconds between tries to open a camera that could not be opened.
-RETRY_S = 3.0
+#: Seconds before the first try to open the camera again after it failed; each failure in a row doubles
+#: the pause, up to :data:`RETRY_MAX_S` (a camera that fails at once is not reopened 30 times a minute).
+RETRY_S = 1.0
+RETRY_MAX_S = 30.0
+#: Seconds without a frame after which the camera counts as hung and is opened again (a Pi camera
+#: gives its first frame within about 2 s of opening, then one every 33 ms).
+STALL_S = 5.0
+#: Seconds :meth:`CameraLoop.close` waits for the camera thread.
+CLOSE_WAIT_S = 3.0
 
 
 def camera_retries(spec: str) -> bool:
@@ -38,8 +47,98 @@ def camera_retries(spec: str) -> bool:
     return kind == "picamera2" or (kind == "opencv" and (arg.isdigit() or "://" in arg))
 
 
+class FrameTimeout(SourceError):
+    """Raised when the camera gave no frame for :attr:`CameraLoop.stall_s` seconds (a read that hangs)."""
+
+
+class _Stopped(Exception):
+    """The loop was asked to stop while it waited for a frame."""
+
+
+class _SourceFault(Exception):
+    """What the frame source raised (its ``__cause__``), told apart from the reader's errors."""
+
+
+class _FrameReads:
+    """``source.read()`` on its own thread, asked for one frame at a time (no read-ahead, so the pace
+    stays the loop's), so that a read that hangs is noticed (:class:`FrameTimeout`) instead of blocking
+    the camera thread for ever.
+
+    Whatever the read raises is raised again by :meth:`read`, on the camera thread.
+    """
+
+    def __init__(self, source: Any, stop: threading.Event) -> None:
+        self._source = source
+        self._stop = stop
+        self._ask = threading.Semaphore(0)
+        self._got: queue.Queue[tuple[Any, BaseException | None]] = queue.Queue(maxsize=1)
+        self._closed = False
+        self.thread = threading.Thread(target=self._run, name="dicetable-camera-read", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._ask.acquire()
+            if self._closed:
+                return
+            try:
+                item: tuple[Any, BaseException | None] = (self._source.read(), None)
+            except BaseException as exc:  # noqa: BLE001 - handed to the camera thread, which says it
+                item = (None, exc)
+            self._got.put(item)
+
+    def read(self, timeout_s: float) -> Any:
+        """The next frame; raises what the read raised, :class:`FrameTimeout` after `timeout_s` s, or _Stopped."""
+        self._ask.release()
+        end = time.monotonic() + timeout_s
+        while True:
+            if self._stop.is_set():
+                raise _Stopped
+            left = end - time.monotonic()
+            if left <= 0:
+                raise FrameTimeout(f"no frame for {timeout_s:g} s")
+            try:
+                frame, exc = self._got.get(timeout=min(0.1, left))
+            except queue.Empty:
+                continue
+            if exc is not None:
+                raise exc
+            return frame
+
+    def close(self, wait_s: float) -> bool:
+        """Let the read thread end (after the read in progress); True when it did within `wait_s` s."""
+        self._closed = True
+        self._ask.release()
+        self.thread.join(wait_s)
+        return not self.thread.is_alive()
+
+
+def _check_frame(frame: Any, size: tuple[int, int] | None) -> tuple[int, int]:
+    """``(width, height)`` of `frame`'s image; a frame that is None, not (H, W, 3) uint8, or not of `size`
+    (the first frame's) raises :class:`SourceError`: the watcher's geometry holds for one size only."""
+    image = getattr(frame, "image", None)
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        what = (
+            "no frame"
+            if frame is None
+            else "no image"
+            if image is None
+            else (f"an unusable image (shape {getattr(image, 'shape', '?')}, dtype {getattr(image, 'dtype', '?')})")
+        )
+        raise SourceError(f"the camera gave {what}")
+    got = (int(image.shape[1]), int(image.shape[0]))
+    if size is not None and got != size:
+        raise SourceError(f"the camera gave a {got[0]}x{got[1]} frame, not {size[0]}x{size[1]} as before")
+    return got
+
+
 class CameraLoop:
     """Read frames, feed the watcher, send its events and a small annotated view to the app.
+
+    Nothing a frame source or the reader raises ends the thread (but :class:`SourceEnded`, the end
+    of a recording): what happened is said on the page (:meth:`TableApp.trouble`, the camera status),
+    and the camera is opened again after :data:`RETRY_S`, 2, 4 ... up to :data:`RETRY_MAX_S` seconds.
+    A camera that gives no frame for `stall_s` seconds is reopened the same way.
 
     Parameters
     ----------
@@ -54,6 +153,8 @@ class CameraLoop:
         as fast as the CPU allows while dice move (still frames are paced at the fps).
     view_every_s : float, optional
         Seconds between camera views while nothing is decided (verdicts always send one).
+    stall_s : float, optional
+        Seconds without a frame after which the camera counts as hung (:data:`STALL_S`).
     """
 
     def __init__(
@@ -64,19 +165,25 @@ class CameraLoop:
         *,
         speed: float = 1.0,
         view_every_s: float = 0.5,
+        stall_s: float | None = None,
     ) -> None:
         self.app = app
         self.open_source = open_source
         self.make_watcher = make_watcher
         self.speed = float(speed)
         self.view_every_s = float(view_every_s)
+        self.stall_s = STALL_S if stall_s is None else float(stall_s)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.frames = 0
         self.watch_s = 0.0
         self.source: Any = None
         self.watcher: Any = None
+        self.opens = 0  # times a camera was opened and a watcher made for it
+        self.left_behind: list[threading.Thread] = []  # read threads stuck in a read that close() did not end
         self._said: str | None = None  # the camera's trouble line last shown
+        self._no_view = False  # the annotated view failed once (said once in the log)
+        self._size: tuple[int, int] | None = None  # (width, height) of the first frame
 
     def start(self) -> CameraLoop:
         """Start the thread; return self."""
@@ -85,10 +192,12 @@ class CameraLoop:
         return self
 
     def close(self) -> None:
-        """Stop the thread and close the camera."""
+        """Stop the thread and close the camera (within about :data:`CLOSE_WAIT_S` s, even when a read hangs)."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=CLOSE_WAIT_S)
+            if self._thread.is_alive():
+                log.warning("the camera thread did not stop within %g s (a camera that does not open?)", CLOSE_WAIT_S)
         self._thread = None
 
     def _trouble(self, check: Any) -> None:
@@ -105,75 +214,132 @@ class CameraLoop:
         from table.doctor.camera import camera_problem
 
         spec = str(getattr(self.app, "camera_name", "") or "the camera")
+        delay = RETRY_S
         while not self._stop.is_set():
             try:
                 self.source = self.open_source()
-            except (SourceError, OSError, ValueError) as exc:
+            except Exception as exc:  # noqa: BLE001 - SourceError, and whatever a camera library raises
                 self.app.camera_update(
                     status="lost",
                     warning=("camera-lost", f"Camera lost ({exc}): check the camera cable. Trying again..."),
                 )
                 self._trouble(camera_problem(spec, exc))
-                self._stop.wait(RETRY_S)
+                self._stop.wait(delay)
+                delay = min(RETRY_MAX_S, delay * 2)
                 continue
+            started, frames = time.monotonic(), self.frames
             try:
-                self.watcher, see = self.make_watcher(self.source)
-                self.app.camera_update(status="watching", warning=("camera-lost", None))
-                self._trouble(None)
-                self._loop(self.source, see)
-            except SourceEnded:
-                self.app.camera_update(status="ended")
-                return
-            except SourceError as exc:
-                self._lost(spec, exc)
-            except VisionError as exc:  # a model that cannot load (FaceModelError is an OSError too): no retry
-                self._stopped(exc)
-                return
-            except OSError as exc:
-                self._lost(spec, exc)
-            except Exception as exc:  # noqa: BLE001 - a reader that cannot run: said, not silent
-                self._stopped(exc)
-                return
+                try:
+                    self.watcher, see = self.make_watcher(self.source)
+                except Exception as exc:  # noqa: BLE001 - a model or profile that cannot load: the reader's fault
+                    self._reader_failed(exc)
+                else:
+                    self.opens += 1
+                    self.app.camera_update(status="opened")  # a new watcher: the dice lying there are not thrown
+                    if not self._loop(self.source, see, spec):
+                        return
             finally:
-                self.source.close()
+                self._close_source()
+            if self.frames > frames and time.monotonic() - started >= RETRY_MAX_S:
+                delay = RETRY_S  # it ran well for a while: the next fault starts the back-off anew
+            self._stop.wait(delay)
+            delay = min(RETRY_MAX_S, delay * 2)
+
+    def _close_source(self) -> None:
+        source, self.source = self.source, None
+        if source is None:
+            return
+        try:
+            source.close()
+        except Exception as exc:  # noqa: BLE001 - a camera that fails to close is opened anew all the same
+            log.warning("closing the camera failed: %s", exc)
 
     def _lost(self, spec: str, exc: BaseException) -> None:
-        """The camera stopped giving frames: say so; the loop opens it again after a pause."""
-        from table.doctor.camera import camera_problem
-
-        log.warning("camera lost: %s", exc)
-        self.app.camera_update(
-            status="lost", warning=("camera-lost", "Camera lost: check the camera cable. Trying again...")
-        )
-        self._trouble(camera_problem(spec, exc, opened=True))
-        self._stop.wait(2.0)
-
-    def _stopped(self, exc: BaseException) -> None:
-        """The reader failed (a broken model, a bug): the thread ends, and every screen says so."""
+        """The camera stopped giving frames (or gave bad ones, or hung): say so; the loop opens it again."""
         from table.doctor.check import Check, first_line
 
-        log.error("the dice reader stopped", exc_info=exc)
+        log.warning("camera lost: %s", exc)
+        hung = isinstance(exc, FrameTimeout)
+        text = (
+            f"The camera gave no picture for {self.stall_s:g} s: opening it again..."
+            if hung
+            else "Camera lost: check the camera cable. Trying again..."
+        )
+        self.app.camera_update(status="lost", warning=("camera-lost", text))
+        what = first_line(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {first_line(exc)}"
+        self._trouble(
+            Check(
+                "camera",
+                "fail",
+                f"{spec} stopped giving frames ({what})",
+                "the table opens it again by itself; if it keeps "
+                + ("hanging" if hung else "failing")
+                + ", check the camera cable",
+            )
+        )
+
+    def _reader_failed(self, exc: BaseException) -> None:
+        """The reader failed (a broken model or profile, a bug): every screen says so; the loop tries again."""
+        from table.doctor.check import Check, first_line
+
+        what = "its model or settings" if isinstance(exc, (VisionError, ValueError)) else "it failed"
+        log.error("the dice reader stopped (%s)", what, exc_info=exc)
         self.app.camera_update(status="failed")
         self._trouble(
             Check(
                 "reader",
                 "fail",
                 f"the dice reader stopped ({type(exc).__name__}: {first_line(exc)})",
-                "run 'dicetable doctor' to see which part is broken, then restart the table",
+                "run 'dicetable doctor' to see which part is broken; the table tries again by itself "
+                f"(every {RETRY_MAX_S:g} s at most)",
             )
         )
 
-    def _loop(self, source: Any, see: Callable[[Any], Any]) -> None:
+    def _loop(self, source: Any, see: Callable[[Any], Any], spec: str) -> bool:
+        """Watch `source` until it fails (said on the page: True, open it again) or ends or the loop stops (False)."""
+        reads = _FrameReads(source, self._stop)
+        try:
+            self._watch(source, see, reads)
+        except _Stopped:
+            return False
+        except SourceEnded:
+            self.app.camera_update(status="ended")
+            return False
+        except (FrameTimeout, _SourceFault) as exc:
+            self._lost(spec, exc.__cause__ if isinstance(exc, _SourceFault) else exc)
+        except Exception as exc:  # noqa: BLE001 - the reader's (a FaceModelError, though an OSError, is the model's
+            # fault, not the cable's; cv2.error, a malformed confidence map): said, not silent
+            self._reader_failed(exc)
+        finally:
+            if not reads.close(CLOSE_WAIT_S / 3):  # a read that hangs: closing the camera should end it
+                self._close_source()
+                if not reads.close(CLOSE_WAIT_S / 3):
+                    log.warning("a camera read still hangs after the camera was closed; its thread is left")
+                    self.left_behind.append(reads.thread)
+        return not self._stop.is_set()
+
+    def _watch(self, source: Any, see: Callable[[Any], Any], reads: _FrameReads) -> None:
         fps = max(1.0, float(source.fps))
         last_view = 0.0
         next_t = time.monotonic()
         still_image = None
+        first = True
         while not self._stop.is_set():
-            frame = source.read()
+            try:
+                frame = reads.read(self.stall_s)
+                self._size = _check_frame(frame, self._size)
+            except (_Stopped, SourceEnded, FrameTimeout):
+                raise
+            except Exception as exc:  # noqa: BLE001 - whatever the camera raised is the camera's fault
+                raise _SourceFault(str(exc)) from exc
             see(frame)
             t0 = time.perf_counter()
             events = self.watcher.update(frame)
             self.watch_s += time.perf_counter() - t0
+            if first:  # a frame read and watched: the camera works (said before this frame's events)
+                self.app.camera_update(status="watching", warning=("camera-lost", None))
+                self._trouble(None)
+                first = False
             self.frames += 1
             mono = time.monotonic()
             verdict = None
@@ -183,7 +349,12 @@ class CameraLoop:
                     verdict = event
             if verdict is not None or mono - last_view >= self.view_every_s:
                 if verdict is not None or frame.image is not still_image:
-                    self.app.camera_update(jpeg=self._view(frame, verdict))
+                    try:
+                        self.app.camera_update(jpeg=self._view(frame, verdict))
+                    except Exception as exc:  # noqa: BLE001 - the view is for people: dice are read without it
+                        if not self._no_view:
+                            log.warning("no camera view for the page: %s: %s", type(exc).__name__, exc)
+                        self._no_view = True
                     still_image = frame.image
                 last_view = mono
             # Pace: live cameras block in read(); finite sources follow their fps times speed.

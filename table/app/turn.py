@@ -27,6 +27,12 @@ from table.game import DiceSource, GameError, GameMode, ReadDice, ScoreBox, SetH
 from table.inputs.commands import HOLD_COMMANDS, Command
 from table.rules import RulesError, find_ruleset
 
+#: Said when dice lying in the tray are read before the camera saw them thrown (after a start or a camera
+#: reconnect): they are not taken for a roll unless confirmed.
+UNTHROWN = (
+    "The dice were lying in the tray when the camera started: throw them, or press ROLL/CONFIRM to use this reading."
+)
+
 
 class TurnMixin:
     """The turn's part of :class:`~table.app.core.TableApp` (its attributes are set up there)."""
@@ -47,6 +53,9 @@ class TurnMixin:
     slot_mm: list[tuple[float, float] | None]
     slot_script: list[int]
     seq: int
+    #: True from the camera's (re)opening (status "opened", sent by CameraLoop) until it sees motion: dice read
+    #: before then were lying in the tray (a restart, a resume, a reconnect), not thrown: no roll unless confirmed.
+    _unthrown = False
 
     def _handle(self, command: Any) -> bool:
         """Apply a game command through the session; a refusal is said in :attr:`message` (False)."""
@@ -131,6 +140,7 @@ class TurnMixin:
             if self.pending is not None:
                 event, self.pending = self.pending, None
                 self.warnings.pop("unmoved", None)
+                self.warnings.pop("unthrown", None)
                 self._read(event, None, accept_unmoved=True)
             elif self.tray is not None:
                 self._throw()
@@ -213,15 +223,18 @@ class TurnMixin:
                 self.verdicts += 1
             return  # a bot rolls on screen: the tray is not read
         if kind == "moving":
+            self._unthrown = False
             if self.camera_status != "moving":
                 self._moving_since = mono
             self.camera_status = "moving"
-            for k in ("leaning", "unreadable", "count", "unmoved", "moved"):
+            for k in ("leaning", "unreadable", "count", "unmoved", "moved", "unthrown", "blocked"):
                 self.warnings.pop(k, None)
             self.pending = None
         elif kind == "disturbed":
             if in_game and st.turn.roll >= 3:
                 self.warnings["moved"] = ADVICE["moved"] + " " + ADVICE["no-rolls"]
+        elif kind == "blocked":  # a still picture unlike the empty tray, no verdict: say what it looks like
+            self.warnings["blocked"] = f"Nothing can be read: {'; '.join(event.problems)}."
         elif kind == "camera-moved":
             text = "; ".join(event.problems)
             if "calibrat" in text:
@@ -240,10 +253,20 @@ class TurnMixin:
         elif kind == "settled":
             self.camera_status = "settled"
             self.warnings.pop("recalibrate", None)
-            if in_game:
+            if in_game and self._unthrown:
+                self._lying(event)
+            elif in_game:
                 self._read(event, mono)
         if kind in ("settled", "unreadable"):
             self.verdicts += 1
+
+    def _lying(self, event: Any) -> None:
+        """Dice read before the camera saw any motion since it opened: not a roll. Held back until
+        ROLL/CONFIRM (as a die that did not move), or forgotten at the next throw; with the synthetic
+        tray, ROLL throws, so the reading is just left out."""
+        if self.tray is None and sorted(event.values) != sorted(self.state.turn.dice):
+            self.pending = event
+            self.warnings["unthrown"] = UNTHROWN
 
     def _read(self, event: Any, mono: float | None, accept_unmoved: bool = False) -> None:
         st = self.state
@@ -294,6 +317,8 @@ class TurnMixin:
             self.camera_seq += 1
         if status is not None:
             self.camera_status = status
+            if status == "opened":  # a new watcher (CameraLoop): whatever lies in the tray was not thrown
+                self._unthrown = True
         if warning is not None:
             kind, text = warning
             if text is None:

@@ -334,7 +334,7 @@ def _open_camera(spec: str, profile: Any) -> Any:
     as ``dicetable watch``).  A live camera (Pi camera, webcam index, stream URL)
     may come back: one line on stderr says so, and the table keeps trying.
     """
-    from table.app.camera import RETRY_S, camera_retries
+    from table.app.camera import RETRY_MAX_S, RETRY_S, camera_retries
     from vision.sources import SourceError, open_source
 
     try:
@@ -343,8 +343,8 @@ def _open_camera(spec: str, profile: Any) -> Any:
         if not camera_retries(spec):
             raise
         print(
-            f"dicetable: cannot open the camera: {exc}; the table keeps trying every {RETRY_S:g} s "
-            "(the page says 'Camera lost' until it opens)",
+            f"dicetable: cannot open the camera: {exc}; the table keeps trying (after {RETRY_S:g} s, then less "
+            f"often: every {RETRY_MAX_S:g} s at most); the page says 'Camera lost' until it opens",
             file=sys.stderr,
         )
         return None
