@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
             "vision/models/face_reader.json), so these numbers are in-sample; the held-out estimate (each half of DEV "
             'read by networks trained without it) is under "fold_metrics" in vision/models/reader_confidence.json; '
             "measure one with --fold K --face-model TWIN/face_reader.onnx --pip-model TWIN/pip_finder.onnx, "
-            "networks trained with --dev-train fold:K (see README)",
+            "networks trained with --dev-train fold:K (see docs/training.md)",
             file=sys.stderr,
         )
     return 0
