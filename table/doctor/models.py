@@ -1,6 +1,6 @@
 """The three networks load and give their recorded answers on fixed probes.
 
-The face reader and the pip finder answer on :func:`vision.lab.training.synth.fixed_probe_crops`
+The face reader and the pip finder answer on :func:`vision.probe_crops.fixed_probe_crops`
 (14 drawn 64 px crops), as recorded under ``"fixed_probes"`` in their JSON at training time. The
 die detector answers on one rendered tray (:func:`vision.render.render_tray`, no noise, blur or
 JPEG, so that it is the same picture on any machine), recorded in
@@ -55,7 +55,7 @@ def _retrain(stem: str) -> str:
 def check_face_reader(model_path: str | Path | None = None) -> Check:
     """The face reader's answers on the fixed probes against ``face_reader.json``."""
     from vision.face import FaceModelError, FaceReader
-    from vision.lab.training.synth import fixed_probe_crops
+    from vision.probe_crops import fixed_probe_crops
 
     try:
         reader = FaceReader(model_path)
@@ -79,8 +79,8 @@ def check_face_reader(model_path: str | Path | None = None) -> Check:
 def check_pip_finder(model_path: str | Path | None = None) -> Check:
     """The pip finder's answers on the fixed probes against ``pip_finder.json``."""
     from vision.face import DEFAULT_MARGIN
-    from vision.lab.training.synth import fixed_probe_crops
     from vision.pips import PipFinder, PipModelError, layouts_on_map
+    from vision.probe_crops import fixed_probe_crops
 
     try:
         finder = PipFinder(model_path)
