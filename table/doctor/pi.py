@@ -40,20 +40,32 @@ def run_tool(*argv: str) -> tuple[int, str] | None:
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
-def check_power() -> Check:
-    """``vcgencmd get_throttled``: under-voltage or throttling now (fail) or since boot (warning)."""
-    out = run_tool("vcgencmd", "get_throttled")
+def _vcgencmd(name: str, command: str, pattern: str) -> re.Match[str] | Check:
+    """``vcgencmd COMMAND``'s answer matched by `pattern`, or check `name`'s line when there is none.
+
+    No ``vcgencmd`` is "not a Pi: skipped"; an error or an answer `pattern` does not match is a
+    warning (the user is usually not in the ``video`` group).
+    """
+    out = run_tool("vcgencmd", command)
     if out is None:
-        return Check("power", "skipped", "not a Pi: skipped (no vcgencmd)")
+        return Check(name, "skipped", "not a Pi: skipped (no vcgencmd)")
     status, text = out
-    m = re.search(r"throttled=(0x[0-9a-fA-F]+|\d+)", text)
+    m = re.search(pattern, text)
     if status != 0 or m is None:
         return Check(
-            "power",
+            name,
             "warning",
-            f"'vcgencmd get_throttled' did not answer ({first_line(text) or status})",
+            f"'vcgencmd {command}' did not answer ({first_line(text) or status})",
             "add the user to the 'video' group (the installer does), then log out and in",
         )
+    return m
+
+
+def check_power() -> Check:
+    """``vcgencmd get_throttled``: under-voltage or throttling now (fail) or since boot (warning)."""
+    m = _vcgencmd("power", "get_throttled", r"throttled=(0x[0-9a-fA-F]+|\d+)")
+    if isinstance(m, Check):
+        return m
     bits = int(m.group(1), 0)
     now = [name for b, name in THROTTLE_BITS.items() if bits & (1 << b)]
     before = [name for b, name in THROTTLE_BITS.items() if bits & (1 << (b + 16))]
@@ -66,18 +78,9 @@ def check_power() -> Check:
 
 def check_temperature() -> Check:
     """``vcgencmd measure_temp``: the CPU's temperature (warning above :data:`HOT_C`)."""
-    out = run_tool("vcgencmd", "measure_temp")
-    if out is None:
-        return Check("temperature", "skipped", "not a Pi: skipped (no vcgencmd)")
-    status, text = out
-    m = re.search(r"temp=([-0-9.]+)", text)
-    if status != 0 or m is None:
-        return Check(
-            "temperature",
-            "warning",
-            f"'vcgencmd measure_temp' did not answer ({first_line(text) or status})",
-            "add the user to the 'video' group (the installer does), then log out and in",
-        )
+    m = _vcgencmd("temperature", "measure_temp", r"temp=([-0-9.]+)")
+    if isinstance(m, Check):
+        return m
     temp = float(m.group(1))
     if temp >= HOT_C:
         return Check(
