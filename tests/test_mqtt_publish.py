@@ -9,6 +9,7 @@ nothing on the receiving side either.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -289,3 +290,93 @@ def test_bad_table_names_are_refused_with_one_line(capsys, tmp_path):
         err = capsys.readouterr().err.strip()
         assert status == 2 and why in err and "\n" not in err and "--table" in err, err
     assert not (tmp_path / "g.sqlite3").exists()  # refused before anything started
+
+
+def test_sigkilled_table_goes_offline_by_its_last_will_and_a_restart_sends_the_rest(mosquitto, tmp_path):
+    """A real ``dicetable play`` process: SIGKILL (no clean stop) -> the broker says ``offline``; restarted,
+    it resumes the game and sends every event the first process had not had acknowledged."""
+    db = tmp_path / "g.sqlite3"
+    argv = [
+        sys.executable,
+        "-m",
+        "table",
+        "play",
+        "--camera",
+        "synthetic",
+        "--reader",
+        "truth",
+        "--rules",
+        "yacht",
+        "--players",
+        "HAL:optimal",
+        "--bot-dice",
+        "virtual",
+        "--bot-delay",
+        "0.05",
+        "--bot-seed",
+        "2",
+        "--port",
+        "0",
+        "--no-buttons",
+        "--db",
+        str(db),
+        "--mqtt",
+        mosquitto.url,
+        "--table",
+        "t5",
+    ]
+    env = {**__import__("os").environ, "XDG_CONFIG_HOME": str(tmp_path / "conf")}
+    sub = Subscriber(mosquitto)
+    status = lambda: [p for p, _ in sub.on("dicetable/t5/status")]  # noqa: E731
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait(lambda: status() == [b"online"] and len(sub.events("t5")) >= 5, timeout=30, what="online and events")
+        proc.kill()
+        proc.wait(10)
+        wait(lambda: status() == [b"online", b"offline"], what="the last will")
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wait(lambda: any(e["finished"] for e in sub.events("t5")), timeout=30, what="the resumed game's end")
+        proc.terminate()  # SIGTERM: the clean stop says offline itself
+        assert proc.wait(15) == 0, proc.stderr.read().decode()[-2000:]
+        assert status() == [b"online", b"offline", b"online", b"offline"]
+        check_all_stored_events_published(db, sub.events("t5"), "t5")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        sub.close()
+
+
+def test_home_assistant_discovery_configs_and_their_resend(mosquitto, tmp_path):
+    from table.cafe import ha_discovery
+
+    sub = Subscriber(mosquitto, topics_=("dicetable/#", "homeassistant/sensor/#"))
+    app = make_app(tmp_path / "g.sqlite3", players=("Ann", "HAL:easy"))  # waits for Ann: a game in progress
+    pub = share(app, MqttSettings("127.0.0.1", mosquitto.port, "t6", ha_discovery=True))
+    names = ["current_player", "last_roll", "leader", "leader_score"]
+    config_topics = [f"homeassistant/sensor/dicetable_t6/{n}/config" for n in names]
+    try:
+        wait(lambda: all(sub.on(t) for t in config_topics) and sub.on("dicetable/t6/state"), what="configs")
+        state = json.loads(sub.on("dicetable/t6/state")[-1][0])
+        for topic in config_topics:
+            config = json.loads(sub.on(topic)[0][0])
+            assert (
+                config["availability_topic"] == "dicetable/t6/status" and config["state_topic"] == "dicetable/t6/state"
+            )
+            assert config["device"]["identifiers"] == ["dicetable_t6"] and config["unique_id"].startswith(
+                "dicetable_t6_"
+            )
+            fields = set(re.findall(r"value_json\.(\w+)", config["value_template"]))
+            assert fields and fields <= set(state), (topic, fields - set(state))  # templates read real fields
+        assert state["players"][state["current"]]["name"] == "Ann" and state["leader"] == "Ann"
+        before = len(sub.got)
+        sub.client.publish(ha_discovery.HA_STATUS_TOPIC, "online", qos=1)  # Home Assistant (re)started
+        wait(lambda: all(len(sub.on(t)) == 2 for t in config_topics), what="configs sent again")
+        assert all(t.startswith("homeassistant/") for t, _, _ in sub.got[before:])
+        late = Subscriber(mosquitto, "late", topics_=("homeassistant/#",))
+        wait(lambda: len(late.got) == 4, what="retained configs")
+        assert all(r for _, _, r in late.got)
+        late.close()
+    finally:
+        pub.stop()
+        app.close()
+        sub.close()
