@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import select
 import socket
+import sqlite3
 import ssl
 import threading
 import time
@@ -29,15 +30,14 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from table.cafe import ha_discovery, topics
+from table.cafe.sending import WINDOW, EventSender
 from table.cafe.settings import MqttSettings
 from table.errors import UsageError
-from table.game import GameState, apply, event_from_json, fold
+from table.game import GameState
 from table.store.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
-#: Most events sent and not yet acknowledged (paho's in-flight limit is the same).
-WINDOW = 100
 #: Seconds between connection attempts: the first wait, and the most it doubles to.
 RETRY_MIN_S, RETRY_MAX_S = 0.5, 5.0
 #: MQTT keepalive, seconds: a connection gone silent (Wi-Fi lost) is noticed after 1.5x this.
@@ -85,7 +85,6 @@ class Publisher:
         self.clock = clock
         self.table = settings.table
         self.sharing: tuple[bool, str] = (False, "scores not shared: connecting to the broker")
-        self.acked = 0  # events acknowledged since start (benchmarks, tests)
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._latest: tuple[int | None, GameState | None, float] | None = None
@@ -99,16 +98,12 @@ class Publisher:
         self._refused = ""  # why the broker refused the last CONNECT ("" if it did not)
         self._accepted = False  # whether the broker accepted the last CONNECT
         self._store_id = ""
-        self._inflight: dict[int, tuple[int, int]] = {}  # paho mid -> (game, seq) of an event
         self._offline_mid: int | None = None
-        self._sent: dict[int, int] = {}  # game -> events acknowledged (the cursor)
-        self._acked: dict[int, set[int]] = {}  # game -> acknowledged seqs beyond the cursor
-        self._next: dict[int, int] = {}  # game -> next seq to hand to paho
-        self._dirty_cursor: dict[int, int] = {}
-        self._folded: dict[int, tuple[GameState | None, int]] = {}  # game -> (state after n events, n)
+        self._events = EventSender(self.table, "", self._publish_event)
         self._state_sent: bytes | None = None
         self._ha_due = False
         self._outbox_due = True
+        self._store_error = ""
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
@@ -167,8 +162,15 @@ class Publisher:
 
     def _run(self) -> None:
         try:
+            self._run_connections()
+        except Exception:  # a bug must not pass in silence: the page and the log say so
+            log.exception("café sharing stopped")
+            self._say(False, "scores not shared: the publisher failed (see the table's log)")
+
+    def _run_connections(self) -> None:
+        try:
             outbox = Outbox(self.db_path)
-            self._store_id = outbox.store_id()
+            self._store_id = self._events.store_id = outbox.store_id()
         except Exception as exc:
             log.error("café sharing is off: cannot read the game store's outbox: %s", exc)
             self._say(False, "scores not shared: the game store has no outbox")
@@ -191,7 +193,7 @@ class Publisher:
                     delay = min(delay * 2, RETRY_MAX_S)
         finally:
             try:
-                self._flush_cursor(outbox)
+                self._events.flush(outbox)
             except Exception as exc:
                 log.warning("could not record the events sent: %s (they are sent again next time)", exc)
             outbox.close()
@@ -231,7 +233,10 @@ class Publisher:
                 self._connected = False
                 return
             if self._connected:
-                self._pump(outbox)
+                try:
+                    self._pump(outbox)
+                except sqlite3.Error as exc:  # a busy or failing store: the same reads are tried again
+                    self._store_trouble(exc)
             want = [sock] if self._client.want_write() else []
             try:
                 readable, writable, _ = select.select([sock, self._wake_r], want, [], POLL_S)
@@ -258,8 +263,8 @@ class Publisher:
         elapsed = time.monotonic() - since
         if not self._connected:
             return True
-        if self._offline_mid is None and (not self._inflight and not outbox.cursors() or elapsed > STOP_GRACE_S):
-            self._flush_cursor(outbox)
+        if self._offline_mid is None and (self._events.idle(outbox) or elapsed > STOP_GRACE_S):
+            self._events.flush(outbox)
             info = self._client.publish(topics.status_topic(self.table), topics.OFFLINE, qos=1, retain=True)
             self._offline_mid = info.mid
         if self._offline_mid == -1 or elapsed > 2 * STOP_GRACE_S:
@@ -285,21 +290,8 @@ class Publisher:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         if mid == self._offline_mid:
             self._offline_mid = -1
-        where = self._inflight.pop(mid, None)
-        if where is None:
-            return
-        game, seq = where
-        self.acked += 1
-        done = self._acked.setdefault(game, set())
-        done.add(seq)
-        n = self._sent.get(game, 0)
-        while n in done:
-            done.discard(n)
-            n += 1
-        if n != self._sent.get(game, 0):
-            self._sent[game] = n
-            self._dirty_cursor[game] = n
-        self._outbox_due = True
+        if self._events.acknowledged(mid):
+            self._outbox_due = True
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if message.topic == ha_discovery.HA_STATUS_TOPIC and message.payload.strip() == b"online":
@@ -320,50 +312,25 @@ class Publisher:
             if key != self._state_sent:
                 self._client.publish(topics.state_topic(self.table), payload, qos=1, retain=True)
                 self._state_sent = key
-        self._flush_cursor(outbox)
-        if self._outbox_due and len(self._inflight) < WINDOW:
-            self._outbox_due = False
-            self._send_events(outbox)
+        self._events.flush(outbox)
+        if self._outbox_due and self._events.inflight < WINDOW:
+            self._outbox_due = self._events.send(outbox)
 
-    def _send_events(self, outbox: Outbox) -> None:
-        room = WINDOW - len(self._inflight)
-        for game, (sent, _stored) in outbox.cursors().items():
-            if room <= 0:
-                self._outbox_due = True
-                return
-            self._sent[game] = max(self._sent.get(game, 0), sent)
-            start = max(self._sent[game], self._next.get(game, 0))
-            rows = outbox.events(game, start, room)
-            if not rows:
-                continue
-            state = self._state_before(outbox, game, start)
-            for row in rows:
-                try:
-                    state = apply(state, event_from_json(row.payload))
-                except ValueError as exc:
-                    log.error("game %s event %s cannot be read (%s); it is not shared", game, row.seq, exc)
-                    return
-                assert state is not None
-                payload = topics.event_payload(self.table, self._store_id, game, row.seq, row.payload, state)
-                info = self._client.publish(topics.events_topic(self.table), payload, qos=1)
-                self._inflight[info.mid] = (game, row.seq)
-                self._next[game] = row.seq + 1
-                room -= 1
-            self._folded = {game: (state, self._next[game])}
+    @property
+    def acked(self) -> int:
+        """Events the broker acknowledged since :meth:`start`."""
+        return self._events.acked
 
-    def _state_before(self, outbox: Outbox, game: int, start: int) -> GameState | None:
-        """Game `game` after its first `start` stored events (None when `start` is 0)."""
-        cached = self._folded.get(game)
-        if cached is not None and cached[1] == start:
-            return cached[0]
-        if start == 0:
-            return None
-        return fold([event_from_json(r.payload) for r in outbox.events(game, 0, start)])
+    def _publish_event(self, topic: str, payload: bytes) -> int:
+        return int(self._client.publish(topic, payload, qos=1).mid)
 
-    def _flush_cursor(self, outbox: Outbox) -> None:
-        if self._dirty_cursor:
-            outbox.mark_sent(self._dirty_cursor)
-            self._dirty_cursor = {}
+    def _store_trouble(self, exc: sqlite3.Error) -> None:
+        """Log a store error once per kind; the outbox is looked at again after :data:`POLL_S`."""
+        if str(exc) != self._store_error:
+            self._store_error = str(exc)
+            log.warning("café sharing cannot read or mark the outbox now: %s; tried again", exc)
+        self._outbox_due = True
+        self._sleep(POLL_S)
 
     def _say(self, ok: bool, text: str) -> None:
         if (ok, text) == self.sharing:
