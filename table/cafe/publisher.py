@@ -336,7 +336,7 @@ class Publisher:
         if (ok, text) == self.sharing:
             return
         self.sharing = (ok, text)
-        (log.info if ok else log.warning)("%s", text)
+        log.info("%s", text)  # `dicetable play` prints the line (table.cafe.link); a library user has the log
         if self.on_sharing is not None:
             try:
                 self.on_sharing(ok, text)
