@@ -18,11 +18,11 @@ import pytest
 from table.rules import Card, card_total
 from table.strategy import get_table
 from table.strategy._dice import ROLLS, sub_multisets
+from table.strategy.errors import StaleTablesError
 from table.strategy.model import Model
 from table.strategy.moments import solve_moments
 from table.strategy.solver import solve
-from table.strategy.tables import load_table, PACKAGE_DATA, file_name
-from table.strategy.errors import StaleTablesError
+from table.strategy.tables import PACKAGE_DATA, file_name, load_table
 
 
 def _outcomes(n: int) -> list[tuple[tuple[int, ...], float]]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from table.strategy._dice import CHILD, FIVE_OF_A_KIND_ROWS, N_DICE, N_PARENTS, PARENT, ROLL_PROB, ROLLS
+from table.strategy._dice import FIVE_OF_A_KIND_ROWS, N_DICE, N_PARENTS, PARENT, ROLL_PROB, ROLLS
 from table.strategy.model import Model
 from table.strategy.solver import CHUNK, keeper_values, level_states
 
