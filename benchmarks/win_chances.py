@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/win_chances.py                      # 36 positions, 400 continuations each
     python benchmarks/win_chances.py --positions 12 --continuations 200 --rules yacht
+    python benchmarks/win_chances.py --last-rounds 3             # end games only
     python benchmarks/win_chances.py --speed-only
 
 Positions come from real games of the optimal bot (2-4 players, the rulesets
@@ -14,7 +15,8 @@ the players play alone, so their final scores are independent and the Monte
 Carlo P(win) combines every player's sampled scores (all combinations, ties
 split: :func:`table.strategy.win_chances.combine`).  Printed: the mean and worst
 absolute difference model - Monte Carlo in percentage points, overall and per
-round bucket, and the Monte Carlo's own standard error (a difference of that
+round bucket, for normals only and with exact distributions of cards with at
+most 1 or 2 open boxes (:data:`EXACT`), and the Monte Carlo's own standard error (a difference of that
 size is noise, not the model's).
 """
 
@@ -31,13 +33,21 @@ from table.strategy.simulate import MemoOptimalBot, play_out
 from table.strategy.win_chances import combine, win_chances, win_probabilities
 
 RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
+#: The models compared: exact distributions for cards with at most this many open boxes (0: normals only).
+EXACT = (0, 1, 2)
 
 
-def draw_position(bot: MemoOptimalBot, players: int, rng: np.random.Generator) -> tuple[list[Card], int, tuple, int]:
-    """Play a game of ``players`` optimal bots up to a random point: (cards, current seat, dice, throw)."""
+def draw_position(
+    bot: MemoOptimalBot, players: int, rng: np.random.Generator, last_rounds: int = 0
+) -> tuple[list[Card], int, tuple, int]:
+    """Play a game of ``players`` optimal bots up to a random point (in the last rounds only if given).
+
+    Returns (cards, current seat, dice, throw).
+    """
     model = bot.model
     n = model.n_boxes
-    stop_turn = int(rng.integers(0, n * players))  # turns played before the cut
+    first = n * players - last_rounds * players if last_rounds else 0
+    stop_turn = int(rng.integers(first, n * players))  # turns played before the cut
     stop_roll = int(rng.integers(0, 4))  # 0: before the first throw
     cards = [Card.empty() for _ in range(players)]
     for t in range(stop_turn + 1):
@@ -96,19 +106,22 @@ def accuracy(args: argparse.Namespace) -> None:
         table = get_table(rules, build=False)
         bot = MemoOptimalBot(table)
         players = int(rng.integers(2, 5))
-        cards, seat, dice, roll = draw_position(bot, players, rng)
-        model = win_chances(table, cards, seat if roll else None, dice, roll)
+        cards, seat, dice, roll = draw_position(bot, players, rng, args.last_rounds)
+        models = [win_chances(table, cards, seat if roll else None, dice, roll, exact_open=k) for k in EXACT]
+        model = models[0]
         mc, se = monte_carlo(bot, cards, seat, dice, roll, rng, args.continuations)
-        diffs = [abs(a - b) * 100 for a, b in zip(model, mc)]
+        diffs = [[abs(a - b) * 100 for a, b in zip(m, mc)] for m in models]
         rnd = len(cards[seat]) + 1
         rows.append((rules, rnd, table.model.n_boxes, players, diffs, se * 100, mc))
         print(
             f"{k + 1:3d} {rules:9s} round {rnd:2d}/{table.model.n_boxes} throw {roll} {players}p  "
             f"model {' '.join(f'{p:5.3f}' for p in model)}  mc {' '.join(f'{p:5.3f}' for p in mc)}  "
-            f"worst {max(diffs):4.1f} pp (mc se {se * 100:3.1f})",
+            f"worst {' / '.join(f'{max(d):4.1f}' for d in diffs)} pp (mc se {se * 100:3.1f})",
             flush=True,
         )
-    print(f"\n{len(rows)} positions, {args.continuations} continuations per player, {time.perf_counter() - started:.0f} s")
+    print(
+        f"\n{len(rows)} positions, {args.continuations} continuations per player, {time.perf_counter() - started:.0f} s"
+    )
     report("all", rows)
     report("contested", [r for r in rows if 0.05 < max(r[6]) < 0.95])
     for name in ("early (1-4)", "middle", "last 3 rounds", "last round"):
@@ -120,11 +133,13 @@ def accuracy(args: argparse.Namespace) -> None:
 def report(name: str, rows: list) -> None:
     if not rows:
         return
-    diffs = [d for r in rows for d in r[4]]
     se = np.mean([r[5] for r in rows])
+    parts = []
+    for k, exact in enumerate(EXACT):
+        diffs = [d for r in rows for d in r[4][k]]
+        parts.append(f"exact<={exact}: mean {np.mean(diffs):4.2f} worst {max(diffs):5.2f}")
     print(
-        f"{name:14s} positions {len(rows):3d}  |model - mc| mean {np.mean(diffs):4.2f} pp, worst {max(diffs):5.2f} pp"
-        f"  (mc se mean {se:4.2f} pp)"
+        f"{name:14s} positions {len(rows):3d}  |model - mc| pp  " + " | ".join(parts) + f"  (mc se mean {se:4.2f} pp)"
     )
 
 
@@ -160,6 +175,7 @@ def main() -> None:
     ap.add_argument("--continuations", type=int, default=400)
     ap.add_argument("--rules", nargs="+", default=list(RULES), choices=RULES)
     ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--last-rounds", type=int, default=0, help="cut games in their last N rounds only")
     ap.add_argument("--speed-only", action="store_true")
     args = ap.parse_args()
     for r in args.rules:

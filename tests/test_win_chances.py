@@ -8,6 +8,7 @@ import pytest
 from table.game import ReadDice, ScoreBox, StartGame, execute
 from table.rules import Card, card_total
 from table.strategy import get_table
+from table.strategy.late_game import LateGame, points_bound
 from table.strategy.simulate import MemoOptimalBot, play_out
 from table.strategy.win_chances import combine, player_moments, win_chances, win_chances_for, win_probabilities
 
@@ -100,3 +101,18 @@ def test_monte_carlo_floor_on_a_late_position() -> None:
     se = float(np.sqrt(se))
     assert 0.1 < mc[0] < 0.9  # a close position, not a foregone one
     assert abs(model[0] - mc[0]) < 0.02 + 3 * se, (model, mc, se)
+
+
+@pytest.mark.parametrize(
+    ("rules", "variant", "open_"), [("yacht", None, ("yacht",)), ("yahtzee", "forced", ("sixes",))]
+)
+def test_late_game_distribution_has_the_tables_mean_and_variance(rules, variant, open_) -> None:
+    table = get_table(rules, variant, build=False)
+    card = Card({b: (50 if b == "yahtzee" else 3) for b in table.ruleset.boxes if b not in open_})
+    late = LateGame(table, points_bound(table))
+    pmf = late.start(card)
+    k = np.arange(pmf.size)
+    mean, var = table.final_moments(card)
+    assert pmf.sum() == pytest.approx(1.0) and pmf.min() >= 0.0
+    assert table.model.banked(card) + pmf @ k == pytest.approx(mean, abs=1e-3)
+    assert pmf @ (k * k) - (pmf @ k) ** 2 == pytest.approx(var, rel=1e-4)

@@ -4,8 +4,10 @@ Every player is taken to play the rest of the game alone, maximising their own
 expected final score (what the strategy tables hold); the players' final
 scores are then independent.  Each one's final score is given the mean and
 variance the tables hold (:mod:`table.strategy.moments`) and the shape of a
-normal distribution rounded to whole points; a player whose card is full has
-their total for sure.  ``P(win)`` of player ``i`` is the chance their score
+normal distribution rounded to whole points; with at most
+:data:`~table.strategy.late_game.EXACT_OPEN` boxes open, where that shape is
+worst, the exact distribution instead (:mod:`table.strategy.late_game`); a
+player whose card is full has their total for sure.  ``P(win)`` of player ``i`` is the chance their score
 beats every other's, a tie for first between ``t + 1`` players counting
 ``1 / (t + 1)`` to each, so the chances always sum to 1.
 
@@ -32,6 +34,7 @@ import numpy.typing as npt
 
 from table.rules import Card
 from table.strategy._dice import INDEX, N_DICE
+from table.strategy.late_game import EXACT_OPEN, LateGame, points_bound
 from table.strategy.moments import roll_moments
 from table.strategy.tables import StrategyTable
 
@@ -49,24 +52,27 @@ def _normal_cdf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.where(x >= 0, 1.0 - 0.5 * erfc, 0.5 * erfc)
 
 
-def score_pmfs(means: Sequence[float], variances: Sequence[float]) -> tuple[int, npt.NDArray[np.float64]]:
-    """Each player's final score as a probability per whole point.
+def normal_pmfs(means: Sequence[float], variances: Sequence[float], low: int, high: int) -> npt.NDArray[np.float64]:
+    """Normals rounded to whole points ``low..high`` (shape (n, high - low + 1), rows sum to 1).
 
-    Returns ``(low, pmf)``: ``pmf[i, k]`` is the chance player ``i`` ends on
-    ``low + k`` points (a normal rounded to whole points; rows sum to 1).
+    A variance of 0 is a sure score (a full card).
     """
     mu = np.asarray(means, dtype=np.float64)
     sd = np.sqrt(np.maximum(np.asarray(variances, dtype=np.float64), 0.0))
-    low = int(np.floor(np.min(mu - SPAN_SD * sd))) - 1
-    high = int(np.ceil(np.max(mu + SPAN_SD * sd))) + 1
-    edges = np.arange(low, high + 2, dtype=np.float64) - 0.5  # edges of the whole points low..high+1
+    edges = np.arange(low, high + 2, dtype=np.float64) - 0.5  # edges of the whole points low..high
     point = sd < 1e-6
     z = (edges[None, :] - mu[:, None]) / np.where(point, 1.0, sd)[:, None]
     cdf = _normal_cdf(z)
-    cdf[point] = (edges[None, :] > mu[point, None]).astype(np.float64)  # a sure total (a full card)
+    cdf[point] = (edges[None, :] > mu[point, None]).astype(np.float64)
     pmf = np.diff(cdf, axis=1)
-    pmf /= pmf.sum(axis=1, keepdims=True)
-    return low, pmf
+    return pmf / pmf.sum(axis=1, keepdims=True)
+
+
+def span(means: Sequence[float], variances: Sequence[float]) -> tuple[int, int]:
+    """Whole points ``(low, high)`` that hold every normal but a tail under 1e-15."""
+    mu = np.asarray(means, dtype=np.float64)
+    sd = np.sqrt(np.maximum(np.asarray(variances, dtype=np.float64), 0.0))
+    return int(np.floor(np.min(mu - SPAN_SD * sd))) - 1, int(np.ceil(np.max(mu + SPAN_SD * sd))) + 1
 
 
 def combine(pmf: npt.NDArray[np.float64]) -> list[float]:
@@ -96,7 +102,7 @@ def win_probabilities(means: Sequence[float], variances: Sequence[float]) -> lis
     """P(win) of each player from the mean and variance of their final score (see the module)."""
     if not means:
         return []
-    return combine(score_pmfs(means, variances)[1])
+    return combine(normal_pmfs(means, variances, *span(means, variances)))
 
 
 #: (table's id, state) -> the within-turn moments of that turn-start state (a turn's throws share them).
@@ -137,7 +143,13 @@ def player_moments(table: StrategyTable, card: Card, dice: Sequence[int] = (), r
 
 
 def win_chances(
-    table: StrategyTable, cards: Sequence[Card], current: int | None = None, dice: Sequence[int] = (), roll: int = 0
+    table: StrategyTable,
+    cards: Sequence[Card],
+    current: int | None = None,
+    dice: Sequence[int] = (),
+    roll: int = 0,
+    *,
+    exact_open: int = EXACT_OPEN,
 ) -> list[float]:
     """Each player's chance to win (sums to 1) from their cards and the turn in progress.
 
@@ -151,12 +163,47 @@ def win_chances(
         Seat whose turn is under way (None: everyone valued at the start of a turn).
     dice, roll
         That turn's dice and throw (see :func:`player_moments`).
+    exact_open : int, optional
+        Cards with at most this many open boxes get their exact distribution (0: normals only).
     """
-    moments = [
-        player_moments(table, card, dice, roll) if i == current else player_moments(table, card)
-        for i, card in enumerate(cards)
-    ]
-    return win_probabilities([m for m, _ in moments], [v for _, v in moments])
+    n_boxes = table.model.n_boxes
+    exact: dict[int, tuple[int, npt.NDArray[np.float64]]] = {}  # seat -> (points banked, distribution of the rest)
+    normal: dict[int, tuple[float, float]] = {}
+    for i, card in enumerate(cards):
+        turn = (dice, roll) if i == current else ((), 0)
+        if n_boxes - len(card) <= exact_open:
+            exact[i] = (table.model.banked(card), _late_pmf(table, card, *turn, exact_open))
+        else:
+            normal[i] = player_moments(table, card, *turn)
+    lows, highs = [b for b, _ in exact.values()], [b + p.size - 1 for b, p in exact.values()]
+    if normal:
+        low, high = span([m for m, _ in normal.values()], [v for _, v in normal.values()])
+        lows.append(low)
+        highs.append(high)
+    low, high = min(lows), max(highs)
+    pmf = np.zeros((len(cards), high - low + 1))
+    if normal:
+        seats = list(normal)
+        pmf[seats] = normal_pmfs([normal[i][0] for i in seats], [normal[i][1] for i in seats], low, high)
+    for i, (banked, rest) in exact.items():
+        pmf[i, banked - low : banked - low + rest.size] = rest
+    return combine(pmf)
+
+
+#: (table's id) -> (table, its LateGame): exact late distributions, memoised per state across calls.
+_LATE: dict[int, tuple[StrategyTable, LateGame]] = {}
+
+
+def _late_pmf(
+    table: StrategyTable, card: Card, dice: Sequence[int], roll: int, exact_open: int
+) -> npt.NDArray[np.float64]:
+    hit = _LATE.get(id(table))
+    if hit is None or hit[0] is not table or hit[1].points < points_bound(table, exact_open):
+        hit = _LATE[id(table)] = (table, LateGame(table, points_bound(table, exact_open)))
+    late = hit[1]
+    if roll == 0 or len(dice) != N_DICE or len(card) >= table.model.n_boxes:
+        return late.start(card)
+    return late.turn(card)[roll - 1][1][INDEX[N_DICE][tuple(sorted(dice))]]
 
 
 def win_chances_for(state: Any) -> list[float] | None:

@@ -48,7 +48,8 @@
     const boxId = g.best_box || g.best;
     const opt = (g.options || []).find((o) => o.box === boxId);
     $("ov-best").textContent = opt && !ended ? "Best box: " + opt.name + " · " + opt.points : "";
-    $("ov-title").textContent = g.title + (g.win_chances ? " · chance to win" : "");
+    $("ov-title").textContent = g.title;
+    $("ov-to-win").textContent = g.win_chances ? "to win" : "";
     const scores = $("ov-scores"); scores.textContent = "";
     g.players.forEach((p, i) => {
       const row = el("div", "row" + (p.current ? " current" : ""));
