@@ -27,6 +27,9 @@ Array = npt.NDArray[np.float64]
 #: Open boxes up to which the exact distribution is used by default: one box costs 16-60 ms here
 #: (yacht, yahtzee with an upper box), two 0.3-1.1 s (docs/overlay.md has what each gains).
 EXACT_OPEN = 1
+#: States whose whole turn is kept (the current player's throws look theirs up), and start distributions kept.
+MEMO_TURNS = 8
+MEMO_STARTS = 4096
 
 
 class LateGame:
@@ -40,6 +43,8 @@ class LateGame:
         self.table = table
         self.model = table.model
         self.points = points
+        # start distributions (small) of every state met; whole turns ((252, points) each, 1-2 MB) of a few
+        self._starts: dict[tuple[int, int, int], Array] = {}
         self._turns: dict[tuple[int, int, int], tuple[Pair, Pair, Pair, Array]] = {}
 
     def start(self, card: Card) -> Array:
@@ -48,7 +53,12 @@ class LateGame:
             out = np.zeros(self.points)
             out[int(round(float(self.table.values[self.model.state_of(card)])))] = 1.0  # the upper bonus, or 0
             return out
-        return self.turn(card)[3]
+        state = self.model.state_of(card)
+        if state not in self._starts:
+            if len(self._starts) > MEMO_STARTS:
+                self._starts.clear()
+            self._starts[state] = self.turn(card)[3]
+        return self._starts[state]
 
     def turn(self, card: Card) -> tuple[Pair, Pair, Pair, Array]:
         """``(W1, W2, W3, start)``: (mean (252, 1), distribution (252, points)) of each roll after throws 1-3."""
@@ -60,6 +70,8 @@ class LateGame:
             W2 = _stop_or_keep(stops[1], E3)
             E2 = list(zip(keeper_values(W2[0]), keeper_values(W2[1])))
             W1 = _stop_or_keep(stops[0], E2)
+            if len(self._turns) >= MEMO_TURNS:
+                self._turns.pop(next(iter(self._turns)))  # the oldest
             self._turns[state] = (W1, W2, W3, ROLL_PROB @ W1[1])
         return self._turns[state]
 
