@@ -116,3 +116,16 @@ def test_late_game_distribution_has_the_tables_mean_and_variance(rules, variant,
     assert pmf.sum() == pytest.approx(1.0) and pmf.min() >= 0.0
     assert table.model.banked(card) + pmf @ k == pytest.approx(mean, abs=1e-3)
     assert pmf @ (k * k) - (pmf @ k) ** 2 == pytest.approx(var, rel=1e-4)
+
+
+def test_the_last_throw_of_the_one_before_last_turn_is_exact() -> None:
+    """Throw 3 with two boxes open: the box is chosen now, the rest is the last box's exact distribution."""
+    table = get_table("yacht", build=False)
+    open_ = ("yacht", "full_house")
+    card = Card({b: 10 for b in table.ruleset.boxes if b not in open_})
+    late = LateGame(table, points_bound(table, 2))
+    pmf = late.scored(card, (3, 3, 3, 5, 5), 3)  # full house (19: Yacht scores the dice) now, then 0 or 50
+    assert set(np.nonzero(pmf > 1e-12)[0]) == {19, 69}
+    k = np.arange(pmf.size)
+    after = Card(dict(card.boxes) | {"full_house": 19})
+    assert table.model.banked(card) + pmf @ k == pytest.approx(table.final_moments(after)[0], abs=1e-3)

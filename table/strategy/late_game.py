@@ -75,6 +75,21 @@ class LateGame:
             self._turns[state] = (W1, W2, W3, ROLL_PROB @ W1[1])
         return self._turns[state]
 
+    def scored(self, card: Card, dice: tuple[int, ...], roll: int) -> Array:
+        """Distribution of the points still to come when ``dice`` are scored now (throw ``roll``) in their best box."""
+        model, banked = self.model, self.model.banked(card)
+        best = None
+        for box in model.options(card, dice, roll):
+            after = model.after(card, dice, box, roll)
+            gain = model.banked(after) - banked
+            value = gain + float(self.table.values[model.state_of(after)])
+            if best is None or value > best[0]:
+                best = (value, gain, after)
+        assert best is not None
+        out = np.zeros(self.points)
+        out[best[1] :] = self.start(best[2])[: self.points - best[1]]
+        return out
+
     def _stops(self, card: Card, roll: int) -> Pair:
         """Mean and distribution of scoring each roll in its best box (by mean) on throw ``roll``."""
         model, values = self.model, self.table.values

@@ -171,7 +171,8 @@ def win_chances(
     normal: dict[int, tuple[float, float]] = {}
     for i, card in enumerate(cards):
         turn = (dice, roll) if i == current else ((), 0)
-        if n_boxes - len(card) <= exact_open:
+        left = n_boxes - len(card) - (1 if turn[1] == 3 and len(dice) == N_DICE else 0)  # boxes open after this throw
+        if left <= exact_open:
             exact[i] = (table.model.banked(card), _late_pmf(table, card, *turn, exact_open))
         else:
             normal[i] = player_moments(table, card, *turn)
@@ -198,11 +199,13 @@ def _late_pmf(
     table: StrategyTable, card: Card, dice: Sequence[int], roll: int, exact_open: int
 ) -> npt.NDArray[np.float64]:
     hit = _LATE.get(id(table))
-    if hit is None or hit[0] is not table or hit[1].points < points_bound(table, exact_open):
-        hit = _LATE[id(table)] = (table, LateGame(table, points_bound(table, exact_open)))
+    if hit is None or hit[0] is not table or hit[1].points < points_bound(table, exact_open + 1):
+        hit = _LATE[id(table)] = (table, LateGame(table, points_bound(table, exact_open + 1)))
     late = hit[1]
     if roll == 0 or len(dice) != N_DICE or len(card) >= table.model.n_boxes:
         return late.start(card)
+    if roll == 3:  # the box is chosen now: the card after it, exact
+        return late.scored(card, tuple(dice), 3)
     return late.turn(card)[roll - 1][1][INDEX[N_DICE][tuple(sorted(dice))]]
 
 
