@@ -24,9 +24,10 @@ from table.strategy.tables import StrategyTable
 
 Array = npt.NDArray[np.float64]
 
-#: Open boxes up to which the exact distribution is used by default: one box costs 16-60 ms here
-#: (yacht, yahtzee with an upper box), two 0.3-1.1 s (docs/overlay.md has what each gains).
-EXACT_OPEN = 1
+#: Open boxes up to which the exact distribution is used by default: a card with two open boxes costs
+#: 0.1-0.3 s here (memoised per state), one 16-60 ms; with normals only the second-last round was
+#: off by up to 22 pp, with exact distributions up to two boxes 2.5 pp (docs/overlay.md).
+EXACT_OPEN = 2
 #: States whose whole turn is kept (the current player's throws look theirs up), and start distributions kept.
 MEMO_TURNS = 8
 MEMO_STARTS = 4096
