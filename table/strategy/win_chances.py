@@ -80,22 +80,20 @@ def combine(pmf: npt.NDArray[np.float64]) -> list[float]:
 
     For player ``i`` and score ``k``: the others each score below ``k`` (``L_j``)
     or tie at ``k`` (``p_j``); with ``t`` ties ``i`` wins ``1 / (t + 1)``, which
-    is the integral over ``z`` in [0, 1] of ``prod_j (L_j + p_j z)``.
+    is the integral over ``z`` in [0, 1] of ``prod_{j != i} (L_j + p_j z)``: a
+    polynomial of degree ``n - 1``, integrated exactly by Gauss-Legendre with
+    ``ceil(n / 2)`` nodes.  The products over ``j != i`` are prefix times suffix products.
     """
-    n = pmf.shape[0]
+    n, k = pmf.shape
     below = np.cumsum(pmf, axis=1) - pmf  # P(score < k)
-    out = []
-    for i in range(n):
-        poly = np.zeros((n, pmf.shape[1]))  # poly[t]: chance the others are all <= k with t ties
-        poly[0] = 1.0
-        for j in range(n):
-            if j == i:
-                continue
-            poly[1:] = poly[1:] * below[j] + poly[:-1] * pmf[j]
-            poly[0] = poly[0] * below[j]
-        share = (poly / np.arange(1, n + 1)[:, None]).sum(axis=0)
-        out.append(float(pmf[i] @ share))
-    return out
+    x, w = np.polynomial.legendre.leggauss(max(1, (n + 1) // 2))
+    z, w = (x + 1) / 2, w / 2  # nodes and weights on [0, 1]
+    A = below[None, :, :] + pmf[None, :, :] * z[:, None, None]  # (nodes, n, K)
+    ones = np.ones((z.size, 1, k))
+    before = np.cumprod(np.concatenate([ones, A[:, :-1]], axis=1), axis=1)  # prod over j < i
+    after = np.cumprod(np.concatenate([ones, A[:, :0:-1]], axis=1), axis=1)[:, ::-1]  # prod over j > i
+    share = np.einsum("q,qnk->nk", w, before * after)
+    return [float(v) for v in np.einsum("nk,nk->n", pmf, share)]
 
 
 def win_probabilities(means: Sequence[float], variances: Sequence[float]) -> list[float]:
