@@ -153,8 +153,12 @@ def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
         assert late.on("dicetable/t1/status") == [(b"online", True)]
         state, retained = late.on("dicetable/t1/state")[-1]
         state = json.loads(state)
-        assert retained and state["finished"] and state["game"] == last["game"] and state["win_chances"] is None
+        assert retained and state["finished"] and state["game"] == last["game"]
         assert [p["total"] for p in state["players"]] == list(app.state.totals()) and state["rounds"] == 12
+        # A finished game's chances are its result: 1 to the winner, split on a tie.
+        totals = list(app.state.totals())
+        winners = [i for i, t in enumerate(totals) if t == max(totals)]
+        assert state["win_chances"] == [1 / len(winners) if i in winners else 0.0 for i in range(2)]
         assert state["leader"] == ("HAL" if state["players"][0]["total"] >= state["players"][1]["total"] else "Eve")
         late.close()
     finally:

@@ -29,6 +29,7 @@ from typing import Any
 
 from table.app import screens
 from table.app.bots import BotSeats
+from table.app.live_chances import LiveChances
 from table.app.presses import PressMixin
 from table.app.publish import PublishMixin
 from table.app.seats import check_setup, split_seats
@@ -42,6 +43,10 @@ from table.rules import find_ruleset
 from table.store import open_store
 
 log = logging.getLogger(__name__)
+
+
+def _republish() -> None:
+    """Nothing: submitted so that the worker publishes a fresh snapshot (the win chances are ready)."""
 
 
 def _now() -> float:
@@ -141,6 +146,8 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         self.analysis: Any = None
         self.analysis_status = ""
         self._analysis_key: Any = None
+        # each player's win chance, computed beside the worker; a fresh snapshot when ready
+        self.chances = LiveChances(lambda: self.submit(_republish))
 
     # -- lifetime -------------------------------------------------------------
 

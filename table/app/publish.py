@@ -90,6 +90,7 @@ class PublishMixin:
         bot = None
         if st is not None and st.mode is GameMode.SCORECARD:
             game = game_json(st, self.selected)
+            game.update(self.chances.get(st))  # win_chances (per seat, or None) and best_box: table.app.live_chances
             if self.hints and st.turn is not None and st.turn.roll:
                 game["hints"] = hints_for(st)
             level = st.bot_level(st.current_player)

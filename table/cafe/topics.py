@@ -55,9 +55,14 @@ def round_of(state: GameState) -> int:
 def win_chances(state: GameState | None) -> list[float] | None:
     """Each player's chance to win from `state`, in seat order; None where the table has no value tables.
 
-    The one place the state payload gets it from (issue 36, item 5 fills it in).
+    Computed on the publisher's thread, never the game worker's:
+    :func:`table.strategy.win_chances.win_chances_for` (a few ms; an end-game
+    position not seen before up to about 0.3 s, then remembered).
     """
-    return None
+    from table.strategy.win_chances import win_chances_for
+
+    chances = win_chances_for(state)
+    return None if chances is None else [round(float(p), 3) for p in chances]
 
 
 def _win_chances_or_none(state: GameState) -> list[float] | None:

@@ -11,6 +11,7 @@ Routes
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
                               (downloads: made once per game state, one at a time, :mod:`table.display.served_exports`)
 ``WS  /ws``                   snapshots out, the page's commands in (:mod:`table.display.page_socket`)
+``GET /overlay``, ``WS /overlay/ws``  the read-only stream overlay (:mod:`table.display.overlay`)
 
 Clients on the table itself (loopback, or the addresses in ``local_hosts``) may
 send commands; any other client is read-only unless its message carries the
@@ -41,6 +42,7 @@ from fastapi.staticfiles import StaticFiles
 from table.display.connections import ConnectionLimits, server_config
 from table.display.listening import listen_error, table_host_names
 from table.display.messages import FIELDS, parse_message
+from table.display.overlay import add_overlay_routes
 from table.display.page_socket import Hub, serve_page_socket
 from table.display.pin_guard import PinGuard
 from table.display.request_checks import HostCheck, host_allowed, plain_address, same_origin
@@ -142,6 +144,7 @@ def create_app(
     async def ws(socket: WebSocket) -> None:
         await serve_page_socket(socket, table, hub, guard, local)
 
+    add_overlay_routes(app, table, hub, STATIC)
     return app
 
 

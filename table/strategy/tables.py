@@ -5,6 +5,9 @@ A table file is a compressed ``.npz`` holding
 ``values``  float32, shape ``(2 ** n_boxes, n_flags, cap + 1)``
     Expected points still to come from each turn-start state under optimal
     play (0 for unreachable states); widened to float64 when loaded.
+``second``  float32, the same shape
+    Their second moment E[X**2] under the same policy
+    (:mod:`table.strategy.moments`); format 2 on.
 ``meta``  a JSON string
     ``format``, ``solver`` (versions), ``ruleset``, ``variant``, ``spec``
     (rules document version), ``fingerprint`` (hash of the score tables),
@@ -35,10 +38,10 @@ from table.rules import Card, Ruleset, find_ruleset
 from table.strategy._progress import TextProgress
 from table.strategy.errors import StaleTablesError
 from table.strategy.model import SPEC_VERSION, Model, check_variant
-from table.strategy.solver import solve
+from table.strategy.moments import solve_moments
 
 #: File layout version; bump when the file format changes.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Solver version; bump when the solver's results change.
 SOLVER_VERSION = "1"
 #: Tables shipped inside the package.
@@ -79,6 +82,8 @@ class StrategyTable:
         Expected final score from an empty card (exact, float64).
     build_seconds : float
         Wall time the build took, in seconds (0 if unknown).
+    second : ndarray of shape ``model.shape``, optional
+        Second moment of the points still to come (None: not known).
 
     Examples
     --------
@@ -91,6 +96,7 @@ class StrategyTable:
     values: npt.NDArray[np.floating] = field(repr=False)
     expected: float
     build_seconds: float = 0.0
+    second: npt.NDArray[np.floating] | None = field(default=None, repr=False)
 
     @property
     def ruleset(self) -> Ruleset:
@@ -108,6 +114,17 @@ class StrategyTable:
     def expected_final(self, card: Card) -> float:
         """Expected final total of ``card`` under optimal play from the next turn on."""
         return self.model.banked(card) + self.future(card)
+
+    def final_moments(self, card: Card) -> tuple[float, float]:
+        """Mean and variance (points, points squared) of ``card``'s final total from the next turn on.
+
+        Raises ValueError if the table has no second moment (built by an old format).
+        """
+        if self.second is None:
+            raise ValueError("this strategy table has no second moment; rebuild it with 'dicetable strategy build'")
+        state = self.model.state_of(card)
+        mean, second = float(self.values[state]), float(self.second[state])
+        return self.model.banked(card) + mean, max(0.0, second - mean * mean)
 
     def meta(self) -> dict[str, object]:
         """The metadata written with the table (see the module docstring)."""
@@ -127,10 +144,13 @@ class StrategyTable:
         """Write the table to ``path`` atomically (float32 values); return ``path``."""
         path.parent.mkdir(parents=True, exist_ok=True)
         values = np.nan_to_num(self.values.astype(np.float32), nan=0.0)
+        arrays = {"values": values, "meta": np.array(json.dumps(self.meta()))}
+        if self.second is not None:
+            arrays["second"] = np.nan_to_num(self.second.astype(np.float32), nan=0.0)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
-                np.savez_compressed(fh, values=values, meta=np.array(json.dumps(self.meta())))
+                np.savez_compressed(fh, **arrays)
             os.chmod(tmp, 0o644)  # mkstemp makes 0600; tables are not secret
             os.replace(tmp, path)
         except BaseException:
@@ -145,9 +165,9 @@ def build_table(
     """Solve ``ruleset`` / ``variant`` now (no files); see :func:`table.strategy.solver.solve`."""
     model = Model.of(ruleset, variant)
     started = time.perf_counter()
-    values = solve(model, progress)
+    values, second = solve_moments(model, progress)
     seconds = time.perf_counter() - started
-    return StrategyTable(model, values, float(values[0, 0, 0]), seconds)
+    return StrategyTable(model, values, float(values[0, 0, 0]), seconds, second)
 
 
 def load_table(path: Path, model: Model) -> StrategyTable:
@@ -166,6 +186,7 @@ def load_table(path: Path, model: Model) -> StrategyTable:
         with np.load(path, allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
+            second = data["second"].astype(np.float64) if "second" in data else None
     except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise StaleTablesError(
             f"{path} is not a strategy table ({exc}); delete it or run 'dicetable strategy build {model.ruleset.id}'"
@@ -185,7 +206,9 @@ def load_table(path: Path, model: Model) -> StrategyTable:
                 f"{path} is stale: {key} is {meta.get(key)!r}, this dicetable needs {want!r}; "
                 f"run 'dicetable strategy build {model.ruleset.id}' to rebuild it"
             )
-    return StrategyTable(model, values, float(meta["expected"]), float(meta["build_seconds"]))
+    if second is None or second.shape != values.shape:
+        raise StaleTablesError(f"{path} has no second moment; run 'dicetable strategy build {model.ruleset.id}'")
+    return StrategyTable(model, values, float(meta["expected"]), float(meta["build_seconds"]), second)
 
 
 _LOADED: dict[tuple[str, str], StrategyTable] = {}

@@ -1,0 +1,189 @@
+"""Benchmark table.strategy.win_chances: the model's P(win) against Monte Carlo games of the optimal bot; speed.
+
+Usage::
+
+    python benchmarks/win_chances.py                      # 36 positions, 400 continuations each
+    python benchmarks/win_chances.py --positions 12 --continuations 200 --rules yacht
+    python benchmarks/win_chances.py --last-rounds 3             # end games only
+    python benchmarks/win_chances.py --speed-only
+
+Positions come from real games of the optimal bot (2-4 players, the rulesets
+given), cut at a random round, at the start of a turn or after its throw 1, 2
+or 3.  From each position every player's card is played to its end
+``--continuations`` times by the optimal bot (:func:`table.strategy.simulate.play_out`);
+the players play alone, so their final scores are independent and the Monte
+Carlo P(win) combines every player's sampled scores (all combinations, ties
+split: :func:`table.strategy.win_chances.combine`).  Printed: the mean and worst
+absolute difference model - Monte Carlo in percentage points, overall and per
+round bucket, for normals only and with exact distributions of cards with at
+most 1 or 2 open boxes (:data:`EXACT`), and the Monte Carlo's own standard error (a difference of that
+size is noise, not the model's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from table.rules import Card, find_ruleset
+from table.strategy import get_table
+from table.strategy.simulate import MemoOptimalBot, play_out
+from table.strategy.win_chances import combine, win_chances, win_probabilities
+
+RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
+#: The models compared: exact distributions for cards with at most this many open boxes (0: normals only).
+EXACT = (0, 1, 2)
+
+
+def draw_position(
+    bot: MemoOptimalBot, players: int, rng: np.random.Generator, last_rounds: int = 0
+) -> tuple[list[Card], int, tuple, int]:
+    """Play a game of ``players`` optimal bots up to a random point (in the last rounds only if given).
+
+    Returns (cards, current seat, dice, throw).
+    """
+    model = bot.model
+    n = model.n_boxes
+    first = n * players - last_rounds * players if last_rounds else 0
+    stop_turn = int(rng.integers(first, n * players))  # turns played before the cut
+    stop_roll = int(rng.integers(0, 4))  # 0: before the first throw
+    cards = [Card.empty() for _ in range(players)]
+    for t in range(stop_turn + 1):
+        seat = t % players
+        d, r = tuple(int(x) for x in rng.integers(1, 7, size=5)), 1
+        while True:
+            if t == stop_turn and r >= stop_roll:
+                return cards, seat, (d if stop_roll else ()), stop_roll
+            keep = bot.choose_keep(cards[seat], d, r) if r < 3 else None
+            if keep is None:
+                if t == stop_turn:  # stopped before the throw to cut at: cut after this one
+                    return cards, seat, d, r
+                break
+            d, r = keep + tuple(int(x) for x in rng.integers(1, 7, size=5 - len(keep))), r + 1
+        cards[seat] = model.after(cards[seat], d, bot.choose_box(cards[seat], d, r), r)
+    raise AssertionError("the cut turn always returns")
+
+
+def monte_carlo(bot, cards, seat, dice, roll, rng, n) -> tuple[list[float], float]:
+    """Monte Carlo P(win) per player and its largest standard error (two halves of the samples)."""
+    samples = []
+    for i, card in enumerate(cards):
+        if i == seat and roll:
+            samples.append([play_out(bot, card, rng, dice, roll) for _ in range(n)])
+        else:
+            samples.append([play_out(bot, card, rng) for _ in range(n)])
+    low = min(map(min, samples))
+    high = max(map(max, samples))
+
+    def pwin(part: slice) -> np.ndarray:
+        pmf = np.zeros((len(samples), high - low + 1))
+        for i, s in enumerate(samples):
+            s = np.asarray(s[part]) - low
+            np.add.at(pmf[i], s, 1.0 / s.size)
+        return np.array(combine(pmf))
+
+    whole = pwin(slice(None))
+    halves = pwin(slice(0, n // 2)) - pwin(slice(n // 2, None))
+    return list(whole), float(np.max(np.abs(halves)) / 2)  # |half1 - half2| / 2 ~ the whole's SE
+
+
+def bucket(round_: int, rounds: int) -> str:
+    if round_ == rounds:
+        return "last round"
+    if round_ >= rounds - 2:
+        return "last 3 rounds"
+    return "early (1-4)" if round_ <= 4 else "middle"
+
+
+def accuracy(args: argparse.Namespace) -> None:
+    rng = np.random.default_rng(args.seed)
+    rows = []  # (rules, round, rounds, players, |diff| per player in pp, se in pp, mc P(win))
+    started = time.perf_counter()
+    for k in range(args.positions):
+        rules = args.rules[k % len(args.rules)]
+        table = get_table(rules, build=False)
+        bot = MemoOptimalBot(table)
+        players = int(rng.integers(2, 5))
+        cards, seat, dice, roll = draw_position(bot, players, rng, args.last_rounds)
+        models = [win_chances(table, cards, seat if roll else None, dice, roll, exact_open=k) for k in EXACT]
+        model = models[0]
+        mc, se = monte_carlo(bot, cards, seat, dice, roll, rng, args.continuations)
+        diffs = [[abs(a - b) * 100 for a, b in zip(m, mc)] for m in models]
+        rnd = len(cards[seat]) + 1
+        rows.append((rules, rnd, table.model.n_boxes, players, diffs, se * 100, mc))
+        print(
+            f"{k + 1:3d} {rules:9s} round {rnd:2d}/{table.model.n_boxes} throw {roll} {players}p  "
+            f"model {' '.join(f'{p:5.3f}' for p in model)}  mc {' '.join(f'{p:5.3f}' for p in mc)}  "
+            f"worst {' / '.join(f'{max(d):4.1f}' for d in diffs)} pp (mc se {se * 100:3.1f})",
+            flush=True,
+        )
+    print(
+        f"\n{len(rows)} positions, {args.continuations} continuations per player, {time.perf_counter() - started:.0f} s"
+    )
+    report("all", rows)
+    report("contested", [r for r in rows if 0.05 < max(r[6]) < 0.95])
+    for name in ("early (1-4)", "middle", "last 3 rounds", "last round"):
+        report(name, [r for r in rows if bucket(r[1], r[2]) == name])
+    for rules in args.rules:
+        report(rules, [r for r in rows if r[0] == rules])
+
+
+def report(name: str, rows: list) -> None:
+    if not rows:
+        return
+    se = np.mean([r[5] for r in rows])
+    parts = []
+    for k, exact in enumerate(EXACT):
+        diffs = [d for r in rows for d in r[4][k]]
+        parts.append(f"exact<={exact}: mean {np.mean(diffs):4.2f} worst {max(diffs):5.2f}")
+    print(
+        f"{name:14s} positions {len(rows):3d}  |model - mc| pp  " + " | ".join(parts) + f"  (mc se mean {se:4.2f} pp)"
+    )
+
+
+def speed() -> None:
+    from table.strategy import win_chances as wc
+
+    rng = np.random.default_rng(0)
+    table = get_table("yahtzee", build=False)
+    bot = MemoOptimalBot(table)
+    means, variances = list(rng.uniform(150, 300, 8)), list(rng.uniform(0, 3000, 8))
+    reps = 200
+    t = time.perf_counter()
+    for _ in range(reps):
+        win_probabilities(means, variances)
+    print(f"win_probabilities, 8 players: {(time.perf_counter() - t) / reps * 1e3:.2f} ms")
+    cards, seat, dice, roll = draw_position(bot, 8, np.random.default_rng(3))
+    while not roll:
+        cards, seat, dice, roll = draw_position(bot, 8, rng)
+    t = time.perf_counter()
+    for _ in range(reps):
+        win_chances(table, cards, seat, dice, roll)
+    print(f"win_chances, 8 yahtzee players, a turn under way (cached): {(time.perf_counter() - t) / reps * 1e3:.2f} ms")
+    t = time.perf_counter()
+    for _ in range(20):
+        wc._ROLLS.clear()
+        win_chances(table, cards, seat, dice, roll)
+    print(f"win_chances, the same, first throw of a turn (uncached): {(time.perf_counter() - t) / 20 * 1e3:.2f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=int, default=36)
+    ap.add_argument("--continuations", type=int, default=400)
+    ap.add_argument("--rules", nargs="+", default=list(RULES), choices=RULES)
+    ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--last-rounds", type=int, default=0, help="cut games in their last N rounds only")
+    ap.add_argument("--speed-only", action="store_true")
+    args = ap.parse_args()
+    for r in args.rules:
+        find_ruleset(r)
+    speed()
+    if not args.speed_only:
+        accuracy(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+// dicetable page: each player's chance to win, small, beside each total (the players' strip and the scorecard).
+// app.js calls it (window.onTableSnapshot) after drawing each snapshot; the numbers come from the table (snapshot game.win_chances,
+// table.strategy.win_chances: optimal solitaire play from here, docs/overlay.md); null shows nothing.
+"use strict";
+(window.onTableSnapshot = window.onTableSnapshot || []).push(function (s) {
+  const g = s.game;
+  const chances = g && s.screen === "game" ? g.win_chances : null;
+  if (!chances) return;
+  const pct = (p) => (p > 0.995 && p < 1 ? ">99" : p < 0.005 && p > 0 ? "<1" : String(Math.round(p * 100))) + "%";
+  const tip = "Chance to win from here if everyone plays the best solitaire strategy";
+  document.querySelectorAll("#players .pl .row1").forEach((row, i) => {
+    if (i >= chances.length) return;
+    const e = document.createElement("span");
+    e.className = "chance"; e.textContent = pct(chances[i]); e.title = tip;
+    row.insertBefore(e, row.lastChild);
+  });
+  const body = document.querySelector("#card tbody") || document.getElementById("card");
+  if (!body || !body.rows.length) return;
+  const tr = document.createElement("tr");
+  tr.className = "chances"; tr.title = tip;
+  const head = document.createElement("td"); head.textContent = "Chance to win"; tr.appendChild(head);
+  for (const p of chances) { const td = document.createElement("td"); td.textContent = pct(p); tr.appendChild(td); }
+  body.appendChild(tr);
+});
