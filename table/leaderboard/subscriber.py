@@ -1,0 +1,192 @@
+"""The leaderboard's MQTT client: one thread that keeps a persistent session on the broker.
+
+It subscribes to ``dicetable/+/#`` at QoS 1 with ``clean_session=False`` and a fixed client id,
+so the events tables publish while the leaderboard is away are queued by the broker (Mosquitto
+keeps them across its own restart when ``persistence true``) and delivered when it returns. Each
+QoS 1 message is acknowledged (PUBACK) only after it is in the store, so a crash between receiving
+and storing gets it again; duplicates are then dropped by event id (:mod:`table.leaderboard.store`).
+
+Messages that do not fit schema v1 are logged (one line, at most one per
+:data:`LOG_EVERY_S` with a count of those left out) and dropped. When the broker cannot be reached,
+refuses the login or drops the connection, :attr:`Subscriber.broker` says why and the thread tries
+again after 1, 2, 4 ... 30 s.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+from table.leaderboard.broker import BrokerOptions, configure_client
+from table.leaderboard.messages import SUBSCRIPTION, BadMessage, GameEvent, Status, TableState, parse_message
+from table.leaderboard.store import LeaderboardStore
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two "dropped a message" lines.
+LOG_EVERY_S = 10.0
+
+#: Back-off between connection attempts, in seconds: doubled after each failure up to the maximum.
+RETRY_MIN_S, RETRY_MAX_S = 1.0, 30.0
+
+#: Keep-alive (s): the broker notices a vanished leaderboard after 1.5x this.
+KEEPALIVE_S = 30
+
+
+class RateLimitedLog:
+    """Log at most one line per ``every`` seconds; the next line says how many were left out."""
+
+    def __init__(self, logger: logging.Logger, every: float = LOG_EVERY_S) -> None:
+        self._log, self._every, self._last, self.left_out, self.count = logger, every, -1e9, 0, 0
+
+    def warning(self, text: str) -> None:
+        """Log ``text`` now, or count it if a line went out less than ``every`` s ago."""
+        self.count += 1
+        now = time.monotonic()
+        if now - self._last < self._every:
+            self.left_out += 1
+            return
+        more = f" ({self.left_out} more since the last line)" if self.left_out else ""
+        self._log.warning("%s%s", text, more)
+        self._last, self.left_out = now, 0
+
+
+class Subscriber:
+    """Feeds ``store`` from the broker in a background thread; a context manager.
+
+    Parameters
+    ----------
+    store : LeaderboardStore
+    broker : BrokerOptions
+    client_id : str
+        The persistent session's name on the broker: keep it the same across restarts (a second
+        leaderboard with the same id would take the session over).
+    on_stored : callable, optional
+        Called on the client's thread after each message is stored (for a page push or a benchmark).
+    """
+
+    def __init__(
+        self, store: LeaderboardStore, broker: BrokerOptions, *, client_id: str, on_stored: Any = None
+    ) -> None:
+        self.store, self.opts, self.client_id = store, broker, client_id
+        self.on_stored = on_stored
+        self.dropped = RateLimitedLog(log)
+        self.duplicates = 0
+        self.stored = 0
+        self.broker = f"broker: connecting to {broker.where}"
+        self.connected = False
+        self._stop = threading.Event()
+        self._client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=client_id,
+            clean_session=False,
+            reconnect_on_failure=False,  # the thread below retries, so it can say why each try failed
+            manual_ack=True,
+        )
+        configure_client(self._client, broker)
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+        self._thread = threading.Thread(target=self._run, name="leaderboard-mqtt", daemon=True)
+
+    # -- the thread -----------------------------------------------------------------------------
+
+    def start(self) -> Subscriber:
+        """Start connecting (returns at once; the broker may still be down)."""
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        delay = RETRY_MIN_S
+        while not self._stop.is_set():
+            try:
+                self._client.connect(self.opts.host, self.opts.port, keepalive=KEEPALIVE_S)
+            except (OSError, ValueError) as exc:
+                self._down(f"cannot reach {self.opts.where} ({_reason(exc)}); retrying in {delay:.0f} s")
+            else:
+                started = time.monotonic()
+                self._client.loop_forever()  # returns once the connection ends (reconnect_on_failure=False)
+                if time.monotonic() - started > RETRY_MAX_S:
+                    delay = RETRY_MIN_S  # it held a while: the next try is soon
+            if self._stop.wait(delay):
+                break
+            delay = min(delay * 2, RETRY_MAX_S)
+
+    def _down(self, why: str) -> None:
+        self.connected = False
+        if self.broker != f"broker: {why}":
+            log.warning("broker: %s", why)
+        self.broker = f"broker: {why}"
+
+    # -- paho callbacks (on the thread above) --------------------------------------------------
+
+    def _on_connect(self, client: Any, _userdata: Any, flags: Any, reason: Any, _props: Any) -> None:
+        if reason.is_failure:
+            self._down(f"{self.opts.where} refused the connection ({reason}); check --mqtt-user and the password")
+            return
+        client.subscribe(SUBSCRIPTION, qos=1)
+        self.connected = True
+        self.broker = f"broker: connected to {self.opts.where}"
+        log.info("connected to %s (session present: %s)", self.opts.where, flags.session_present)
+
+    def _on_disconnect(self, _client: Any, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
+        if not self._stop.is_set() and self.connected:
+            self._down(f"connection to {self.opts.where} lost ({reason}); reconnecting")
+
+    def _on_message(self, client: Any, _userdata: Any, msg: Any) -> None:
+        try:
+            self.handle(msg.topic, msg.payload)
+        except BadMessage as exc:
+            self.dropped.warning(f"dropped a message: {exc}")
+        except Exception as exc:  # the store failed (disk full, file gone): no PUBACK, so it comes again
+            log.error("could not store a message from %s (%s); reconnecting to get it again", msg.topic[:80], exc)
+            client.disconnect()
+            return
+        if msg.qos > 0:
+            client.ack(msg.mid, msg.qos)
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """Check and store one message.
+
+        Raises
+        ------
+        BadMessage
+            If it does not fit schema v1 (nothing is stored).
+        """
+        message = parse_message(topic, payload)
+        if isinstance(message, GameEvent):
+            if self.store.add_event(message):
+                self.stored += 1
+            else:
+                self.duplicates += 1
+        elif isinstance(message, TableState):
+            self.store.set_state(message.table, message.data)
+        elif isinstance(message, Status):
+            self.store.set_status(message.table, message.online)
+        if self.on_stored is not None:
+            self.on_stored(message)
+
+    # -- lifetime -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Disconnect (the session stays on the broker) and stop the thread."""
+        self._stop.set()
+        try:
+            self._client.disconnect()
+        except Exception:  # not connected: nothing to close
+            pass
+        self._thread.join(timeout=10)
+
+    def __enter__(self) -> Subscriber:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _reason(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
