@@ -127,9 +127,7 @@ def _json(payload: bytes, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BadMessage(f"{what}: the payload is JSON but not an object")
     if data.get("v") != SCHEMA_VERSION or isinstance(data.get("v"), bool):
-        raise BadMessage(
-            f"{what}: schema version {str(data.get('v'))[:20]!r}, this leaderboard reads v{SCHEMA_VERSION}"
-        )
+        raise BadMessage(f"{what}: schema version {str(data.get('v'))[:20]}, this leaderboard reads v{SCHEMA_VERSION}")
     return data
 
 

@@ -46,7 +46,8 @@ def play_game(
     """Play one whole game; yield ``(state after, event)`` for each accepted event, in order.
 
     ``level``: the bots' level (``easy``, ``medium``, ``optimal``); ``autoplay``: random legal play
-    with undos and corrections instead. Event times start at ``start`` (Unix s), 1 s apart.
+    with undos (10 % of the actions where one is allowed) and corrections
+    instead. Event times start at ``start`` (Unix s), 1 s apart.
     """
     at = start
     state, events = execute(None, StartGame(at, ruleset, players))
@@ -54,7 +55,7 @@ def play_game(
     bots = [make_bot(level, ruleset) for _ in players]
     while not state.finished:
         at += 1.0
-        cmd = random_command(state, rng, at) if autoplay else _bot_command(state, bots, rng, at)
+        cmd = random_command(state, rng, at, p_undo=0.1) if autoplay else _bot_command(state, bots, rng, at)
         state, events = execute(state, cmd)
         yield from ((state, e) for e in events)
 
