@@ -130,8 +130,8 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
                 **tables(),
                 "rulesets": played,
                 "ruleset": rs,
-                "scores": {p: queries.high_scores(store, rs, p, now, limit=5) for p in queries.PERIODS},
-                "players": queries.player_stats(store, rs, limit=8),
+                "scores": {p: queries.high_scores(store, rs, p, now, limit=8) for p in queries.PERIODS},
+                "players": queries.player_stats(store, rs, limit=10),
             }
         )
 

@@ -135,7 +135,8 @@ class Subscriber:
 
     def _on_disconnect(self, _client: Any, _userdata: Any, _flags: Any, reason: Any, _props: Any) -> None:
         if not self._stop.is_set() and self.connected:
-            self._down(f"connection to {self.opts.where} lost ({reason}); reconnecting")
+            why = "" if str(reason) == "Unspecified error" else f" ({reason})"  # paho's word for a closed socket
+            self._down(f"connection to {self.opts.where} lost{why}; reconnecting")
 
     def _on_message(self, client: Any, _userdata: Any, msg: Any) -> None:
         try:

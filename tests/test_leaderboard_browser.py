@@ -1,0 +1,130 @@
+"""The leaderboard's TV page in real headless Chromium (Debian's, driven by Playwright) at 1920x1080.
+
+Six tables and eight finished games reach the leaderboard through a real Mosquitto; the page must
+show them without overflow or cut text, then say "broker: ..." when the broker goes away. The
+screenshots go to $DICETABLE_ARTIFACTS (default: the temp folder's dicetable-artifacts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+pw = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install '.[test]'")
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium", allow_module_level=True)
+
+from table.leaderboard.broker import BrokerOptions  # noqa: E402
+from table.leaderboard.service import Leaderboard  # noqa: E402
+from table.leaderboard.simulated_table import game_payloads, play_game, state_payload  # noqa: E402
+from tests.test_leaderboard_mqtt import Publisher, get, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+NAMES = ["Margaret-Anne", "Bo", "Christopher L.", "Yuki", "Oluwaseun", "Ines", "HAL (optimal)", "Dmitri K."]
+
+#: Every element inside the window; no list or table clipped; no text cut by an ellipsis.
+OVERFLOW_JS = """() => {
+  const bad = [], W = innerWidth, H = innerHeight;
+  for (const e of document.querySelectorAll('body *')) {
+    if (!e.offsetParent) continue;
+    const r = e.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.right > W + 1 || r.bottom > H + 1 || r.left < -1 || r.top < -1)
+      bad.push('outside ' + e.className + ' ' + e.tagName + ' ' + JSON.stringify([r.right, r.bottom]));
+  }
+  for (const e of document.querySelectorAll('.tables, .ranks, .scores, .players, section, main'))
+    if (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2) bad.push('clipped ' + e.className);
+  for (const e of document.querySelectorAll('.tname, .tgame, .pname, .who, td, th, .broker, h1, h2'))
+    if (e.scrollWidth > e.clientWidth + 1) bad.push('cut text ' + e.className + ' ' + e.textContent);
+  return bad;
+}"""
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get("DICETABLE_ARTIFACTS") or Path(tempfile.gettempdir()) / "dicetable-artifacts")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def mid_game_state(table: str, ruleset: str, players: tuple[str, ...], seed: int, upto: float, chances=None):
+    """The state payload of a real game stopped ``upto`` (a fraction) of the way through."""
+    pairs = list(play_game(ruleset, players, random.Random(seed)))
+    state = pairs[int(len(pairs) * upto)][0]
+    data = json.loads(state_payload(table, f"{table}:ab:{seed}", state, time.time()))
+    data["win_chances"] = chances
+    return json.dumps(data).encode()
+
+
+def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
+    rng = random.Random(7)
+    games = [("yahtzee", k) for k in range(5)] + [("yacht", k) for k in range(5, 8)]
+    with Leaderboard(
+        tmp_path / "b.sqlite3", BrokerOptions("127.0.0.1", mosquitto.port), port=0, client_id="lb-page"
+    ) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+        pub = Publisher(mosquitto.port)
+        sent = 0
+        for ruleset, seed in games:
+            players = tuple(rng.sample(NAMES, 2 + seed % 3))
+            start = time.time() - 3600 * 30 * seed  # some today, some earlier
+            played = play_game(ruleset, players, random.Random(seed), start=start)
+            for p in game_payloads("bar-2", f"bar-2:ab:{seed}", played):
+                pub.send("dicetable/bar-2/events", p)
+                sent += 1
+        states = {
+            "window-1": mid_game_state(
+                "window-1", "yahtzee", ("Margaret-Anne", "Christopher L."), 11, 0.7, [0.62, 0.38]
+            ),
+            "bar-2": mid_game_state("bar-2", "yacht", ("Yuki", "Bo", "Ines"), 12, 0.3),
+            "corner-3": mid_game_state("corner-3", "yahtzee", ("Oluwaseun", "HAL (optimal)"), 13, 1.0 - 1e-9),
+            "terrace-4": mid_game_state("terrace-4", "yatzy", ("Dmitri K.", "Ines"), 14, 0.5),
+            "back-room-5": state_payload("back-room-5", None, None, time.time()),
+            "upstairs-6": mid_game_state("upstairs-6", "generala", tuple(NAMES[:4]), 15, 0.6, [0.4, 0.3, 0.2, 0.1]),
+        }
+        for table, payload in states.items():
+            pub.send(f"dicetable/{table}/status", b"offline" if table == "terrace-4" else b"online", retain=True)
+            pub.send(f"dicetable/{table}/state", payload, retain=True)
+        wait_for(lambda: lb.subscriber.stored == sent and len(get(lb.url + "api/tables")[1]["tables"]) == 6, "all")
+        pub.close()
+        best = get(lb.url + "api/leaderboard?ruleset=yahtzee&period=all")[1]["scores"][0]
+        with pw.sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1920, "height": 1080})
+            page.goto(lb.url + "?ruleset=yahtzee")
+            page.wait_for_function("document.querySelectorAll('#tables .table').length === 6")
+            page.wait_for_function("document.querySelectorAll('.period li').length > 3")
+            page.screenshot(path=str(artifacts() / "leaderboard-1920x1080.png"))
+            assert page.evaluate(OVERFLOW_JS) == []
+            small = browser.new_page(viewport={"width": 1920, "height": 1080}, device_scale_factor=0.75)
+            small.goto(lb.url + "?ruleset=yahtzee")  # the same layout in 1440x810 pixels, for docs/leaderboard.png
+            small.wait_for_function("document.querySelectorAll('.period li').length > 3")
+            small.screenshot(path=str(artifacts() / "leaderboard-docs.png"))
+            assert page.locator("[data-period=all] li .pts").first.inner_text() == str(best["total"])
+            assert page.locator("[data-period=all] li .who").first.inner_text() == best["player"]
+            assert page.locator(".table.offline .tname").inner_text() == "terrace-4"
+            assert page.locator("[data-table=window-1] .pchance").all_inner_texts() == ["62%", "38%"]
+            assert page.locator("[data-table=back-room-5] .tgame").inner_text() == "no game on"
+            assert page.locator("#broker").inner_text().startswith("broker: connected")
+            mosquitto.stop()
+            page.wait_for_function("document.querySelector('#broker').classList.contains('down')")
+            assert "lost" in page.locator("#broker").inner_text()
+            assert page.locator("#tables .table").count() == 6  # still serving what it has
+            page.screenshot(path=str(artifacts() / "leaderboard-broker-down.png"))
+            assert page.evaluate(OVERFLOW_JS) == []
+            browser.close()
