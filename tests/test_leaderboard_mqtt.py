@@ -103,6 +103,10 @@ def test_games_arrive_once_with_the_tables_totals(tmp_path, mosquitto):
         _, tables = get(lb.url + "api/tables")
         assert [(t["table"], t["online"]) for t in tables["tables"]] == [("t1", True), ("t2", True)]
         assert tables["tables"][0]["state"]["game"] is None and tables["connected"] is True
+        _, recent = get(lb.url + "api/games?table=t2")
+        assert [(g["game"], g["totals"], g["events"], g["finished"]) for g in recent["games"]] == [
+            (games["t2"][0], games["t2"][2], len(games["t2"][1]), True)
+        ]
         _, players = get(lb.url + "api/players?ruleset=yacht")
         assert sorted(p["best"] for p in players["players"]) == sorted(games["t2"][2])
 
@@ -205,7 +209,7 @@ def test_a_killed_table_goes_offline_by_its_last_will(tmp_path, mosquitto):
 
 def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
     with board(tmp_path, mosquitto) as lb:
-        for path in ("", "api/tables", "api/leaderboard", "api/players", "api/board", "health"):
+        for path in ("", "api/tables", "api/leaderboard", "api/players", "api/games", "api/board", "health"):
             for method in ("POST", "PUT", "DELETE", "PATCH"):
                 assert get(lb.url + path, method)[0] == 405, (path, method)
         assert get(lb.url + "api/leaderboard?period=month") == (

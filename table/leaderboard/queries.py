@@ -83,6 +83,39 @@ def player_stats(store: LeaderboardStore, ruleset: str | None = None, limit: int
     ]
 
 
+def recent_games(store: LeaderboardStore, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    """The games last changed, newest first (of ``table``, else all): totals, ``last_seq``, events, state."""
+    where, params = ("WHERE tbl = ?", (table,)) if table else ("", ())
+    rows = store.read(
+        "SELECT id, tbl, ruleset, players, started_at, updated_at, last_seq, events, finished, abandoned FROM games"
+        f" {where} ORDER BY updated_at DESC, id LIMIT ?",
+        (*params, limit),
+    )
+    totals: dict[str, list[int]] = {}
+    if rows:
+        marks = ",".join("?" * len(rows))
+        for game, total in store.read(
+            f"SELECT game, total FROM seats WHERE game IN ({marks}) ORDER BY game, seat", tuple(r[0] for r in rows)
+        ):
+            totals.setdefault(game, []).append(total)
+    return [
+        {
+            "game": g,
+            "table": tb,
+            "ruleset": rs,
+            "players": json.loads(pl),
+            "totals": totals.get(g, []),
+            "started_at": st,
+            "updated_at": up,
+            "last_seq": ls,
+            "events": n,
+            "finished": bool(f),
+            "abandoned": bool(a),
+        }
+        for g, tb, rs, pl, st, up, ls, n, f, a in rows
+    ]
+
+
 def rulesets(store: LeaderboardStore) -> list[str]:
     """The rulesets of the stored finished games, most played first."""
     rows = store.read(

@@ -7,6 +7,7 @@ Routes (all ``GET``; there is no route that changes anything, and no command, PI
 ``/api/tables``                         each table's status and state, and the broker line
 ``/api/leaderboard?ruleset=R&period=P`` high scores of finished ``R`` games in ``P`` (``day``, ``week``, ``all``)
 ``/api/players?ruleset=R``              per-player stats (games, wins, mean, best, five-alike boxes)
+``/api/games?table=T&limit=N``          the games last changed (of table ``T``): totals, events stored, last seq
 ``/api/board?ruleset=R``                all of the above for the page in one answer
 ``/health``                             ``{"ok": true, "broker": ..., "stored": N, "duplicates": N, "dropped": N}``
 """
@@ -30,6 +31,10 @@ STATIC = Path(__file__).with_name("static")
 
 #: Rulesets a name may be (the API refuses others in one line rather than answering an empty list).
 RULESETS = ("yahtzee", "yacht", "chaser", "yatzy", "generala")
+
+
+#: The most games one /api/games answer lists.
+MAX_GAMES = 1000
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -115,6 +120,12 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
         except UsageError as exc:
             return _bad(str(exc))
         return _json({"ruleset": rs, "players": queries.player_stats(store, rs)})
+
+    @app.get("/api/games")
+    def api_games(table: str = "", limit: int = 100) -> Any:
+        if not 1 <= limit <= MAX_GAMES:
+            return _bad(f"limit {limit} is not 1-{MAX_GAMES}")
+        return _json({"games": queries.recent_games(store, table or None, limit)})
 
     @app.get("/api/board")
     def api_board(ruleset: str = "") -> Any:

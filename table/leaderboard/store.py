@@ -11,7 +11,7 @@ Tables
 ``seats``           each game's players with their total (the latest event's ``totals``) and their
                     five-alike boxes (:mod:`table.leaderboard.fives`)
 
-One connection, shared by the subscriber's thread (writes) and the web server's (reads) under a
+One connection, shared by the intake's thread (writes, a batch per transaction) and the web server's (reads) under a
 lock; WAL journal so a reader never waits for a commit to reach the disk.
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from table.errors import DicetableError
-from table.leaderboard.fives import five_alike_counts
-from table.leaderboard.messages import GameEvent
+from table.leaderboard.fives import FIVE_ALIKE_BOXES, five_alike_counts
+from table.leaderboard.messages import GameEvent, Message, Status, TableState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
@@ -49,9 +49,6 @@ CREATE TABLE IF NOT EXISTS seats (
     fives INTEGER NOT NULL, PRIMARY KEY (game, seat));
 CREATE INDEX IF NOT EXISTS games_ruleset ON games (ruleset, finished, updated_at);
 """
-
-#: Event types after which the five-alike boxes can change (the others leave the cards as they are).
-_CARD_CHANGES = frozenset({"box_scored", "undone", "game_ended"})
 
 
 class LeaderboardStoreError(DicetableError, OSError):
@@ -116,59 +113,74 @@ class LeaderboardStore:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
 
-    # -- writes (the subscriber's thread) --------------------------------------------------------
+    # -- writes (the intake's thread) -------------------------------------------------------------
+
+    def write(self, messages: list[Message], received_at: float | None = None) -> list[bool]:
+        """Store ``messages`` in one transaction; for each, whether it changed anything.
+
+        An event whose id is already stored is dropped (False); statuses and states always count.
+        """
+        now = time.time() if received_at is None else received_at
+        with self._write() as db:
+            out = []
+            for m in messages:
+                if isinstance(m, GameEvent):
+                    out.append(self._add_event(db, m, now))
+                elif isinstance(m, Status):
+                    self._set_status(db, m.table, m.online, now)
+                    out.append(True)
+                else:
+                    self._set_state(db, m.table, m.data, now)
+                    out.append(True)
+            return out
 
     def add_event(self, ev: GameEvent, received_at: float | None = None) -> bool:
         """Store one event; return False (and change nothing) if its id is already stored."""
-        now = time.time() if received_at is None else received_at
-        with self._write() as db:
-            cur = db.execute(
-                "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (ev.id, ev.game, ev.seq, ev.type, ev.at, ev.player, ev.box, ev.points, now, ev.raw),
-            )
-            if cur.rowcount == 0:
-                return False
-            row = db.execute("SELECT last_seq FROM games WHERE id=?", (ev.game,)).fetchone()
-            latest = row is None or ev.seq > row[0]
-            # a scorecard game closed by hand (game_ended) is abandoned, whatever its `finished` says
-            abandoned = ev.type == "game_ended" and ev.ruleset != ""
-            fields = (
-                ev.ruleset,
-                json.dumps(ev.players),
-                ev.at,
-                ev.seq,
-                int(ev.finished and not abandoned),
-                int(abandoned),
-            )
-            if row is None:
-                db.execute(
-                    "INSERT INTO games VALUES (?,?,?,?,?,?,?,1,?,?)",
-                    (ev.game, ev.table, fields[0], fields[1], ev.at, *fields[2:]),
-                )
-            elif latest:
-                db.execute(
-                    "UPDATE games SET ruleset=?, players=?, updated_at=?, last_seq=?, finished=?, abandoned=?,"
-                    " events=events+1, started_at=MIN(started_at, ?) WHERE id=?",
-                    (*fields, ev.at, ev.game),
-                )
-            else:
-                db.execute(
-                    "UPDATE games SET events=events+1, started_at=MIN(started_at, ?) WHERE id=?", (ev.at, ev.game)
-                )
-            if latest:
-                self._write_seats(db, ev)
-            if not latest or ev.type in _CARD_CHANGES:
-                self._count_fives(db, ev.game)
-        return True
+        return self.write([ev], received_at)[0]
 
-    @staticmethod
-    def _write_seats(db: sqlite3.Connection, ev: GameEvent) -> None:
-        old = dict(db.execute("SELECT seat, fives FROM seats WHERE game=?", (ev.game,)).fetchall())
-        db.execute("DELETE FROM seats WHERE game=?", (ev.game,))
-        db.executemany(
-            "INSERT INTO seats VALUES (?,?,?,?,?)",
-            [(ev.game, k, name, ev.totals[k] if ev.totals else 0, old.get(k, 0)) for k, name in enumerate(ev.players)],
+    def set_status(self, table: str, online: bool, at: float | None = None) -> None:
+        """Record ``table``'s status (a change also goes into ``status_changes``)."""
+        self.write([Status(table, online)], at)
+
+    def set_state(self, table: str, state: dict[str, Any], at: float | None = None) -> None:
+        """Keep ``table``'s latest state snapshot (``{}``: the table cleared it)."""
+        self.write([TableState(table, state)], at)
+
+    def _add_event(self, db: sqlite3.Connection, ev: GameEvent, now: float) -> bool:
+        cur = db.execute(
+            "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (ev.id, ev.game, ev.seq, ev.type, ev.at, ev.player, ev.box, ev.points, now, ev.raw),
         )
+        if cur.rowcount == 0:
+            return False
+        row = db.execute("SELECT last_seq FROM games WHERE id=?", (ev.game,)).fetchone()
+        latest = row is None or ev.seq > row[0]
+        # a scorecard game closed by hand (game_ended) is abandoned, whatever its `finished` says
+        abandoned = ev.type == "game_ended" and ev.ruleset != ""
+        fields = (ev.ruleset, json.dumps(ev.players), ev.at, ev.seq, int(ev.finished and not abandoned), int(abandoned))
+        if row is None:
+            db.execute(
+                "INSERT INTO games VALUES (?,?,?,?,?,?,?,1,?,?)",
+                (ev.game, ev.table, fields[0], fields[1], ev.at, *fields[2:]),
+            )
+        elif latest:
+            db.execute(
+                "UPDATE games SET ruleset=?, players=?, updated_at=?, last_seq=?, finished=?, abandoned=?,"
+                " events=events+1, started_at=MIN(started_at, ?) WHERE id=?",
+                (*fields, ev.at, ev.game),
+            )
+        else:
+            db.execute("UPDATE games SET events=events+1, started_at=MIN(started_at, ?) WHERE id=?", (ev.at, ev.game))
+        if latest:
+            db.executemany(
+                "INSERT INTO seats VALUES (?,?,?,?,0) ON CONFLICT(game, seat) DO UPDATE"
+                " SET player=excluded.player, total=excluded.total",
+                [(ev.game, k, name, ev.totals[k] if ev.totals else 0) for k, name in enumerate(ev.players)],
+            )
+        # counts change only by a five-alike box, an undo, or an event that arrived after later ones
+        if not latest or ev.type == "undone" or ev.box in FIVE_ALIKE_BOXES:
+            self._count_fives(db, ev.game)
+        return True
 
     @staticmethod
     def _count_fives(db: sqlite3.Connection, game: str) -> None:
@@ -177,27 +189,23 @@ class LeaderboardStore:
         counts = five_alike_counts(rows, n)
         db.executemany("UPDATE seats SET fives=? WHERE game=? AND seat=?", [(c, game, k) for k, c in enumerate(counts)])
 
-    def set_status(self, table: str, online: bool, at: float | None = None) -> None:
-        """Record ``table``'s status (a change also goes into ``status_changes``)."""
-        at = time.time() if at is None else at
-        with self._write() as db:
-            row = db.execute("SELECT online FROM tables WHERE name=?", (table,)).fetchone()
-            if row is None:
-                db.execute("INSERT INTO tables VALUES (?,?,?,NULL,NULL)", (table, int(online), at))
-            else:
-                db.execute("UPDATE tables SET online=?, status_at=? WHERE name=?", (int(online), at, table))
-            if row is None or row[0] != int(online):
-                db.execute("INSERT INTO status_changes (name, online, at) VALUES (?,?,?)", (table, int(online), at))
+    @staticmethod
+    def _set_status(db: sqlite3.Connection, table: str, online: bool, at: float) -> None:
+        row = db.execute("SELECT online FROM tables WHERE name=?", (table,)).fetchone()
+        if row is None:
+            db.execute("INSERT INTO tables VALUES (?,?,?,NULL,NULL)", (table, int(online), at))
+        else:
+            db.execute("UPDATE tables SET online=?, status_at=? WHERE name=?", (int(online), at, table))
+        if row is None or row[0] != int(online):
+            db.execute("INSERT INTO status_changes (name, online, at) VALUES (?,?,?)", (table, int(online), at))
 
-    def set_state(self, table: str, state: dict[str, Any], at: float | None = None) -> None:
-        """Keep ``table``'s latest state snapshot (``{}``: the table cleared it)."""
-        at = time.time() if at is None else at
+    @staticmethod
+    def _set_state(db: sqlite3.Connection, table: str, state: dict[str, Any], at: float) -> None:
         text = json.dumps(state, separators=(",", ":")) if state else None
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO tables VALUES (?,NULL,NULL,?,?) ON CONFLICT(name) DO UPDATE SET state=?, state_at=?",
-                (table, text, at, text, at),
-            )
+        db.execute(
+            "INSERT INTO tables VALUES (?,NULL,NULL,?,?) ON CONFLICT(name) DO UPDATE SET state=?, state_at=?",
+            (table, text, at, text, at),
+        )
 
     # -- small reads used by tests and the benchmark ----------------------------------------------
 

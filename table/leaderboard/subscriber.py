@@ -3,11 +3,12 @@
 It subscribes to ``dicetable/+/#`` at QoS 1 with ``clean_session=False`` and a fixed client id,
 so the events tables publish while the leaderboard is away are queued by the broker (Mosquitto
 keeps them across its own restart when ``persistence true``) and delivered when it returns. Each
-QoS 1 message is acknowledged (PUBACK) only after it is in the store, so a crash between receiving
-and storing gets it again; duplicates are then dropped by event id (:mod:`table.leaderboard.store`).
+QoS 1 message is acknowledged (PUBACK) only after it is in the store (:mod:`table.leaderboard.intake`
+writes and acknowledges in batches), so a crash between receiving and storing gets it again;
+duplicates are then dropped by event id (:mod:`table.leaderboard.store`).
 
-Messages that do not fit schema v1 are logged (one line, at most one per
-:data:`LOG_EVERY_S` with a count of those left out) and dropped. When the broker cannot be reached,
+Messages that do not fit schema v1 are logged (one line, at most one per 10 s with a count of those
+left out) and dropped. When the broker cannot be reached,
 refuses the login or drops the connection, :attr:`Subscriber.broker` says why and the thread tries
 again after 1, 2, 4 ... 30 s.
 """
@@ -22,37 +23,17 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from table.leaderboard.broker import BrokerOptions, configure_client
-from table.leaderboard.messages import SUBSCRIPTION, BadMessage, GameEvent, Status, TableState, parse_message
+from table.leaderboard.intake import Intake
+from table.leaderboard.messages import SUBSCRIPTION
 from table.leaderboard.store import LeaderboardStore
 
 log = logging.getLogger(__name__)
-
-#: Seconds between two "dropped a message" lines.
-LOG_EVERY_S = 10.0
 
 #: Back-off between connection attempts, in seconds: doubled after each failure up to the maximum.
 RETRY_MIN_S, RETRY_MAX_S = 1.0, 30.0
 
 #: Keep-alive (s): the broker notices a vanished leaderboard after 1.5x this.
 KEEPALIVE_S = 30
-
-
-class RateLimitedLog:
-    """Log at most one line per ``every`` seconds; the next line says how many were left out."""
-
-    def __init__(self, logger: logging.Logger, every: float = LOG_EVERY_S) -> None:
-        self._log, self._every, self._last, self.left_out, self.count = logger, every, -1e9, 0, 0
-
-    def warning(self, text: str) -> None:
-        """Log ``text`` now, or count it if a line went out less than ``every`` s ago."""
-        self.count += 1
-        now = time.monotonic()
-        if now - self._last < self._every:
-            self.left_out += 1
-            return
-        more = f" ({self.left_out} more since the last line)" if self.left_out else ""
-        self._log.warning("%s%s", text, more)
-        self._last, self.left_out = now, 0
 
 
 class Subscriber:
@@ -73,10 +54,8 @@ class Subscriber:
         self, store: LeaderboardStore, broker: BrokerOptions, *, client_id: str, on_stored: Any = None
     ) -> None:
         self.store, self.opts, self.client_id = store, broker, client_id
-        self.on_stored = on_stored
-        self.dropped = RateLimitedLog(log)
-        self.duplicates = 0
-        self.stored = 0
+        self.intake = Intake(store, self._ack, self._store_failed, on_stored)
+        self._generation = 0  # connections so far: an ack is sent only on the connection its message came by
         self.broker = f"broker: connecting to {broker.where}"
         self.connected = False
         self._stop = threading.Event()
@@ -97,6 +76,7 @@ class Subscriber:
 
     def start(self) -> Subscriber:
         """Start connecting (returns at once; the broker may still be down)."""
+        self.intake.start()
         self._thread.start()
         return self
 
@@ -128,6 +108,7 @@ class Subscriber:
         if reason.is_failure:
             self._down(f"{self.opts.where} refused the connection ({reason}); check --mqtt-user and the password")
             return
+        self._generation += 1
         client.subscribe(SUBSCRIPTION, qos=1)
         self.connected = True
         self.broker = f"broker: connected to {self.opts.where}"
@@ -138,38 +119,32 @@ class Subscriber:
             why = "" if str(reason) == "Unspecified error" else f" ({reason})"  # paho's word for a closed socket
             self._down(f"connection to {self.opts.where} lost{why}; reconnecting")
 
-    def _on_message(self, client: Any, _userdata: Any, msg: Any) -> None:
-        try:
-            self.handle(msg.topic, msg.payload)
-        except BadMessage as exc:
-            self.dropped.warning(f"dropped a message: {exc}")
-        except Exception as exc:  # the store failed (disk full, file gone): no PUBACK, so it comes again
-            log.error("could not store a message from %s (%s); reconnecting to get it again", msg.topic[:80], exc)
-            client.disconnect()
-            return
-        if msg.qos > 0:
-            client.ack(msg.mid, msg.qos)
+    def _on_message(self, _client: Any, _userdata: Any, msg: Any) -> None:
+        self.intake.put(msg.topic, msg.payload, (self._generation, msg.mid, msg.qos))
 
-    def handle(self, topic: str, payload: bytes) -> None:
-        """Check and store one message.
+    def _ack(self, token: tuple[int, int, int]) -> None:
+        generation, mid, qos = token
+        if qos > 0 and generation == self._generation:  # after a reconnect the broker sends it again
+            self._client.ack(mid, qos)
 
-        Raises
-        ------
-        BadMessage
-            If it does not fit schema v1 (nothing is stored).
-        """
-        message = parse_message(topic, payload)
-        if isinstance(message, GameEvent):
-            if self.store.add_event(message):
-                self.stored += 1
-            else:
-                self.duplicates += 1
-        elif isinstance(message, TableState):
-            self.store.set_state(message.table, message.data)
-        elif isinstance(message, Status):
-            self.store.set_status(message.table, message.online)
-        if self.on_stored is not None:
-            self.on_stored(message)
+    def _store_failed(self, exc: Exception) -> None:
+        log.error("could not store messages (%s); reconnecting to get them again", exc)
+        self._client.disconnect()
+
+    @property
+    def stored(self) -> int:
+        """Events stored since the start."""
+        return self.intake.stored
+
+    @property
+    def duplicates(self) -> int:
+        """Events dropped as already stored."""
+        return self.intake.duplicates
+
+    @property
+    def dropped(self) -> Any:
+        """The messages dropped as not fitting schema v1 (``.count``)."""
+        return self.intake.dropped
 
     # -- lifetime -------------------------------------------------------------------------------
 
@@ -181,6 +156,7 @@ class Subscriber:
         except Exception:  # not connected: nothing to close
             pass
         self._thread.join(timeout=10)
+        self.intake.close()
 
     def __enter__(self) -> Subscriber:
         return self.start()
