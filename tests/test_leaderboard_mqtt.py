@@ -124,7 +124,7 @@ def test_bad_messages_are_dropped_and_logged_once(tmp_path, mosquitto, caplog):
         ("dicetable/t1/state", b'{"v": 1}'),
         ("dicetable/t1/status", b"busy"),
     ]
-    with caplog.at_level(logging.WARNING, logger="table.leaderboard.subscriber"), board(tmp_path, mosquitto) as lb:
+    with caplog.at_level(logging.WARNING, logger="table.leaderboard"), board(tmp_path, mosquitto) as lb:
         wait_for(lambda: lb.subscriber.connected, "the subscription")
         pub = Publisher(mosquitto.port)
         for topic, payload in bad:

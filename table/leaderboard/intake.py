@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from table.leaderboard.messages import BadMessage, GameEvent, Message, parse_message
+from table.leaderboard.messages import BadMessage, GameEvent, Message, TableState, parse_message
 from table.leaderboard.store import LeaderboardStore
 
-log = logging.getLogger("table.leaderboard.subscriber")
+log = logging.getLogger(__name__)
 
 #: Messages written in one transaction at most (Mosquitto sends 20 unacknowledged QoS 1 messages
 #: per client by default, ``max_inflight_messages``; states and statuses at QoS 0 are not limited).
@@ -111,6 +111,9 @@ class Intake:
                     good.append(parse_message(topic, payload))
                 except BadMessage as exc:
                     self.dropped.warning(f"dropped a message: {exc}")
+            # a table's state is a snapshot: of several in one batch only the last is worth writing
+            last = {m.table: k for k, m in enumerate(good) if isinstance(m, TableState)}
+            good = [m for k, m in enumerate(good) if not isinstance(m, TableState) or last[m.table] == k]
             try:
                 changed = self.store.write(good)
             except Exception as exc:  # disk full, file gone: no PUBACK, so the broker sends them again

@@ -43,10 +43,11 @@ class Status:
 
 @dataclass(frozen=True, slots=True)
 class TableState:
-    """``dicetable/<table>/state``: the table's snapshot, kept as the checked JSON dict."""
+    """``dicetable/<table>/state``: the table's snapshot, as the checked JSON dict and as received (``raw``)."""
 
     table: str
     data: dict[str, Any]
+    raw: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +170,7 @@ def parse_state(table: str, payload: bytes) -> TableState:
         or not all(isinstance(c, int | float) and not isinstance(c, bool) and 0 <= c <= 1 for c in chances)
     ):
         raise BadMessage(f"{what}: 'win_chances' must be null or one number in [0, 1] per player")
-    return TableState(table, data)
+    return TableState(table, data, payload.decode("utf-8"))
 
 
 def _is_int(value: object) -> bool:

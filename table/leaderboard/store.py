@@ -130,7 +130,7 @@ class LeaderboardStore:
                     self._set_status(db, m.table, m.online, now)
                     out.append(True)
                 else:
-                    self._set_state(db, m.table, m.data, now)
+                    self._set_state(db, m, now)
                     out.append(True)
             return out
 
@@ -200,8 +200,9 @@ class LeaderboardStore:
             db.execute("INSERT INTO status_changes (name, online, at) VALUES (?,?,?)", (table, int(online), at))
 
     @staticmethod
-    def _set_state(db: sqlite3.Connection, table: str, state: dict[str, Any], at: float) -> None:
-        text = json.dumps(state, separators=(",", ":")) if state else None
+    def _set_state(db: sqlite3.Connection, m: TableState, at: float) -> None:
+        table = m.table
+        text = (m.raw or json.dumps(m.data, separators=(",", ":"))) if m.data else None
         db.execute(
             "INSERT INTO tables VALUES (?,NULL,NULL,?,?) ON CONFLICT(name) DO UPDATE SET state=?, state_at=?",
             (table, text, at, text, at),
