@@ -4,12 +4,13 @@
 Starts Mosquitto on a free loopback port (as tests/conftest.py does) and ``dicetable leaderboard`` as a
 subprocess (so its memory is its own). Each of ``--tables`` table threads has its own MQTT client
 (retained ``online`` status, last will ``offline``) and plays ``--games`` games with easy bots (the
-engine, :mod:`table.strategy.bots`), publishing every event at QoS 1 and the retained state after it
-as soon as the bots make it (``--pace`` seconds between a table's events; 0: as fast as bots play).
+engine, :mod:`table.strategy.bots`) for ``--seconds``, publishing every event at QoS 1 and the retained
+state after it, one event every ``--pace`` seconds (0.8 s, as the table's bots act; 0: no wait, a stress
+test of what one machine's CPU can take).
 A poller reads ``/api/games`` every ``--poll-ms`` and notes when each event (game, seq) first shows
 there. Prints events per second, the publish-to-API latency (p50, p99, max; it includes up to one
 poll interval), the leaderboard's RSS (end and peak), and checks every game arrived once with the
-table's totals. Run: ``python benchmarks/cafe.py [--tables 50] [--games 2]``.
+table's totals. Run: ``python benchmarks/cafe.py [--tables 50] [--seconds 30] [--pace 0.8]``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import random
 import shutil
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,8 @@ from table.leaderboard.simulated_table import event_payload, play_game, state_pa
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
 RULESETS = ("yahtzee", "yacht", "yatzy", "generala", "chaser")
+#: The table's bots act every 0.8 s (``table.app.bots``, ``delay_s``): as fast as bots play at a table.
+BOT_DELAY_S = 0.8
 NAMES = ("Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal")
 
 
@@ -61,8 +65,20 @@ def start_broker(folder: Path) -> tuple[subprocess.Popen[bytes], int]:
 
 
 def start_leaderboard(folder: Path, broker_port: int) -> tuple[subprocess.Popen[str], str]:
-    cmd = [sys.executable, "-m", "table", "leaderboard", "--mqtt", f"mqtt://127.0.0.1:{broker_port}", "--port", "0",
-           "--db", str(folder / "board.sqlite3"), "--client-id", "bench-board"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "table",
+        "leaderboard",
+        "--mqtt",
+        f"mqtt://127.0.0.1:{broker_port}",
+        "--port",
+        "0",
+        "--db",
+        str(folder / "board.sqlite3"),
+        "--client-id",
+        "bench-board",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline() if proc.stdout else ""
     if not line.startswith("leaderboard on "):
@@ -87,11 +103,12 @@ def rss_mb(pid: int) -> tuple[float, float]:
 
 
 class Table(threading.Thread):
-    """One simulated table: its own MQTT client, ``games`` bot games, each event published at QoS 1."""
+    """One simulated table: its own MQTT client, bot games for ``seconds``, each event published at QoS 1."""
 
-    def __init__(self, k: int, port: int, games: int, pace: float, sent: dict, finals: dict) -> None:
+    def __init__(self, k: int, port: int, seconds: float, pace: float, sent: dict, finals: dict, sent_wall: dict):
         super().__init__(name=f"table-{k}", daemon=True)
-        self.name_, self.games, self.pace, self.sent, self.finals = f"t{k:02d}", games, pace, sent, finals
+        self.name_, self.seconds, self.pace, self.sent, self.finals = f"t{k:02d}", seconds, pace, sent, finals
+        self.sent_wall = sent_wall
         self.rng = random.Random(k)
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"bench-{self.name_}")
         self.client.max_queued_messages_set(0)
@@ -102,19 +119,26 @@ class Table(threading.Thread):
     def run(self) -> None:
         c, t = self.client, self.name_
         c.publish(f"dicetable/{t}/status", "online", qos=1, retain=True)
-        for g in range(1, self.games + 1):
+        deadline = time.monotonic() + self.seconds
+        next_at = time.monotonic() + self.rng.uniform(0, self.pace)  # tables do not start in step
+        g = 0
+        while time.monotonic() < deadline:
+            g += 1
             game = f"{t}:bench:{g}"
             players = tuple(self.rng.sample(NAMES, self.rng.randint(1, 4)))
-            state = None
-            for seq, (state, event) in enumerate(play_game(self.rng.choice(RULESETS), players, self.rng,
-                                                          start=time.time()), 1):
+            played = play_game(self.rng.choice(RULESETS), players, self.rng, start=time.time())
+            for seq, (state, event) in enumerate(played, 1):
+                if self.pace:
+                    time.sleep(max(0.0, next_at - time.monotonic()))
+                    next_at += self.pace
+                if time.monotonic() >= deadline:
+                    break
                 payload = json.dumps(event_payload(t, game, seq, state, event)).encode()
                 self.sent[(game, seq)] = time.monotonic()
+                self.sent_wall[f"{game}:{seq}"] = time.time()
                 c.publish(f"dicetable/{t}/events", payload, qos=1)
                 c.publish(f"dicetable/{t}/state", state_payload(t, game, state, time.time()), qos=1, retain=True)
-                if self.pace:
-                    time.sleep(self.pace)
-            self.finals[game] = list(state.totals()) if state else []
+                self.finals[game] = list(state.totals())
 
     def close(self) -> None:
         self.client.disconnect()
@@ -142,8 +166,13 @@ def pct(values: list[float], q: float) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=50, help="simulated tables (50)")
-    parser.add_argument("--games", type=int, default=2, help="games each table plays (2)")
-    parser.add_argument("--pace", type=float, default=0.0, help="seconds between a table's events (0: bots' speed)")
+    parser.add_argument("--seconds", type=float, default=30.0, help="how long the tables play (30)")
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=BOT_DELAY_S,
+        help=f"seconds between a table's events ({BOT_DELAY_S}, the table's bots; 0: no wait at all)",
+    )
     parser.add_argument("--poll-ms", type=float, default=50.0, help="how often the poller reads /api/games (50)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,9 +182,13 @@ def main() -> int:
         seen: dict = {}
         finals: dict = {}
         stop = threading.Event()
-        tables = [Table(k, port, args.games, args.pace, sent, finals) for k in range(1, args.tables + 1)]
-        poller = threading.Thread(target=poll, args=(url, sent, seen, stop, args.poll_ms / 1000,
-                                                     min(1000, args.tables * args.games)), daemon=True)
+        sent_wall: dict = {}
+        tables = [Table(k, port, args.seconds, args.pace, sent, finals, sent_wall) for k in range(1, args.tables + 1)]
+        poller = threading.Thread(
+            target=poll,
+            args=(url, sent, seen, stop, args.poll_ms / 1000, 1000),
+            daemon=True,
+        )
         poller.start()
         t0 = time.monotonic()
         for t in tables:
@@ -178,17 +211,30 @@ def main() -> int:
         board.wait(10)
         broker.terminate()
         broker.wait(10)
+        with sqlite3.connect(Path(tmp) / "board.sqlite3") as db:  # when the leaderboard stored each event
+            stored_at = dict(db.execute("SELECT id, received_at FROM events"))
     lat = [(seen[k] - sent[k]) * 1000 for k in sent if k in seen]
+    to_store = [(stored_at[k] - sent_wall[k]) * 1000 for k in sent_wall if k in stored_at]
     wrong = sum(1 for g, tot in finals.items() if stored.get(g) != tot)
-    print(f"{args.tables} tables x {args.games} games, easy bots, pace {args.pace} s: {len(sent)} events "
-          f"(+ as many retained states) published in {published:.1f} s; {os.cpu_count()} CPUs, shared")
-    print(f"leaderboard: {len(seen)}/{len(sent)} events shown in {wall:.1f} s = {len(seen) / max(wall, 1e-9):.0f} "
-          f"events/s; stored {health['stored']}, duplicates {health['duplicates']}, dropped {health['dropped']}")
+    print(
+        f"{args.tables} tables, easy bots, an event every {args.pace} s per table: {len(sent)} events "
+        f"(+ as many retained states) published in {published:.1f} s; {os.cpu_count()} CPUs, shared"
+    )
+    print(
+        f"leaderboard: {len(seen)}/{len(sent)} events shown in {wall:.1f} s = {len(seen) / max(wall, 1e-9):.0f} "
+        f"events/s; stored {health['stored']}, duplicates {health['duplicates']}, dropped {health['dropped']}"
+    )
     if lat:
-        print(f"event -> /api/games latency (ms, poll every {args.poll_ms:.0f}): p50 {pct(lat, 0.5):.0f}  "
-              f"p99 {pct(lat, 0.99):.0f}  max {max(lat):.0f}  (target p99 < 1000)")
+        print(
+            f"event -> /api/games latency (ms, poll every {args.poll_ms:.0f}): p50 {pct(lat, 0.5):.0f}  "
+            f"p99 {pct(lat, 0.99):.0f}  max {max(lat):.0f}  (target p99 < 1000)"
+        )
+    if to_store:
+        print(f"  of which publish -> stored (ms): p50 {pct(to_store, 0.5):.0f}  p99 {pct(to_store, 0.99):.0f}")
     print(f"leaderboard RSS: {rss:.0f} MiB at the end, {peak:.0f} MiB peak")
-    print(f"games: {len(finals)} played, {len(stored)} stored, {wrong} with totals unlike the table's")
+    print(
+        f"games: {len(finals)} played (the last cut short), {len(stored)} stored, {wrong} with totals unlike the table"
+    )
     return 0 if len(seen) == len(sent) and wrong == 0 else 1
 
 
