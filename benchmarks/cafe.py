@@ -148,8 +148,12 @@ class Table(threading.Thread):
 def poll(url: str, sent: dict, seen: dict, stop: threading.Event, every: float, limit: int) -> None:
     """Note when each (game, seq) first shows in ``/api/games`` (events of a game arrive in order)."""
     shown: dict[str, int] = {}
+    rounds = 0
     while not stop.is_set():
         t0 = time.monotonic()
+        rounds += 1
+        if rounds % 10 == 0:
+            seen["max queued"] = max(seen.get("max queued", 0), get_json(url + "health")["queued"])
         for g in get_json(f"{url}api/games?limit={limit}")["games"]:
             now = time.monotonic()
             for seq in range(shown.get(g["game"], 0) + 1, g["last_seq"] + 1):
@@ -213,6 +217,7 @@ def main() -> int:
         broker.wait(10)
         with sqlite3.connect(Path(tmp) / "board.sqlite3") as db:  # when the leaderboard stored each event
             stored_at = dict(db.execute("SELECT id, received_at FROM events"))
+    backlog = seen.pop("max queued", 0)
     lat = [(seen[k] - sent[k]) * 1000 for k in sent if k in seen]
     to_store = [(stored_at[k] - sent_wall[k]) * 1000 for k in sent_wall if k in stored_at]
     wrong = sum(1 for g, tot in finals.items() if stored.get(g) != tot)
@@ -230,7 +235,10 @@ def main() -> int:
             f"p99 {pct(lat, 0.99):.0f}  max {max(lat):.0f}  (target p99 < 1000)"
         )
     if to_store:
-        print(f"  of which publish -> stored (ms): p50 {pct(to_store, 0.5):.0f}  p99 {pct(to_store, 0.99):.0f}")
+        print(
+            f"  of which publish -> stored (ms): p50 {pct(to_store, 0.5):.0f}  p99 {pct(to_store, 0.99):.0f}; "
+            f"the leaderboard's own queue held at most {backlog} messages"
+        )
     print(f"leaderboard RSS: {rss:.0f} MiB at the end, {peak:.0f} MiB peak")
     print(
         f"games: {len(finals)} played (the last cut short), {len(stored)} stored, {wrong} with totals unlike the table"

@@ -83,6 +83,11 @@ class Intake:
         self._thread.start()
         return self
 
+    @property
+    def queued(self) -> int:
+        """Messages received but not yet written (a backlog means the store cannot keep up)."""
+        return self._queue.qsize()
+
     def put(self, topic: str, payload: bytes, token: Any) -> None:
         """Queue one received message (any thread; returns at once)."""
         self._queue.put((topic, payload, token))

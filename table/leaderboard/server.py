@@ -9,7 +9,7 @@ Routes (all ``GET``; there is no route that changes anything, and no command, PI
 ``/api/players?ruleset=R``              per-player stats (games, wins, mean, best, five-alike boxes)
 ``/api/games?table=T&limit=N``          the games last changed (of table ``T``): totals, events stored, last seq
 ``/api/board?ruleset=R``                all of the above for the page in one answer
-``/health``                             ``{"ok": true, "broker": ..., "stored": N, "duplicates": N, "dropped": N}``
+``/health``                             ``{"ok": true, "broker": ..., "stored": N, "duplicates": N, "queued": N, ...}``
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
     ----------
     store : LeaderboardStore
     subscriber : Subscriber
-        Anything with ``broker`` (str), ``connected`` (bool), ``stored``, ``duplicates`` and
-        ``dropped.count`` (int).
+        Its ``broker`` line, ``connected`` flag and counters (``stored``, ``duplicates``,
+        ``dropped.count``, ``intake.queued``) go into the answers.
     clock : callable, optional
         Unix time now, in seconds (the periods' "today" and "this week").
     """
@@ -95,6 +95,7 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
                 "connected": subscriber.connected,
                 "stored": subscriber.stored,
                 "duplicates": subscriber.duplicates,
+                "queued": subscriber.intake.queued,
                 "dropped": subscriber.dropped.count,
                 **queries.game_count(store),
             }
