@@ -113,6 +113,7 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         self._moving_since = -math.inf  # time.monotonic() when the camera last began to see motion
         self.warnings: dict[str, str] = {}
         self.troubles: dict[str, str] = {}  # part -> the doctor's line for it (camera, buttons, store), every screen
+        self.sharing: dict[str, Any] | None = None  # café sharing: {"ok", "text"} (table.cafe.link); None: off
         self.message = ""
         self.note = ""
         self.resumed = False  # True when start() picked up an unfinished game from the store

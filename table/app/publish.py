@@ -112,6 +112,7 @@ class PublishMixin:
             "game": game,
             "warnings": [{"kind": k, "text": t} for k, t in self.warnings.items()],
             "troubles": [{"part": k, "text": t} for k, t in self.troubles.items()],
+            "sharing": self.sharing,
             "message": self.message,
             "note": self.note,
             "pending": self.pending is not None,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from table.app.bots import BOT_DICE
+from table.cafe.settings import add_mqtt_options, settings_from
 from table.commands._live import add_profile_options, add_reader_option, check_port
 from table.display.listening import phone_urls
 from table.display.snapshot import Setup
@@ -100,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "of exiting (the systemd service does: a manual play keeps the table meanwhile)",
     )
     p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
+    add_mqtt_options(p)
     p.set_defaults(func=run)
 
 
@@ -170,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.sources import open_source, parse_spec
 
     parse_spec(args.camera)
+    mqtt = settings_from(args)  # a bad broker, table name or login file is told before anything starts
     names = parse_names(args.players)
     setup = Setup(args.rules or "yahtzee", args.joker, names)
     # a bad --players is told before the port is tried
@@ -191,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
     # Opened before the app starts a game: a video file or image folder that cannot be opened ends here.
     first = None if tray is not None else _open_camera(camera_spec, profile)
     app: TableApp | None = None
+    publisher: Any = None
     panel: Any = None
     spare: Path | None = None
     try:
@@ -216,6 +220,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicetable: phones on the same network open {' or '.join(phones)}", file=sys.stderr)
         if app.note:
             print(f"dicetable: {app.note}", file=sys.stderr)
+        if mqtt is not None:
+            from table.cafe.link import share
+
+            publisher = share(app, mqtt)
+            print(f"dicetable: sharing scores on {mqtt.url} as table {mqtt.table!r}", file=sys.stderr)
         if app.resumed and (args.players is not None or args.rules is not None):
             print(
                 f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "
@@ -250,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
             first.close()
         if panel is not None:
             panel.close()
+        if publisher is not None:
+            publisher.stop()  # says "offline" while the app still runs
         if app is not None:
             app.close()
         if spare is not None:

@@ -21,10 +21,12 @@ from pathlib import Path
 
 from table.store.errors import NotAStoreError, StoreCorruptError, StoreError
 from table.store.faults import is_corruption, open_error, write_error
+from table.store.outbox import outbox_schema
 from table.store.paths import DB_ENV, own_db_path
 
-#: Schema version, kept in ``PRAGMA user_version``.
-SCHEMA_VERSION = 1
+#: Schema version, kept in ``PRAGMA user_version``: 1 games and events, 2 adds the outbox and the
+#: store's id (:mod:`table.store.outbox`; a writer migrates a version 1 store when it opens it).
+SCHEMA_VERSION = 2
 #: The first 16 bytes of every SQLite database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -231,13 +233,32 @@ def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
                 "no games have been played there; give another --db path"
             )
         try:
-            conn.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            conn.executescript(
+                f"BEGIN IMMEDIATE;{_SCHEMA}{outbox_schema()}PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+            )
         except sqlite3.Error as exc:
             if is_corruption(exc):
                 raise StoreCorruptError(f"{where} is damaged or not a database ({exc})") from None
             raise write_error(path, exc, f"cannot make the tables of {where}") from None
     elif not {"games", "events"} <= tables:
         raise StoreCorruptError(f"{where} lacks the games/events tables")
+    elif version == 1 and not readonly:
+        _migrate_1_to_2(conn, path)
+
+
+def _migrate_1_to_2(conn: sqlite3.Connection, path: Path) -> None:
+    """Add the outbox and the store's id to a version 1 store, in one transaction (no row is touched)."""
+    try:
+        conn.executescript(f"BEGIN IMMEDIATE;{outbox_schema()}PRAGMA user_version=2; COMMIT;")
+    except sqlite3.Error as exc:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        if is_corruption(exc):
+            raise StoreCorruptError(f"game store {str(path)!r} is damaged ({exc})") from None
+        raise write_error(path, exc, f"cannot add the outbox to the game store {str(path)!r}") from None
 
 
 def set_aside(path: Path, reason: str) -> tuple[Path, str]:

@@ -97,6 +97,7 @@
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
+    for (const hook of window.onTableSnapshot || []) hook(s);  // page parts in their own files (sharing.js)
   }
 
   function renderTroubles(troubles) {  // what the table cannot use and what to do (dicetable doctor's line)
