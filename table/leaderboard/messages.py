@@ -161,8 +161,14 @@ def parse_state(table: str, payload: bytes) -> TableState:
     if data.get("current") is not None:
         _need(data, "current", int, what)
     for p in _need(data, "players", list, what):
-        if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not _is_int(p.get("total")):
-            raise BadMessage(f"{what}: each player needs a 'name' (string) and a 'total' (integer)")
+        if (
+            not isinstance(p, dict)
+            or not isinstance(p.get("name"), str)
+            or not (
+                _is_int(p.get("total")) or p.get("total") is None  # null in a free-roll session
+            )
+        ):
+            raise BadMessage(f"{what}: each player needs a 'name' (string) and a 'total' (integer or null)")
     chances = data.get("win_chances")
     if chances is not None and (
         not isinstance(chances, list)

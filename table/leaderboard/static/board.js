@@ -30,15 +30,15 @@ function tableCard(t) {
     card.append(el("div", "tgame", "no game on"));
     return card;
   }
-  const what = s.finished ? "finished" : `round ${s.round} of ${s.rounds}`;
-  card.append(el("div", "tgame", `${s.ruleset} · ${what}`));
+  const what = s.finished ? "finished" : s.ruleset ? `round ${s.round} of ${s.rounds}` : "";
+  card.append(el("div", "tgame", s.ruleset ? `${s.ruleset} · ${what}` : "free rolling"));
   const chances = Array.isArray(s.win_chances) ? s.win_chances : null;
   s.players.forEach((p, k) => {
     const now = !s.finished && s.current === k;
     const row = el("div", "seat" + (now ? " now" : ""));
     row.append(el("span", "turn", now ? "▶" : ""));
     row.append(el("span", "pname", p.name));
-    row.append(el("span", "ptotal", p.total));
+    row.append(el("span", "ptotal", p.total === null ? "" : p.total));
     row.append(el("span", "pchance", chances ? `${Math.round(chances[k] * 100)}%` : ""));
     card.append(row);
   });
