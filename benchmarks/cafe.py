@@ -124,7 +124,7 @@ class Table(threading.Thread):
         g = 0
         while time.monotonic() < deadline:
             g += 1
-            game = f"{t}:bench:{g}"
+            game = f"{t}:bench:{g}"  # the id topics.game_id gives
             players = tuple(self.rng.sample(NAMES, self.rng.randint(1, 4)))
             played = play_game(self.rng.choice(RULESETS), players, self.rng, start=time.time())
             for seq, (state, event) in enumerate(played, 1):
@@ -133,11 +133,11 @@ class Table(threading.Thread):
                     next_at += self.pace
                 if time.monotonic() >= deadline:
                     break
-                payload = json.dumps(event_payload(t, game, seq, state, event)).encode()
+                payload = event_payload(t, "bench", g, seq, state, event)
                 self.sent[(game, seq)] = time.monotonic()
                 self.sent_wall[f"{game}:{seq}"] = time.time()
                 c.publish(f"dicetable/{t}/events", payload, qos=1)
-                c.publish(f"dicetable/{t}/state", state_payload(t, game, state, time.time()), qos=1, retain=True)
+                c.publish(f"dicetable/{t}/state", state_payload(t, "bench", g, state, time.time()), qos=1, retain=True)
                 self.finals[game] = list(state.totals())
 
     def close(self) -> None:

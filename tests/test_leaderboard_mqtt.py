@@ -68,7 +68,7 @@ def real_game(table: str, number: int, ruleset: str = "yahtzee", seed: int = 0, 
     """``(game id, payloads, final totals)`` of one bot game at ``table``."""
     pairs = list(play_game(ruleset, ("Ann", "Bo"), random.Random(seed), **kw))
     gid = f"{table}:5eed{seed}:{number}"
-    return gid, game_payloads(table, gid, iter(pairs)), list(pairs[-1][0].totals())
+    return gid, game_payloads(table, f"5eed{seed}", number, iter(pairs)), list(pairs[-1][0].totals())
 
 
 def board(tmp_path, broker, **kw) -> Leaderboard:
@@ -87,7 +87,7 @@ def test_games_arrive_once_with_the_tables_totals(tmp_path, mosquitto):
             # a redelivery after a lost PUBACK, and a table re-sending its outbox after a restart
             for p in payloads[:10] + payloads[5:12] + payloads[10:] + payloads[-3:]:
                 pub.send(f"dicetable/{table}/events", p)
-        pub.send("dicetable/t1/state", state_payload("t1", None, None, time.time()), retain=True)
+        pub.send("dicetable/t1/state", state_payload("t1", "5eed", None, None, time.time()), retain=True)
         n_events = sum(len(g[1]) for g in games.values())
         wait_for(lambda: lb.subscriber.stored + lb.subscriber.duplicates == n_events + 2 * 10, "every message")
         assert lb.subscriber.duplicates == 2 * 10

@@ -25,9 +25,8 @@ from table.leaderboard.store import LeaderboardStore, LeaderboardStoreError
 def game(ruleset: str, seed: int, players=("Ann", "Bo"), **kw):
     """``(events, final state)`` of one real game: events as ``GameEvent``s, parsed from their payloads."""
     pairs = list(play_game(ruleset, players, random.Random(seed), **kw))
-    gid = f"t1:ab12:{seed}"
     events = [
-        parse_message("dicetable/t1/events", json.dumps(event_payload("t1", gid, k, s, e)).encode())
+        parse_message("dicetable/t1/events", event_payload("t1", "ab12", seed, k, s, e))
         for k, (s, e) in enumerate(pairs, 1)
     ]
     return events, pairs[-1][0]
@@ -125,9 +124,7 @@ def test_an_undone_yacht_is_not_counted():
         events += [(state, e) for e in new]
     with LeaderboardStore(":memory:") as store:
         for k, (s, e) in enumerate(events, 1):
-            store.add_event(
-                parse_message("dicetable/t1/events", json.dumps(event_payload("t1", "t1:a:1", k, s, e)).encode())
-            )
+            store.add_event(parse_message("dicetable/t1/events", event_payload("t1", "a", 1, k, s, e)))
         assert store.read("SELECT fives, total FROM seats") == [(1, 30 + 50 + 20)]
     assert fives_on_cards(state) == [1]
 
@@ -177,11 +174,8 @@ def test_periods_rankings_and_player_stats():
         for seed, (name, start) in enumerate(starts.items()):
             pairs = list(play_game("yahtzee", ("Ann", "Bo"), random.Random(seed), start=start))
             assert pairs[-1][1].at < wednesday_noon
-            gid = f"t1:ab:{seed}"
             for k, (s, e) in enumerate(pairs, 1):
-                store.add_event(
-                    parse_message("dicetable/t1/events", json.dumps(event_payload("t1", gid, k, s, e)).encode())
-                )
+                store.add_event(parse_message("dicetable/t1/events", event_payload("t1", "ab", seed, k, s, e)))
             finals[name] = pairs[-1][0]
         for period, names in (("day", ["today"]), ("week", ["today", "monday"]), ("all", list(starts))):
             want = sorted((t for n in names for t in finals[n].totals()), reverse=True)

@@ -3,19 +3,19 @@
 The games are played by the engine (:func:`table.game.execute`) with bots
 (:mod:`table.strategy.bots`) or random legal play (:func:`table.game.autoplay.random_command`, which
 also undoes and corrects now and then); each accepted event becomes the ``events`` payload of
-docs/mqtt.md with the game's totals after it. The leaderboard service never imports this module.
+docs/mqtt.md made by the table's own code (:mod:`table.cafe.topics`), without a table's app, store
+or outbox. The leaderboard service never imports this module.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
 from typing import Any
 
-from table.game import GameState, ReadDice, Reroll, ScoreBox, SetHolds, StartGame, event_to_dict, execute
+from table.cafe import topics
+from table.game import GameState, ReadDice, Reroll, ScoreBox, SetHolds, StartGame, event_to_json, execute
 from table.game.autoplay import random_command
-from table.rules import find_ruleset
 from table.strategy.bots import make_bot
 
 
@@ -60,67 +60,17 @@ def play_game(
         yield from ((state, e) for e in events)
 
 
-def event_payload(table: str, game: str, seq: int, state: GameState, event: Any) -> dict[str, Any]:
-    """The ``dicetable/<table>/events`` payload (a JSON-ready dict) of ``event``, ``state`` being the game after it."""
-    n_boxes = len(find_ruleset(state.ruleset).boxes) if state.ruleset else 0
-    scored = min(len(c) for c in state.cards) if state.cards else 0
-    data = event_to_dict(event)
-    return {
-        "v": 1,
-        "id": f"{game}:{seq}",
-        "game": game,
-        "seq": seq,
-        "table": table,
-        "type": data["type"],
-        "at": event.at,
-        "event": data,
-        "ruleset": state.ruleset,
-        "players": list(state.players),
-        "totals": list(state.totals()),
-        "round": min(scored + 1, n_boxes),
-        "finished": state.ended is not None,
-    }
+def event_payload(table: str, store_id: str, game: int, seq: int, state: GameState, event: Any) -> bytes:
+    """The ``dicetable/<table>/events`` payload of ``event`` (``seq`` from 1), as the table makes it
+    (:func:`table.cafe.topics.event_payload`); ``state`` is the game after the event."""
+    return topics.event_payload(table, store_id, game, seq - 1, event_to_json(event), state)
 
 
-def game_payloads(table: str, game: str, games: Iterator[tuple[GameState, Any]]) -> list[bytes]:
-    """The encoded event payloads of one game (seq from 1)."""
-    return [
-        json.dumps(event_payload(table, game, seq, state, event)).encode()
-        for seq, (state, event) in enumerate(games, start=1)
-    ]
+def game_payloads(table: str, store_id: str, game: int, played: Iterator[tuple[GameState, Any]]) -> list[bytes]:
+    """The event payloads of one game (``seq`` from 1), game id ``<table>:<store_id>:<game>``."""
+    return [event_payload(table, store_id, game, seq, state, event) for seq, (state, event) in enumerate(played, 1)]
 
 
-def state_payload(table: str, game: str | None, state: GameState | None, at: float) -> bytes:
-    """A ``dicetable/<table>/state`` payload for ``state`` (``None``: no game on)."""
-    if state is None:
-        body: dict[str, Any] = {
-            "game": None,
-            "ruleset": "",
-            "players": [],
-            "current": None,
-            "round": 0,
-            "rounds": 0,
-            "roll": 0,
-            "dice": [],
-            "held": [],
-            "finished": False,
-        }
-    else:
-        turn = state.turn
-        n_boxes = len(find_ruleset(state.ruleset).boxes)
-        body = {
-            "game": game,
-            "ruleset": state.ruleset,
-            "players": [
-                {"name": n, "total": t, "bot": bool(state.bot_level(k))}
-                for k, (n, t) in enumerate(zip(state.players, state.totals()))
-            ],
-            "current": state.current_player,
-            "round": min(min(len(c) for c in state.cards) + 1, n_boxes),
-            "rounds": n_boxes,
-            "roll": turn.roll if turn else 0,
-            "dice": list(turn.dice) if turn else [],
-            "held": list(turn.holds) if turn else [],
-            "finished": state.ended is not None,
-        }
-    return json.dumps({"v": 1, "table": table, **body, "win_chances": None, "updated": at}).encode()
+def state_payload(table: str, store_id: str, game: int | None, state: GameState | None, at: float) -> bytes:
+    """The ``dicetable/<table>/state`` payload (:func:`table.cafe.topics.state_payload`; ``None``: no game on)."""
+    return topics.state_payload(table, store_id, game, state, at)
