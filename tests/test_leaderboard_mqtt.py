@@ -248,3 +248,37 @@ def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
     opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=right)
     with Leaderboard(tmp_path / "b.sqlite3", opts, port=0, client_id="lb-b") as lb:
         wait_for(lambda: lb.subscriber.connected, "the login")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--mqtt", "http://cafe-pi.local"], "is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
+        (["--mqtt", "mqtt://cafe-pi.local:99999"], "the port must be 1-65535"),
+        (["--mqtt", "mqtt://ann:pw@cafe-pi.local"], "--mqtt carries no login"),
+        (["--mqtt", "mqtt://h", "--mqtt-user", "lb", "--mqtt-password-file", "/nonexistent"], "no such file"),
+        (["--mqtt", "mqtt://h", "--mqtt-password-file", __file__], "--mqtt-password-file needs --mqtt-user"),
+        (["--mqtt", "mqtt://h", "--listen", "203.0.113.9"], "is not an address of this machine"),
+    ],
+)
+def test_cli_bad_input_is_one_line(args, words, tmp_path, capsys):
+    from table.cli import main
+
+    assert main(["leaderboard", *args, "--db", str(tmp_path / "b.sqlite3"), "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dicetable leaderboard: error: ") and words in err and "\n" not in err, err
+    assert not (tmp_path / "b.sqlite3").exists()  # refused before anything was made
+
+
+def test_cli_refuses_the_tables_own_store_and_runs_on_its_own(tmp_path, mosquitto, capsys):
+    from table.cli import main
+    from table.store import open_store
+
+    with open_store(tmp_path / "games.sqlite3"):
+        pass
+    args = ["leaderboard", "--mqtt", mosquitto.url, "--port", "0", "--duration", "0.5"]
+    assert main([*args, "--db", str(tmp_path / "games.sqlite3")]) == 2
+    assert "is another program's SQLite file" in capsys.readouterr().err
+    assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("leaderboard on http://127.0.0.1:") and f"subscribing to 127.0.0.1:{mosquitto.port}" in out

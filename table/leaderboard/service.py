@@ -87,14 +87,19 @@ class Leaderboard:
     ) -> None:
         import uvicorn
 
-        self.store = LeaderboardStore(db)
+        self._sock = bind_listener(host, port)  # first: a bad --listen makes no store file
+        try:
+            self.store = LeaderboardStore(db)
+        except BaseException:
+            self._sock.close()
+            raise
         try:
             self.subscriber = Subscriber(
                 self.store, broker, client_id=client_id or default_client_id(db), on_stored=on_stored
             )
-            self._sock = bind_listener(host, port)
         except BaseException:
             self.store.close()
+            self._sock.close()
             raise
         self.host, self.port = host, self._sock.getsockname()[1]
         self.app = create_app(self.store, self.subscriber)
