@@ -22,8 +22,10 @@ if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium", allow_module_level=True)
 
 from table.leaderboard.broker import BrokerOptions  # noqa: E402
+from table.leaderboard.messages import parse_message  # noqa: E402
 from table.leaderboard.service import Leaderboard  # noqa: E402
 from table.leaderboard.simulated_table import game_payloads, play_game, state_payload  # noqa: E402
+from table.leaderboard.store import LeaderboardStore  # noqa: E402
 from tests.test_leaderboard_mqtt import Publisher, get, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -74,17 +76,24 @@ def mid_game_state(table: str, ruleset: str, players: tuple[str, ...], seed: int
 def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
     rng = random.Random(7)
     games = [("yahtzee", k) for k in range(5)] + [("yacht", k) for k in range(5, 8)]
+    played = {}
+    for ruleset, seed in games:
+        players = tuple(rng.sample(NAMES, 2 + seed % 3))
+        played[seed] = game_payloads("bar-2", "ab", seed, play_game(ruleset, players, random.Random(seed)))
+    # games of other days: stored as if they had come then (a leaderboard that has run a while)
+    with LeaderboardStore(tmp_path / "b.sqlite3") as store:
+        for seed in (1, 3, 6):
+            store.write(
+                [parse_message("dicetable/bar-2/events", p) for p in played.pop(seed)], time.time() - 1e5 * seed
+            )
     with Leaderboard(
         tmp_path / "b.sqlite3", BrokerOptions("127.0.0.1", mosquitto.port), port=0, client_id="lb-page"
     ) as lb:
         wait_for(lambda: lb.subscriber.connected, "the subscription")
         pub = Publisher(mosquitto.port)
         sent = 0
-        for ruleset, seed in games:
-            players = tuple(rng.sample(NAMES, 2 + seed % 3))
-            start = time.time() - 3600 * 30 * seed  # some today, some earlier
-            played = play_game(ruleset, players, random.Random(seed), start=start)
-            for p in game_payloads("bar-2", "ab", seed, played):
+        for payloads in played.values():
+            for p in payloads:
                 pub.send("dicetable/bar-2/events", p)
                 sent += 1
         states = {

@@ -175,7 +175,7 @@ def test_periods_rankings_and_player_stats():
             pairs = list(play_game("yahtzee", ("Ann", "Bo"), random.Random(seed), start=start))
             assert pairs[-1][1].at < wednesday_noon
             for k, (s, e) in enumerate(pairs, 1):
-                store.add_event(parse_message("dicetable/t1/events", event_payload("t1", "ab", seed, k, s, e)))
+                store.add_event(parse_message("dicetable/t1/events", event_payload("t1", "ab", seed, k, s, e)), e.at)
             finals[name] = pairs[-1][0]
         for period, names in (("day", ["today"]), ("week", ["today", "monday"]), ("all", list(starts))):
             want = sorted((t for n in names for t in finals[n].totals()), reverse=True)

@@ -2,7 +2,8 @@
 
 Only finished games (every box filled) count for high scores and stats; abandoned games and
 free-roll sessions are kept but not ranked. Periods are the leaderboard machine's local calendar:
-``day`` from midnight today, ``week`` from Monday's midnight, ``all`` everything.
+``day`` from midnight today, ``week`` from Monday's midnight, ``all`` everything; a game counts by
+when its last event reached the leaderboard (a table's own clock may be off).
 """
 
 from __future__ import annotations
@@ -58,9 +59,9 @@ def high_scores(
 ) -> list[dict[str, Any]]:
     """The best totals of finished ``ruleset`` games in ``period``, best first (ties: earlier first)."""
     rows = store.read(
-        "SELECT s.player, s.total, g.tbl, g.id, g.updated_at FROM seats s JOIN games g ON g.id = s.game"
-        " WHERE g.finished = 1 AND g.ruleset = ? AND g.updated_at >= ?"
-        " ORDER BY s.total DESC, g.updated_at ASC, s.seat ASC LIMIT ?",
+        "SELECT s.player, s.total, g.tbl, g.id, g.seen_at FROM seats s JOIN games g ON g.id = s.game"
+        " WHERE g.finished = 1 AND g.ruleset = ? AND g.seen_at >= ?"
+        " ORDER BY s.total DESC, g.seen_at ASC, s.seat ASC LIMIT ?",
         (ruleset, period_start(period, now), limit),
     )
     return [{"player": p, "total": t, "table": tb, "game": g, "at": at} for p, t, tb, g, at in rows]
@@ -88,7 +89,7 @@ def recent_games(store: LeaderboardStore, table: str | None = None, limit: int =
     where, params = ("WHERE tbl = ?", (table,)) if table else ("", ())
     rows = store.read(
         "SELECT id, tbl, ruleset, players, started_at, updated_at, last_seq, events, finished, abandoned FROM games"
-        f" {where} ORDER BY updated_at DESC, id LIMIT ?",
+        f" {where} ORDER BY seen_at DESC, id LIMIT ?",
         (*params, limit),
     )
     totals: dict[str, list[int]] = {}

@@ -4,7 +4,9 @@ Tables
 ------
 ``tables``          one row per table: ``online`` (1, 0 or NULL before any status), its last state (JSON)
 ``status_changes``  each change of a table's status, with the time it was seen
-``games``           one row per game id: ruleset, players, first and last event time, ``last_seq``,
+``games``           one row per game id: ruleset, players, first and last event time (the table's
+                    clock), ``seen_at`` (this machine's clock when the latest event came: the periods
+                    count by it, as a Pi without a clock source may be days off), ``last_seq``,
                     ``finished`` (the cards are full), ``abandoned`` (closed by hand before that)
 ``events``          every event once: ``id`` is the PRIMARY KEY, so a duplicate (QoS 1 redelivery, a
                     table re-sending its outbox) is dropped by the INSERT
@@ -37,17 +39,16 @@ CREATE TABLE IF NOT EXISTS status_changes (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, online INTEGER NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, tbl TEXT NOT NULL, ruleset TEXT NOT NULL, players TEXT NOT NULL,
-    started_at REAL NOT NULL, updated_at REAL NOT NULL, last_seq INTEGER NOT NULL,
+    started_at REAL NOT NULL, updated_at REAL NOT NULL, seen_at REAL NOT NULL, last_seq INTEGER NOT NULL,
     events INTEGER NOT NULL, finished INTEGER NOT NULL, abandoned INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     id TEXT PRIMARY KEY, game TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL,
-    player INTEGER NOT NULL, box TEXT NOT NULL, points INTEGER NOT NULL, received_at REAL NOT NULL,
-    payload TEXT NOT NULL);
+    player INTEGER NOT NULL, box TEXT NOT NULL, points INTEGER NOT NULL, received_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS events_game ON events (game, seq);
 CREATE TABLE IF NOT EXISTS seats (
     game TEXT NOT NULL, seat INTEGER NOT NULL, player TEXT NOT NULL, total INTEGER NOT NULL,
     fives INTEGER NOT NULL, PRIMARY KEY (game, seat));
-CREATE INDEX IF NOT EXISTS games_ruleset ON games (ruleset, finished, updated_at);
+CREATE INDEX IF NOT EXISTS games_ruleset ON games (ruleset, finished, seen_at);
 """
 
 
@@ -148,8 +149,8 @@ class LeaderboardStore:
 
     def _add_event(self, db: sqlite3.Connection, ev: GameEvent, now: float) -> bool:
         cur = db.execute(
-            "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (ev.id, ev.game, ev.seq, ev.type, ev.at, ev.player, ev.box, ev.points, now, ev.raw),
+            "INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?,?,?,?)",
+            (ev.id, ev.game, ev.seq, ev.type, ev.at, ev.player, ev.box, ev.points, now),
         )
         if cur.rowcount == 0:
             return False
@@ -157,15 +158,24 @@ class LeaderboardStore:
         latest = row is None or ev.seq > row[0]
         # a scorecard game closed by hand (game_ended) is abandoned, whatever its `finished` says
         abandoned = ev.type == "game_ended" and ev.ruleset != ""
-        fields = (ev.ruleset, json.dumps(ev.players), ev.at, ev.seq, int(ev.finished and not abandoned), int(abandoned))
+        fields = (
+            ev.ruleset,
+            json.dumps(ev.players),
+            ev.at,
+            now,
+            ev.seq,
+            int(ev.finished and not abandoned),
+            int(abandoned),
+        )
         if row is None:
             db.execute(
-                "INSERT INTO games VALUES (?,?,?,?,?,?,?,1,?,?)",
-                (ev.game, ev.table, fields[0], fields[1], ev.at, *fields[2:]),
+                "INSERT INTO games (id, tbl, started_at, events, ruleset, players, updated_at, seen_at, last_seq,"
+                " finished, abandoned) VALUES (?,?,?,1,?,?,?,?,?,?,?)",
+                (ev.game, ev.table, ev.at, *fields),
             )
         elif latest:
             db.execute(
-                "UPDATE games SET ruleset=?, players=?, updated_at=?, last_seq=?, finished=?, abandoned=?,"
+                "UPDATE games SET ruleset=?, players=?, updated_at=?, seen_at=?, last_seq=?, finished=?, abandoned=?,"
                 " events=events+1, started_at=MIN(started_at, ?) WHERE id=?",
                 (*fields, ev.at, ev.game),
             )
