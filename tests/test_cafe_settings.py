@@ -55,6 +55,10 @@ def test_command_line_and_config_file(tmp_path):
         parse(["--mqtt", "mqtt://x"])
     with pytest.raises(UsageError, match="--mqtt-ca is for TLS"):
         parse(["--mqtt", "mqtt://x", "--table", "t", "--mqtt-ca", str(tmp_path)])
+    not_pem = tmp_path / "ca.pem"
+    not_pem.write_text("not a certificate\n")
+    with pytest.raises(UsageError, match="is not a CA certificate"):  # told before the table starts
+        parse(["--mqtt", "mqtts://x", "--table", "t", "--mqtt-ca", str(not_pem)])
     secret = tmp_path / "pw"
     secret.write_text("s3cret\n")
     s = parse(["--mqtt", "mqtt://x:1884", "--table", "t1", "--mqtt-user", "u", "--mqtt-password-file", str(secret)])

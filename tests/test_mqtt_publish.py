@@ -337,7 +337,10 @@ def test_sigkilled_table_goes_offline_by_its_last_will_and_a_restart_sends_the_r
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wait(lambda: any(e["finished"] for e in sub.events("t5")), timeout=30, what="the resumed game's end")
         proc.terminate()  # SIGTERM: the clean stop says offline itself
-        assert proc.wait(15) == 0, proc.stderr.read().decode()[-2000:]
+        code, err = proc.wait(15), proc.stderr.read().decode()
+        assert code == 0, err[-2000:]
+        assert f"dicetable: scores shared on mqtt://127.0.0.1:{mosquitto.port} as table t5\n" in err
+        assert err.count("scores shared on") == 1  # a line when it changed, not one per event
         assert status() == [b"online", b"offline", b"online", b"offline"]
         check_all_stored_events_published(db, sub.events("t5"), "t5")
     finally:

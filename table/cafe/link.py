@@ -8,20 +8,24 @@ through :meth:`TableApp.submit`, so the page's snapshot carries it as ``sharing`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from table.cafe.publisher import Publisher
 from table.cafe.settings import MqttSettings
 
 
-def share(app: Any, settings: MqttSettings) -> Publisher:
+def share(app: Any, settings: MqttSettings, say: Callable[[str], None] | None = None) -> Publisher:
     """Start publishing `app` (started) to the broker of `settings`; return the publisher (stop it before the app).
 
+    `say` gets one line each time sharing starts or stops working (``dicetable play`` prints it).
     Raises :class:`~table.errors.UsageError` for a CA file that is not a certificate.
     """
 
     def on_sharing(ok: bool, text: str) -> None:  # the publisher's thread
         app.submit(setattr, app, "sharing", {"ok": ok, "text": text})
+        if say is not None:
+            say(text)
 
     publisher = Publisher(settings, app.db_path, on_sharing=on_sharing)
     last: list[Any] = [object(), object()]

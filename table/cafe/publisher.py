@@ -44,6 +44,9 @@ RETRY_MIN_S, RETRY_MAX_S = 0.5, 5.0
 KEEPALIVE_S = 10
 #: Seconds the clean stop waits for the outbox to drain and ``offline`` to be acknowledged.
 STOP_GRACE_S = 2.0
+#: Seconds between cursor writes while events flow (one short write transaction each; fewer
+#: writes beside the worker's commits; a cursor behind only means events sent again after a crash).
+CURSOR_S = 0.25
 #: Seconds between looks at the outbox when nothing woke the thread (a missed wake is caught here).
 POLL_S = 1.0
 
@@ -104,6 +107,7 @@ class Publisher:
         self._ha_due = False
         self._outbox_due = True
         self._store_error = ""
+        self._flushed = 0.0  # time.monotonic() of the last cursor write
 
     def _make_client(self) -> mqtt.Client:
         s = self.settings
@@ -312,7 +316,9 @@ class Publisher:
             if key != self._state_sent:
                 self._client.publish(topics.state_topic(self.table), payload, qos=1, retain=True)
                 self._state_sent = key
-        self._events.flush(outbox)
+        if time.monotonic() - self._flushed >= CURSOR_S or not self._events.inflight:
+            self._events.flush(outbox)
+            self._flushed = time.monotonic()
         if self._outbox_due and self._events.inflight < WINDOW:
             self._outbox_due = self._events.send(outbox)
 
@@ -336,7 +342,7 @@ class Publisher:
         if (ok, text) == self.sharing:
             return
         self.sharing = (ok, text)
-        (log.info if ok else log.warning)("%s", text)
+        log.info("%s", text)  # `dicetable play` prints the line (table.cafe.link); a library user has the log
         if self.on_sharing is not None:
             try:
                 self.on_sharing(ok, text)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import ssl
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,6 +197,10 @@ def settings_from(args: argparse.Namespace) -> MqttSettings | None:
             raise UsageError(f"--mqtt-ca is for TLS: write the broker as mqtts://{host}:{port}")
         if not ca.is_file():
             raise UsageError(f"--mqtt-ca {str(ca)!r}: no such file; give the café's CA certificate (PEM)")
+        try:
+            ssl.create_default_context(cafile=str(ca))
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            raise UsageError(f"--mqtt-ca {str(ca)!r} is not a CA certificate (PEM): {exc}") from None
     user = pick("mqtt_user", "user")
     password_file = pick("mqtt_password_file", "password_file")
     password = None

@@ -9,10 +9,13 @@ from 0: the game's start is stored as 0 and sent as 1).
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from table.game import GameMode, GameState
 from table.rules import find_ruleset
+
+log = logging.getLogger(__name__)
 
 #: Payload schema version, ``"v"`` in every JSON payload.
 SCHEMA = 1
@@ -55,6 +58,15 @@ def win_chances(state: GameState | None) -> list[float] | None:
     The one place the state payload gets it from (issue 36, item 5 fills it in).
     """
     return None
+
+
+def _win_chances_or_none(state: GameState) -> list[float] | None:
+    """:func:`win_chances`, or None (logged) if it fails: the state is published all the same."""
+    try:
+        return win_chances(state)
+    except Exception:
+        log.exception("no win chances for this state")
+        return None
 
 
 def event_payload(table: str, store_id: str, game: int, seq: int, event_json: str, state: GameState) -> bytes:
@@ -133,7 +145,7 @@ def state_payload(table: str, store_id: str, game: int | None, state: GameState 
         dice=list(turn.dice) if turn is not None and turn.roll else [],
         held=list(turn.holds) if turn is not None and turn.roll else [],
         finished=state.finished,
-        win_chances=win_chances(state) if scorecard else None,
+        win_chances=_win_chances_or_none(state) if scorecard else None,
         last_roll=_last_roll(state),
         leader=state.players[leader] if leader is not None else None,
         leader_total=totals[leader] if leader is not None else None,

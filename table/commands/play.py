@@ -223,8 +223,8 @@ def run(args: argparse.Namespace) -> int:
         if mqtt is not None:
             from table.cafe.link import share
 
-            publisher = share(app, mqtt)
             print(f"dicetable: sharing scores on {mqtt.url} as table {mqtt.table!r}", file=sys.stderr)
+            publisher = share(app, mqtt, say=lambda line: print(f"dicetable: {line}", file=sys.stderr, flush=True))
         if app.resumed and (args.players is not None or args.rules is not None):
             print(
                 f"dicetable: {app.message} --players/--rules are for a new game: finish this one, or end it "

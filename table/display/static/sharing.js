@@ -1,4 +1,4 @@
-// Café sharing (docs/mqtt.md): while the table cannot publish to the broker, a small corner note
+// Café sharing (docs/mqtt.md): while the table cannot publish to the broker, a small note in the corner above the footer
 // says "scores not shared: <why>" (the snapshot's `sharing`: {ok, text}; null when no broker is set).
 (function () {
   "use strict";
@@ -9,7 +9,7 @@
       box.id = "sharing";
       box.className = "sharing";
       box.hidden = true;
-      document.body.appendChild(box);
+      (document.querySelector("footer.bar") || document.body).appendChild(box);
     }
     const sh = s.sharing;
     box.hidden = !sh || sh.ok;
