@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -282,3 +283,100 @@ def test_cli_refuses_the_tables_own_store_and_runs_on_its_own(tmp_path, mosquitt
     assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("leaderboard on http://127.0.0.1:") and f"subscribing to 127.0.0.1:{mosquitto.port}" in out
+
+
+def make_ca(folder, name: str) -> tuple:
+    """A throw-away CA (EC P-256) in ``folder``: ``(cert, key)`` paths."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            f"/CN={name}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@pytest.fixture
+def tls_broker(mosquitto, tmp_path):
+    """The fixture's broker restarted with TLS only, its certificate for 127.0.0.1 signed by ``tmp_path/ca.pem``."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: apt-get install -y openssl")
+    ca, ca_key = make_ca(tmp_path, "ca")
+    (tmp_path / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(tmp_path / "server.key"),
+            "-out",
+            str(tmp_path / "server.csr"),
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            str(tmp_path / "server.csr"),
+            "-CA",
+            str(ca),
+            "-CAkey",
+            str(ca_key),
+            "-CAcreateserial",
+            "-out",
+            str(tmp_path / "server.pem"),
+            "-days",
+            "1",
+            "-extfile",
+            str(tmp_path / "san.cnf"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    mosquitto.stop()
+    mosquitto.conf.write_text(  # user root: see locked_broker
+        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\nuser root\npersistence false\n"
+        f"cafile {ca}\ncertfile {tmp_path / 'server.pem'}\nkeyfile {tmp_path / 'server.key'}\n"
+    )
+    mosquitto.start()
+    return mosquitto
+
+
+def test_tls_with_the_cafes_ca_and_a_wrong_one(tmp_path, tls_broker):
+    other, _ = make_ca(tmp_path, "other")
+    for ca, client_id in ((other, "lb-wrong"), (tmp_path / "ca.pem", "lb-right")):
+        opts = BrokerOptions("127.0.0.1", tls_broker.port, tls=True, ca=ca)
+        with Leaderboard(tmp_path / f"{client_id}.sqlite3", opts, port=0, client_id=client_id) as lb:
+            if ca == other:
+                wait_for(lambda: "certificate verify failed" in lb.subscriber.broker, "the refusal")
+                assert lb.subscriber.broker.startswith("broker: cannot reach 127.0.0.1:")
+            else:
+                wait_for(lambda: lb.subscriber.connected, "the TLS connection")
