@@ -245,7 +245,8 @@ def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
     opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=wrong)
     with Leaderboard(tmp_path / "a.sqlite3", opts, port=0, client_id="lb-a") as lb:
         wait_for(lambda: "refused" in lb.subscriber.broker, "the refusal")
-        assert "Not authorized" in get(lb.url + "api/tables")[1]["broker"]
+        line = get(lb.url + "api/tables")[1]["broker"]
+        assert "(Not authorized); check --mqtt-user and --mqtt-password-file" in line, line
     opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=right)
     with Leaderboard(tmp_path / "b.sqlite3", opts, port=0, client_id="lb-b") as lb:
         wait_for(lambda: lb.subscriber.connected, "the login")

@@ -88,6 +88,9 @@ class Subscriber:
             except (OSError, ValueError) as exc:
                 self._down(f"cannot reach {self.opts.where} ({_reason(exc)}); retrying in {delay:.0f} s")
             else:
+                if self._stop.is_set():  # closed while connecting
+                    self._client.disconnect()
+                    break
                 started = time.monotonic()
                 self._client.loop_forever()  # returns once the connection ends (reconnect_on_failure=False)
                 if time.monotonic() - started > RETRY_MAX_S:
@@ -106,7 +109,9 @@ class Subscriber:
 
     def _on_connect(self, client: Any, _userdata: Any, flags: Any, reason: Any, _props: Any) -> None:
         if reason.is_failure:
-            self._down(f"{self.opts.where} refused the connection ({reason}); check --mqtt-user and the password")
+            login = any(w in str(reason).lower() for w in ("authori", "password", "user name"))
+            advice = "; check --mqtt-user and --mqtt-password-file" if login else ""
+            self._down(f"{self.opts.where} refused the connection ({reason}){advice}")
             return
         self._generation += 1
         client.subscribe(SUBSCRIPTION, qos=1)
