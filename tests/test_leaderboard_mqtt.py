@@ -11,6 +11,7 @@ import json
 import logging
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import time
@@ -381,3 +382,23 @@ def test_tls_with_the_cafes_ca_and_a_wrong_one(tmp_path, tls_broker):
                 assert lb.subscriber.broker.startswith("broker: cannot reach 127.0.0.1:")
             else:
                 wait_for(lambda: lb.subscriber.connected, "the TLS connection")
+
+
+def test_an_event_the_store_could_not_write_comes_again(tmp_path, mosquitto, monkeypatch):
+    """Another program holds the store's lock: no PUBACK, so after the reconnect the broker redelivers it."""
+    from table.leaderboard import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # fail soon rather than after 5 s
+    _, payloads, _ = real_game("t1", 1)
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+        other = sqlite3.connect(tmp_path / "board.sqlite3", isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        pub = Publisher(mosquitto.port)
+        pub.send("dicetable/t1/events", payloads[0])
+        wait_for(lambda: "the store could not write (database is locked)" in lb.subscriber.broker, "the failure")
+        other.execute("ROLLBACK")
+        other.close()
+        wait_for(lambda: lb.subscriber.stored == 1 and lb.subscriber.connected, "the redelivered event")
+        pub.close()
+        assert lb.store.read("SELECT COUNT(*) FROM events") == [(1,)]

@@ -52,6 +52,11 @@ CREATE INDEX IF NOT EXISTS games_ruleset ON games (ruleset, finished, seen_at);
 """
 
 
+#: Seconds a write waits for another program holding the file's lock (a backup, an sqlite3 shell) before
+#: the batch fails and is fetched again from the broker.
+BUSY_TIMEOUT_S = 5.0
+
+
 class LeaderboardStoreError(DicetableError, OSError):
     """Raised when the leaderboard's store cannot be opened or is not a leaderboard store."""
 
@@ -79,6 +84,7 @@ class LeaderboardStore:
                 str(Path(self.path).expanduser()) if self.path != ":memory:" else self.path,
                 check_same_thread=False,
                 isolation_level=None,
+                timeout=BUSY_TIMEOUT_S,
             )
             names = {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if names and "seats" not in names:

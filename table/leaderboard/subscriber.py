@@ -133,7 +133,8 @@ class Subscriber:
             self._client.ack(mid, qos)
 
     def _store_failed(self, exc: Exception) -> None:
-        log.error("could not store messages (%s); reconnecting to get them again", exc)
+        # nothing of the batch was acknowledged: after a reconnect the broker sends it again
+        self._down(f"the store could not write ({exc}); reconnecting to get the messages again")
         self._client.disconnect()
 
     @property
