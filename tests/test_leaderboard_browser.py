@@ -30,6 +30,7 @@ from tests.test_leaderboard_mqtt import Publisher, get, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
+UNCUT = ".tname, .tgame, .pname, .who, td, th, .broker, h1, h2"
 ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -40,8 +41,9 @@ ARGS = [
 ]
 NAMES = ["Margaret-Anne", "Bo", "Christopher L.", "Yuki", "Oluwaseun", "Ines", "HAL (optimal)", "Dmitri K."]
 
-#: Every element inside the window; no list or table clipped; no text cut by an ellipsis.
-OVERFLOW_JS = """() => {
+#: Every element inside the window; no list or table clipped; no text cut by an ellipsis (in the
+#: elements the argument names).
+OVERFLOW_JS = """(cut) => {
   const bad = [], W = innerWidth, H = innerHeight;
   for (const e of document.querySelectorAll('body *')) {
     if (!e.offsetParent) continue;
@@ -52,7 +54,7 @@ OVERFLOW_JS = """() => {
   }
   for (const e of document.querySelectorAll('.tables, .ranks, .scores, .players, section, main'))
     if (e.scrollHeight > e.clientHeight + 2 || e.scrollWidth > e.clientWidth + 2) bad.push('clipped ' + e.className);
-  for (const e of document.querySelectorAll('.tname, .tgame, .pname, .who, td, th, .broker, h1, h2'))
+  for (const e of document.querySelectorAll(cut))
     if (e.scrollWidth > e.clientWidth + 1) bad.push('cut text ' + e.className + ' ' + e.textContent);
   return bad;
 }"""
@@ -119,7 +121,7 @@ def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
             page.wait_for_function("document.querySelectorAll('#tables .table').length === 6")
             page.wait_for_function("document.querySelectorAll('.period li').length > 3")
             page.screenshot(path=str(artifacts() / "leaderboard-1920x1080.png"))
-            assert page.evaluate(OVERFLOW_JS) == []
+            assert page.evaluate(OVERFLOW_JS, UNCUT) == []
             small = browser.new_page(viewport={"width": 1920, "height": 1080}, device_scale_factor=0.75)
             small.goto(lb.url + "?ruleset=yahtzee")  # the same layout in 1440x810 pixels, for docs/leaderboard.png
             small.wait_for_function("document.querySelectorAll('.period li').length > 3")
@@ -130,11 +132,28 @@ def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
             assert page.locator("[data-table=window-1] .pchance").all_inner_texts() == ["62%", "38%"]
             assert page.locator("[data-table=back-room-5] .tgame").inner_text() == "no game on"
             assert page.locator("#broker").inner_text().startswith("broker: connected")
+            # a big café: 20 tables of 4 players; 16 cards in four columns, the rest counted
+            pairs = list(play_game("yahtzee", tuple(NAMES[4:]), random.Random(21)))
+            more = Publisher(mosquitto.port)
+            for k in range(7, 21):
+                state = json.loads(state_payload(f"room-{k}", "ab", k, pairs[5 * k][0], time.time()))
+                more.send(f"dicetable/room-{k}/status", b"online", retain=True)
+                more.send(f"dicetable/room-{k}/state", json.dumps(state).encode(), retain=True)
+            more.close()
+            page.wait_for_function("document.querySelector('#more-tables').textContent.startsWith('and 4 more')")
+            assert page.locator("#tables .table").count() == 16 and page.locator("#tables.cols4").count() == 1
+            # the 17 tables in play come first: no offline, idle or finished table among the 16 shown
+            assert page.locator("#tables .offline").count() == 0
+            assert "no game on" not in page.locator("#tables").inner_text()
+            assert "finished" not in page.locator("#tables").inner_text()
+            page.screenshot(path=str(artifacts() / "leaderboard-20-tables.png"))
+            # four columns: a long player name on a card may end in an ellipsis; nothing else is cut
+            assert page.evaluate(OVERFLOW_JS, UNCUT.replace(".pname, ", "")) == []
             mosquitto.stop()
             page.wait_for_function("document.querySelector('#broker').classList.contains('down')")
             line = page.locator("#broker").inner_text()
             assert line.startswith("broker: ") and ("lost" in line or "cannot reach" in line), line
-            assert page.locator("#tables .table").count() == 6  # still serving what it has
+            assert page.locator("#tables .table").count() == 16  # still serving what it has
             page.screenshot(path=str(artifacts() / "leaderboard-broker-down.png"))
-            assert page.evaluate(OVERFLOW_JS) == []
+            assert page.evaluate(OVERFLOW_JS, UNCUT.replace(".pname, ", "")) == []
             browser.close()

@@ -6,8 +6,9 @@ const POLL_MS = 1500;
 const ROTATE_MS = 20000;
 const FIVES = { yahtzee: "Yahtzees", yacht: "Yachts", yatzy: "Yatzys", chaser: "Chase Offs", generala: "Generalas" };
 const PERIOD_NAMES = { day: "Today", week: "This week", all: "All time" };
+const MAX_SHOWN = 16; // cards that fit at 1920x1080 in four columns; the rest are counted below them
 const pinned = new URLSearchParams(location.search).get("ruleset") || "";
-let shown = pinned;
+let showRuleset = pinned;
 let rotatedAt = Date.now();
 
 function el(tag, cls, text) {
@@ -30,7 +31,7 @@ function tableCard(t) {
     card.append(el("div", "tgame", "no game on"));
     return card;
   }
-  const what = s.finished ? "finished" : s.ruleset ? `round ${s.round} of ${s.rounds}` : "";
+  const what = s.finished ? "finished" : `round ${s.round}/${s.rounds}`;
   card.append(el("div", "tgame", s.ruleset ? `${s.ruleset} · ${what}` : "free rolling"));
   const chances = Array.isArray(s.win_chances) ? s.win_chances : null;
   s.players.forEach((p, k) => {
@@ -75,13 +76,22 @@ function playersTable(ruleset, rows) {
 }
 
 function draw(data) {
-  if (!shown) shown = data.ruleset;
+  if (!showRuleset) showRuleset = data.ruleset;
   const broker = document.getElementById("broker");
   broker.textContent = data.broker;
   broker.classList.toggle("down", !data.connected);
+  // tables in play first, then the others online, then the offline ones; by name within each
+  const rank = (t) => (t.online === false ? 2 : t.state && t.state.game && !t.state.finished ? 0 : 1);
+  const sorted = [...data.tables].sort((a, b) => rank(a) - rank(b) || a.table.localeCompare(b.table));
+  const cards = sorted.slice(0, MAX_SHOWN);
   const tables = document.getElementById("tables");
-  tables.replaceChildren(...data.tables.map(tableCard));
+  tables.className = "tables" + (cards.length > 8 ? " cols4" : cards.length > 6 ? " cols3" : "");
+  tables.replaceChildren(...cards.map(tableCard));
+  document.querySelector(".grid").classList.toggle("many", cards.length > 8);
   document.getElementById("no-tables").hidden = data.tables.length > 0;
+  const more = document.getElementById("more-tables");
+  more.hidden = sorted.length <= MAX_SHOWN;
+  more.textContent = `and ${sorted.length - MAX_SHOWN} more tables (/api/tables lists them all)`;
   document.getElementById("ruleset").textContent = data.ruleset;
   document.getElementById("ruleset2").textContent = data.ruleset;
   const scores = document.getElementById("scores");
@@ -90,14 +100,14 @@ function draw(data) {
   // turn to the next ruleset played, unless one is pinned by ?ruleset=
   if (!pinned && data.rulesets.length > 1 && Date.now() - rotatedAt > ROTATE_MS) {
     const k = data.rulesets.indexOf(data.ruleset);
-    shown = data.rulesets[(k + 1) % data.rulesets.length];
+    showRuleset = data.rulesets[(k + 1) % data.rulesets.length];
     rotatedAt = Date.now();
   }
 }
 
 async function poll() {
   try {
-    const r = await fetch("/api/board?ruleset=" + encodeURIComponent(shown), { cache: "no-store" });
+    const r = await fetch("/api/board?ruleset=" + encodeURIComponent(showRuleset), { cache: "no-store" });
     if (!r.ok) throw new Error(`HTTP ${r.status}`);
     draw(await r.json());
   } catch (err) {
