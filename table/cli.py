@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "play",
     "bench",
     "doctor",
+    "leaderboard",
 )
 
 

@@ -1,0 +1,100 @@
+"""``dicetable leaderboard``: the café's leaderboard, fed by every table on one MQTT broker.
+
+Subscribes to ``dicetable/+/#`` (schema v1, docs/mqtt.md) with a persistent session, keeps every
+game once in its own SQLite store (``--db``; default ``$DICETABLE_LEADERBOARD_DB``, else
+~/.local/share/dicetable/leaderboard.sqlite3) and serves a read-only page for the café's TV at
+http://ADDR:PORT/ with a JSON API (/api/tables, /api/leaderboard, /api/players). It runs until
+Ctrl-C or SIGTERM; a broker that is down or drops the connection is retried, and the page says
+"broker: <why>" meanwhile. How to run it on a Pi, a NAS or a laptop: docs/leaderboard.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+from table.store.paths import own_db_path
+
+DB_ENV = "DICETABLE_LEADERBOARD_DB"
+
+
+def add_mqtt_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--mqtt`` and the login and TLS options."""
+    p.add_argument(
+        "--mqtt",
+        required=True,
+        metavar="URL",
+        help="the broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, 8883)",
+    )
+    p.add_argument("--mqtt-user", default=None, metavar="NAME", help="user name for the broker")
+    p.add_argument(
+        "--mqtt-password-file",
+        default=None,
+        metavar="PATH",
+        help="file whose first line is the broker password (needs --mqtt-user)",
+    )
+    p.add_argument(
+        "--mqtt-ca", default=None, metavar="PEM", help="CA certificate(s) to verify the broker (turns TLS on)"
+    )
+    p.add_argument("--mqtt-cert", default=None, metavar="PEM", help="client certificate for TLS")
+    p.add_argument("--mqtt-key", default=None, metavar="PEM", help="the client certificate's key")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``leaderboard`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "leaderboard",
+        help="the café's leaderboard: every table's games from an MQTT broker, a page for the TV",
+        description=__doc__.replace("``", ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_mqtt_options(p)
+    p.add_argument(
+        "--listen",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address to serve the page on (default 127.0.0.1; 0.0.0.0 for the TV and phones on the LAN)",
+    )
+    p.add_argument("--port", type=int, default=8080, help="port of the page (default 8080; 0: any free port)")
+    p.add_argument("--db", default=None, metavar="PATH", help=f"the leaderboard's store (default ${DB_ENV})")
+    p.add_argument(
+        "--client-id",
+        default=None,
+        metavar="ID",
+        help="the MQTT session's name (default: from this machine's name and --db; keep it fixed)",
+    )
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="stop after S seconds (tests)")
+    p.set_defaults(func=run)
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    """``--db``, else ``$DICETABLE_LEADERBOARD_DB``, else leaderboard.sqlite3 beside the table's own store."""
+    chosen = args.db or os.environ.get(DB_ENV)
+    return Path(chosen).expanduser() if chosen else own_db_path().with_name("leaderboard.sqlite3")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until stopped; return 0."""
+    from table.leaderboard.broker import broker_options
+    from table.leaderboard.service import Leaderboard
+
+    opts = broker_options(args)
+    board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
+    print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *a: stop.set())
+    t0 = time.monotonic()
+    try:
+        while not stop.wait(0.2):
+            if args.duration is not None and time.monotonic() - t0 >= args.duration:
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        board.close()
+    return 0

@@ -1,0 +1,405 @@
+"""The leaderboard service against a real Mosquitto: delivery, duplicates, bad messages, outages, presence.
+
+Each test starts the service (store, subscriber, web server) and publishes schema v1 messages with a
+plain paho client, as a table would; the games are real engine games
+(:mod:`table.leaderboard.simulated_table`). Waits poll a condition with a deadline; nothing is timed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from table.leaderboard.broker import BrokerOptions
+from table.leaderboard.service import Leaderboard
+from table.leaderboard.simulated_table import game_payloads, play_game, state_payload
+
+
+def wait_for(cond, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"waited {timeout} s for {what}")
+
+
+def get(url: str, method: str = "GET"):
+    """``(status, JSON or text)`` of one request."""
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            body, status = r.read(), r.status
+    except urllib.error.HTTPError as err:
+        body, status = err.read(), err.code
+    try:
+        return status, json.loads(body)
+    except ValueError:
+        return status, body.decode()
+
+
+class Publisher:
+    """A plain paho client standing in for a table: publishes at QoS 1 and waits for each PUBACK."""
+
+    def __init__(self, port: int, client_id: str = "") -> None:
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+
+    def send(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def real_game(table: str, number: int, ruleset: str = "yahtzee", seed: int = 0, **kw):
+    """``(game id, payloads, final totals)`` of one bot game at ``table``."""
+    pairs = list(play_game(ruleset, ("Ann", "Bo"), random.Random(seed), **kw))
+    gid = f"{table}:5eed{seed}:{number}"
+    return gid, game_payloads(table, f"5eed{seed}", number, iter(pairs)), list(pairs[-1][0].totals())
+
+
+def board(tmp_path, broker, **kw) -> Leaderboard:
+    return Leaderboard(
+        tmp_path / "board.sqlite3", BrokerOptions("127.0.0.1", broker.port), port=0, client_id="lb-test", **kw
+    )
+
+
+def test_games_arrive_once_with_the_tables_totals(tmp_path, mosquitto):
+    games = {"t1": real_game("t1", 1, "yahtzee", 1), "t2": real_game("t2", 1, "yacht", 2, autoplay=True)}
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+        pub = Publisher(mosquitto.port)
+        for table, (gid, payloads, _) in games.items():
+            pub.send(f"dicetable/{table}/status", b"online", retain=True)
+            # a redelivery after a lost PUBACK, and a table re-sending its outbox after a restart
+            for p in payloads[:10] + payloads[5:12] + payloads[10:] + payloads[-3:]:
+                pub.send(f"dicetable/{table}/events", p)
+        pub.send("dicetable/t1/state", state_payload("t1", "5eed", None, None, time.time()), retain=True)
+        n_events = sum(len(g[1]) for g in games.values())
+        wait_for(lambda: lb.subscriber.stored + lb.subscriber.duplicates == n_events + 2 * 10, "every message")
+        assert lb.subscriber.duplicates == 2 * 10
+        pub.close()
+        _, health = get(lb.url + "health")
+        assert (health["stored"], health["finished"], health["events"]) == (n_events, 2, n_events)
+        assert lb.store.game_totals() == {gid: totals for gid, _, totals in games.values()}
+        for table, ruleset in (("t1", "yahtzee"), ("t2", "yacht")):
+            status, body = get(lb.url + f"api/leaderboard?ruleset={ruleset}&period=all")
+            assert status == 200
+            assert [r["total"] for r in body["scores"]] == sorted(games[table][2], reverse=True)
+            assert {r["table"] for r in body["scores"]} == {table}
+        _, tables = get(lb.url + "api/tables")
+        assert [(t["table"], t["online"]) for t in tables["tables"]] == [("t1", True), ("t2", True)]
+        assert tables["tables"][0]["state"]["game"] is None and tables["connected"] is True
+        _, recent = get(lb.url + "api/games?table=t2")
+        assert [(g["game"], g["totals"], g["events"], g["finished"]) for g in recent["games"]] == [
+            (games["t2"][0], games["t2"][2], len(games["t2"][1]), True)
+        ]
+        _, players = get(lb.url + "api/players?ruleset=yacht")
+        assert sorted(p["best"] for p in players["players"]) == sorted(games["t2"][2])
+
+
+def test_bad_messages_are_dropped_and_logged_once(tmp_path, mosquitto, caplog):
+    gid, payloads, _ = real_game("t1", 1)
+    good = json.loads(payloads[0])
+    bad = [
+        ("dicetable/t1/events", b"\xff\xfe not json"),
+        ("dicetable/t1/events", json.dumps({**good, "v": 2}).encode()),
+        ("dicetable/t1/events", json.dumps({k: v for k, v in good.items() if k != "totals"}).encode()),
+        ("dicetable/t1/events", b"[" * 200_000),
+        ("dicetable/t1/events", json.dumps({**good, "table": "t9"}).encode()),
+        ("dicetable/t1/unknown", b"{}"),
+        ("dicetable/t1/state", b'{"v": 1}'),
+        ("dicetable/t1/status", b"busy"),
+    ]
+    with caplog.at_level(logging.WARNING, logger="table.leaderboard"), board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+        pub = Publisher(mosquitto.port)
+        for topic, payload in bad:
+            pub.send(topic, payload)
+        pub.send("dicetable/t1/events", payloads[0])
+        wait_for(lambda: lb.subscriber.stored == 1 and lb.subscriber.dropped.count == len(bad), "the messages")
+        pub.close()
+        assert lb.subscriber._thread.is_alive()
+        assert get(lb.url + "health")[1]["dropped"] == len(bad)
+        assert list(lb.store.game_totals()) == [gid]
+    lines = [r.getMessage() for r in caplog.records if "dropped a message" in r.getMessage()]
+    assert len(lines) == 1 and "not JSON" in lines[0]  # one line per 10 s, not one per message
+
+
+def test_events_sent_while_the_leaderboard_was_away_are_delivered(tmp_path, mosquitto):
+    gid, payloads, totals = real_game("t1", 4, "yatzy", 4)
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+    pub = Publisher(mosquitto.port)  # the broker queues these for the persistent session (QoS 1)
+    for p in payloads:
+        pub.send("dicetable/t1/events", p)
+    pub.close()
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.stored == len(payloads), "the queued events")
+        assert lb.store.game_totals() == {gid: totals}
+
+
+def test_broker_down_at_start_and_dropping_then_back(tmp_path, mosquitto):
+    _, payloads, _ = real_game("t1", 1)
+    mosquitto.stop()
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.broker.startswith("broker: cannot reach 127.0.0.1"), "the broker line")
+        status, tables = get(lb.url + "api/tables")  # it serves meanwhile, saying why
+        assert status == 200 and tables["connected"] is False and "Connection refused" in tables["broker"]
+        mosquitto.start()
+        wait_for(lambda: lb.subscriber.connected, "the reconnection")
+        pub = Publisher(mosquitto.port)
+        pub.send("dicetable/t1/events", payloads[0])
+        wait_for(lambda: lb.subscriber.stored == 1, "the first event")
+        pub.close()
+        mosquitto.stop()
+        wait_for(lambda: not lb.subscriber.connected, "the lost connection")
+        assert "lost" in lb.subscriber.broker or "cannot reach" in lb.subscriber.broker
+        assert get(lb.url + "health")[1]["connected"] is False
+        mosquitto.start()
+        pub = Publisher(mosquitto.port)
+        wait_for(lambda: lb.subscriber.connected, "the second reconnection")
+        pub.send("dicetable/t1/events", payloads[1])
+        wait_for(lambda: lb.subscriber.stored == 2, "the second event")
+        pub.close()
+
+
+TABLE_PROCESS = """
+import sys, time, paho.mqtt.client as mqtt
+c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="table-t7")
+c.will_set("dicetable/t7/status", "offline", qos=1, retain=True)
+c.connect("127.0.0.1", int(sys.argv[1]), keepalive=60)
+c.loop_start()
+c.publish("dicetable/t7/status", "online", qos=1, retain=True).wait_for_publish(10)
+print("online", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_killed_table_goes_offline_by_its_last_will(tmp_path, mosquitto):
+    with board(tmp_path, mosquitto) as lb:
+        seen: list[bool] = []
+        for _ in range(2):
+            proc = subprocess.Popen([sys.executable, "-c", TABLE_PROCESS, str(mosquitto.port)], stdout=subprocess.PIPE)
+            try:
+                assert proc.stdout.readline().strip() == b"online"
+                seen.append(True)
+                wait_for(lambda: lb.store.status_changes("t7") == seen, f"statuses {seen}")
+            finally:
+                proc.kill()  # no DISCONNECT: the broker sends the last will
+                proc.wait()
+            seen.append(False)
+            wait_for(lambda: lb.store.status_changes("t7") == seen, f"statuses {seen}")
+        assert lb.store.status_changes("t7") == [True, False, True, False]
+        _, tables = get(lb.url + "api/tables")
+        assert tables["tables"][0]["online"] is False
+
+
+def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
+    with board(tmp_path, mosquitto) as lb:
+        for path in ("", "api/tables", "api/leaderboard", "api/players", "api/games", "api/board", "health"):
+            for method in ("POST", "PUT", "DELETE", "PATCH"):
+                assert get(lb.url + path, method)[0] == 405, (path, method)
+        assert get(lb.url + "api/leaderboard?period=month") == (
+            400,
+            {"error": "period 'month' is not one of day, week, all"},
+        )
+        status, body = get(lb.url + "api/players?ruleset=poker")
+        assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee")
+        status, page = get(lb.url)
+        assert status == 200 and "board.js" in page
+
+
+@pytest.fixture
+def locked_broker(mosquitto, tmp_path):
+    """The fixture's broker restarted with logins required: user ``lb``, password ``s3cret``."""
+    passwd = tmp_path / "passwd"
+    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwd), "lb", "s3cret"], check=True, capture_output=True)
+    mosquitto.stop()
+    # user root: started as root, mosquitto would drop to user mosquitto, who cannot read pytest's private tmp_path
+    mosquitto.conf.write_text(
+        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous false\nuser root\n"
+        f"password_file {passwd}\npersistence false\n"
+    )
+    mosquitto.start()
+    return mosquitto
+
+
+def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
+    wrong, right = tmp_path / "wrong", tmp_path / "right"
+    wrong.write_text("guess\n")
+    right.write_text("s3cret\n")
+    opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=wrong)
+    with Leaderboard(tmp_path / "a.sqlite3", opts, port=0, client_id="lb-a") as lb:
+        wait_for(lambda: "refused" in lb.subscriber.broker, "the refusal")
+        line = get(lb.url + "api/tables")[1]["broker"]
+        assert "(Not authorized); check --mqtt-user and --mqtt-password-file" in line, line
+    opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=right)
+    with Leaderboard(tmp_path / "b.sqlite3", opts, port=0, client_id="lb-b") as lb:
+        wait_for(lambda: lb.subscriber.connected, "the login")
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--mqtt", "http://cafe-pi.local"], "is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
+        (["--mqtt", "mqtt://cafe-pi.local:99999"], "the port must be 1-65535"),
+        (["--mqtt", "mqtt://ann:pw@cafe-pi.local"], "--mqtt carries no login"),
+        (["--mqtt", "mqtt://h", "--mqtt-user", "lb", "--mqtt-password-file", "/nonexistent"], "no such file"),
+        (["--mqtt", "mqtt://h", "--mqtt-password-file", __file__], "--mqtt-password-file needs --mqtt-user"),
+        (["--mqtt", "mqtt://h", "--listen", "203.0.113.9"], "is not an address of this machine"),
+    ],
+)
+def test_cli_bad_input_is_one_line(args, words, tmp_path, capsys):
+    from table.cli import main
+
+    assert main(["leaderboard", *args, "--db", str(tmp_path / "b.sqlite3"), "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dicetable leaderboard: error: ") and words in err and "\n" not in err, err
+    assert not (tmp_path / "b.sqlite3").exists()  # refused before anything was made
+
+
+def test_cli_refuses_the_tables_own_store_and_runs_on_its_own(tmp_path, mosquitto, capsys):
+    from table.cli import main
+    from table.store import open_store
+
+    with open_store(tmp_path / "games.sqlite3"):
+        pass
+    args = ["leaderboard", "--mqtt", mosquitto.url, "--port", "0", "--duration", "0.5"]
+    assert main([*args, "--db", str(tmp_path / "games.sqlite3")]) == 2
+    assert "is another program's SQLite file" in capsys.readouterr().err
+    assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("leaderboard on http://127.0.0.1:") and f"subscribing to 127.0.0.1:{mosquitto.port}" in out
+
+
+def make_ca(folder, name: str) -> tuple:
+    """A throw-away CA (EC P-256) in ``folder``: ``(cert, key)`` paths."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+            "-days",
+            "1",
+            "-subj",
+            f"/CN={name}",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+@pytest.fixture
+def tls_broker(mosquitto, tmp_path):
+    """The fixture's broker restarted with TLS only, its certificate for 127.0.0.1 signed by ``tmp_path/ca.pem``."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: apt-get install -y openssl")
+    ca, ca_key = make_ca(tmp_path, "ca")
+    (tmp_path / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            str(tmp_path / "server.key"),
+            "-out",
+            str(tmp_path / "server.csr"),
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [
+            "openssl",
+            "x509",
+            "-req",
+            "-in",
+            str(tmp_path / "server.csr"),
+            "-CA",
+            str(ca),
+            "-CAkey",
+            str(ca_key),
+            "-CAcreateserial",
+            "-out",
+            str(tmp_path / "server.pem"),
+            "-days",
+            "1",
+            "-extfile",
+            str(tmp_path / "san.cnf"),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    mosquitto.stop()
+    mosquitto.conf.write_text(  # user root: see locked_broker
+        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\nuser root\npersistence false\n"
+        f"cafile {ca}\ncertfile {tmp_path / 'server.pem'}\nkeyfile {tmp_path / 'server.key'}\n"
+    )
+    mosquitto.start()
+    return mosquitto
+
+
+def test_tls_with_the_cafes_ca_and_a_wrong_one(tmp_path, tls_broker):
+    other, _ = make_ca(tmp_path, "other")
+    for ca, client_id in ((other, "lb-wrong"), (tmp_path / "ca.pem", "lb-right")):
+        opts = BrokerOptions("127.0.0.1", tls_broker.port, tls=True, ca=ca)
+        with Leaderboard(tmp_path / f"{client_id}.sqlite3", opts, port=0, client_id=client_id) as lb:
+            if ca == other:
+                wait_for(lambda: "certificate verify failed" in lb.subscriber.broker, "the refusal")
+                assert lb.subscriber.broker.startswith("broker: cannot reach 127.0.0.1:")
+            else:
+                wait_for(lambda: lb.subscriber.connected, "the TLS connection")
+
+
+def test_an_event_the_store_could_not_write_comes_again(tmp_path, mosquitto, monkeypatch):
+    """Another program holds the store's lock: no PUBACK, so after the reconnect the broker redelivers it."""
+    from table.leaderboard import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_S", 0.2)  # fail soon rather than after 5 s
+    _, payloads, _ = real_game("t1", 1)
+    with board(tmp_path, mosquitto) as lb:
+        wait_for(lambda: lb.subscriber.connected, "the subscription")
+        other = sqlite3.connect(tmp_path / "board.sqlite3", isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        pub = Publisher(mosquitto.port)
+        pub.send("dicetable/t1/events", payloads[0])
+        wait_for(lambda: "the store could not write (database is locked)" in lb.subscriber.broker, "the failure")
+        other.execute("ROLLBACK")
+        other.close()
+        wait_for(lambda: lb.subscriber.stored == 1 and lb.subscriber.connected, "the redelivered event")
+        pub.close()
+        assert lb.store.read("SELECT COUNT(*) FROM events") == [(1,)]
