@@ -42,7 +42,7 @@ def test_hints_item_toggles_hints_and_closes_the_menu():
 
 
 def test_setup_after_a_game_refuses_a_double_press_then_cycles_the_ruleset():
-    s = ended(replace(GAME, setup=Setup(field=3)), 100.0)
+    s = ended(replace(GAME, setup=Setup(field=Setup.FIELDS.index("start"))), 100.0)
     assert s.screen == "setup" and s.setup.field == 0 and s.setup_shown_at == 100.0
     step = press(s, Command.ROLL, 100.2, game_running=False)
     assert step.say == SETUP_TOO_SOON and step.screens.setup.ruleset == "yahtzee"
@@ -55,7 +55,7 @@ def test_setup_players_field_adds_numbered_seats_and_start_starts():
     s = Screens(setup=Setup(names=["Ann", "Player 2"], field=2))
     step = press(s, Command.ROLL, 0.0, game_running=False)
     assert step.screens.setup.names == ["Ann", "Player 2", "Player 3"]
-    last = press(replace(s, setup=Setup(field=3)), Command.SCORE, 0.0, game_running=False)
+    last = press(replace(s, setup=Setup(field=Setup.FIELDS.index("start"))), Command.SCORE, 0.0, game_running=False)
     assert last.action is Action.START_GAME
 
 

@@ -253,7 +253,11 @@ class TurnMixin:
         elif kind == "settled":
             self.camera_status = "settled"
             self.warnings.pop("recalibrate", None)
-            if in_game and self._unthrown:
+            if self.screens.screen == "rolloff":
+                self._rolloff_faces(tuple(event.values))
+            elif in_game and st.mode is GameMode.FREE_ROLL:
+                self._free_read(tuple(event.values))
+            elif in_game and self._unthrown:
                 self._lying(event)
             elif in_game:
                 self._read(event, mono)
