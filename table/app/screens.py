@@ -4,8 +4,8 @@ at most one action for the app.
 Screens: ``setup`` (rules and seats of a new game), ``rolloff`` (a throw for who starts), ``game`` (a turn),
 ``end`` (the scorecards and the analysis of a finished game), with the MENU over any of them, and two views
 opened from the menu: ``history`` (round by round) and ``fix`` (set a misread die's value). Nothing here
-touches the game or the store: :func:`press` and :func:`choose` return a :class:`Step`, and the app carries out its :class:`Action`
-(end the game, start one, pass the press to the turn).
+touches the game or the store: :func:`press` and :func:`choose` return a :class:`Step`, and the app carries
+out its :class:`Action` (end the game, start one, pass the press to the turn).
 
 Double presses: a finger's double press, or a double tap, lands 0.1-0.3 s apart, so the ROLL/CONFIRM that
 ends a game, and the first one taken on a setup brought by a ROLL/CONFIRM, must come at least
