@@ -98,7 +98,8 @@ class FreePlayMixin:
                 entries = list(self.screens.setup.names)
                 k = list(r.players).index(r.winner)
                 seats = entries[k:] + entries[:k]
-                self.screens = replace(self.screens, setup=replace(self.screens.setup, names=seats))
+                start = type(self.screens.setup).FIELDS.index("start")  # next: Start, in the new order
+                self.screens = replace(self.screens, setup=replace(self.screens.setup, names=seats, field=start))
                 self.message = f"{r.winner} starts: the seats now go {', '.join(r.seating())}."
             else:
                 self.message = "Roll-off left: the seats are as they were."
