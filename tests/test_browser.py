@@ -28,7 +28,7 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
 from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
 from table.demo.served import rss_mb  # noqa: E402
@@ -49,6 +49,7 @@ ARGS = [
     "--no-first-run",
 ]
 SIZES = {"small": (800, 480), "large": (1920, 1080)}
+NEW_GAME = [i for i, _ in MENU_ITEMS].index("new")  # the menu's "New game" item
 
 
 def artifacts() -> Path:
@@ -707,7 +708,7 @@ def test_regression_a_lagging_start_starts_the_game_the_page_showed(browser, tmp
         lag.catch_up()
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.keyboard.press("Enter")
         time.sleep(CONFIRM_PAUSE_S + 0.1)
@@ -808,7 +809,7 @@ def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(brows
     with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
         page.focus(".keys button[data-cmd=roll]")  # as a tap on it leaves it (before this fix)
         page.keyboard.down("Enter")  # asks "End this game?"
         time.sleep(0.7)  # held: the browser repeats it (repeat: true) after a delay (X11: 660 ms), 25 a second
@@ -830,4 +831,4 @@ def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
         page.wait_for_timeout(500)
-        assert app.menu_open and app.menu_confirm and app.menu_index == 2 and app.screen == "game"
+        assert app.menu_open and app.menu_confirm and app.menu_index == NEW_GAME and app.screen == "game"

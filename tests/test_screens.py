@@ -18,7 +18,7 @@ def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
 
 
 def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
-    s = replace(GAME, menu_open=True, menu_index=2)
+    s = replace(GAME, menu_open=True, menu_index=len(MENU_ITEMS) - 1)
     asked = press(s, Command.ROLL, 10.0, game_running=True)
     assert asked.screens.menu_confirm and asked.action is None and asked.screens.confirm_asked_at == 10.0
     too_soon = press(asked.screens, Command.ROLL, 10.0 + CONFIRM_PAUSE_S / 2, game_running=True)
@@ -30,7 +30,7 @@ def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
 
 
 def test_new_game_without_a_running_game_ends_at_once():
-    s = replace(GAME, screen="end", menu_open=True, menu_index=2)
+    s = replace(GAME, screen="end", menu_open=True, menu_index=len(MENU_ITEMS) - 1)
     step = press(s, Command.ROLL, 5.0, game_running=False)
     assert step.action is Action.END_GAME and not step.screens.menu_open
 

@@ -8,9 +8,9 @@ from table.inputs.commands import HOLD_COMMANDS, Command
 MENU_ITEMS = (
     ("resume", "Back to the game"),
     ("hints", "Hints on/off"),
-    ("new", "New game: end this one, set up players and rules"),
     ("history", "History: round by round"),
     ("fix", "Fix a misread die"),
+    ("new", "New game: end this one, set up players and rules"),
 )
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
 CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any other button keeps it"

@@ -41,8 +41,9 @@ class Setup:
     #: ``scorecard`` (a game of `ruleset`) or ``free_roll`` (the table only reads and sums the dice).
     mode: str = "scorecard"
 
-    #: Fields PREV/NEXT move through, in order (``rolloff``: throw for who starts).
-    FIELDS = ("ruleset", "joker", "players", "timer", "rolloff", "start")
+    #: Fields PREV/NEXT move through, in order (``rolloff``: throw for who starts; the last two came later,
+    #: so Start stays three NEXTs from the rules).
+    FIELDS = ("ruleset", "joker", "players", "start", "timer", "rolloff")
 
     def to_json(self) -> dict[str, Any]:
         """The setup screen's part of the snapshot."""
