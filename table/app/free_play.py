@@ -48,6 +48,16 @@ class FreePlayMixin:
         free = st is not None and st.mode is GameMode.FREE_ROLL and st.turn is not None
         return free or self.screens.screen == "rolloff"
 
+    def start_rolloff(self) -> Future[Any]:
+        """Open the roll-off for the setup's players (the page's button; on the setup screen only)."""
+        return self.submit(self._rolloff_from_page)  # type: ignore[attr-defined]
+
+    def _rolloff_from_page(self) -> None:
+        if self.screens.screen != "setup":
+            self.message = "The roll-off is on the setup screen: end or finish this game first."
+            return
+        self._start_rolloff()
+
     def rolloff_face(self, face: object) -> Future[Any]:
         """A face typed on the page for the next player of the roll-off (1-6; else one line says so)."""
         return self.submit(self._rolloff_faces, (face,), DiceSource.TYPED)  # type: ignore[attr-defined]

@@ -97,6 +97,7 @@
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
+    for (const view of window.dicetableViews || []) view(s, api);  // timer, history, fix, free roll (own files)
   }
 
   function renderTroubles(troubles) {  // what the table cannot use and what to do (dicetable doctor's line)
@@ -383,5 +384,6 @@
     if (ev.repeat && cmd !== "prev" && cmd !== "next") return;
     if (cmd.startsWith("hold_")) holdTap(Number(cmd.slice(5)) - 1); else command(cmd);
   });
+  const api = { send: send, command: command, seenNow: seenNow, el: el, die: die };
   connect();
 })();
