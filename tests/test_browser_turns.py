@@ -217,3 +217,81 @@ def test_browser_whole_game_with_timer_a_fix_and_a_restart_mid_turn(browser, tmp
         assert t.app.state.totals()[0] == sum(v for v in t.app.state.cards[0].boxes.values())
     finally:
         t.close()
+
+
+def _settled(values):
+    from vision.watch import EventKind, RollEvent, TrayDie
+
+    dice = tuple(TrayDie(v, (30.0 + 30 * i, 100.0), (0, 0, 10, 10), 0.99) for i, v in enumerate(values))
+    return RollEvent(EventKind.SETTLED, 0, 0.0, dice=dice)
+
+
+def _fits(page, app, name):
+    """Every view must fit at both sizes (the same check as test_browser's screenshots)."""
+    for size, (w, h) in SIZES.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_function(f"Number(document.body.dataset.seq || -1) >= {app.seq}", timeout=10000)
+        page.screenshot(path=str(artifacts() / f"turns-{name}-{size}.png"))
+        bad = page.evaluate(OVERFLOW_JS)
+        assert bad == [], f"{name} at {size}: overflow {bad[:5]}"
+
+
+@pytest.mark.parametrize("n", [1, 4, 8])
+def test_browser_timer_history_fix_free_roll_and_rolloff_views_fit_for_1_to_8_players(browser, tmp_path, n):
+    names = ["Ann", "Bo", "Cyrille", "Dmitri", "Eve", "Fatima", "Gus", "Hanna-Lee"][:n]
+    mono = [100.0]
+    app = TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yahtzee", "forced", names, timer_s=600),
+        autostart=True,
+        mono=lambda: mono[0],
+    ).start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        page.goto(server.url)
+        for _ in range(n):  # a round: a throw, holds, a re-roll, a fix, a box
+            app.roll_event(_settled((2, 2, 5, 1, 6))).result(timeout=10)
+            for c in ("hold_1", "hold_2"):
+                app.press(c).result(timeout=10)
+            app.roll_event(_settled((2, 2, 4, 3, 2))).result(timeout=10)
+            for msg in ({"die": 2}, {"value": 2}, {"confirm": True}):
+                app.fix(msg).result(timeout=10)
+            app.press("score").result(timeout=10)
+        mono[0] += 600.0  # the next player's time runs out before a roll
+        app.submit(lambda: None).result(timeout=10)
+        _fits(page, app, f"game-{n}")
+        app.press("menu").result(timeout=10)
+        app.choose("history").result(timeout=10)
+        app.press("prev").result(timeout=10)
+        assert app.snapshot["history"]["round"] == 1 and len(app.snapshot["history"]["turns"]) == n
+        _fits(page, app, f"history-{n}")
+        app.press("roll").result(timeout=10)
+        app.roll_event(_settled((6, 6, 1, 2, 3))).result(timeout=10)
+        app.fix({}).result(timeout=10)
+        _fits(page, app, f"fix-{n}")
+        app.fix({"cancel": True}).result(timeout=10)
+        app.press("menu").result(timeout=10)
+        app.choose("new").result(timeout=10)
+        app.choose("new", mono=10**6).result(timeout=10)
+        assert app.screen == "setup"
+        app.apply_setup({"mode": "free_roll", "timer_s": None}).result(timeout=10)
+        if n < 8:  # eight seats overflow the setup at 800x480 before this work too: issue 38's layout item
+            _fits(page, app, f"setup-free-{n}")
+        if n > 1:
+            app.start_rolloff().result(timeout=10)
+            app.roll_event(_settled(tuple([4] * n))).result(timeout=10)  # everyone ties: round 2
+            _fits(page, app, f"rolloff-{n}")
+            app.press("menu").result(timeout=10)
+        app.apply_setup({"start": True}).result(timeout=10)
+        for k in range(10):
+            app.roll_event(_settled(tuple((k + i) % 6 + 1 for i in range(1 + k % 5)))).result(timeout=10)
+        assert app.snapshot["free"]["count"] == 10
+        _fits(page, app, f"free-{n}")
+        app.press("menu").result(timeout=10)
+        app.choose("history").result(timeout=10)
+        _fits(page, app, f"free-history-{n}")
+    finally:
+        page.close()
+        server.close()
+        app.close()

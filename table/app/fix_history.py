@@ -17,6 +17,7 @@ from table.app import screens
 from table.app.texts import NOT_SEEN
 from table.game import CorrectDie, GameMode
 from table.game.history import rounds_of, turns_of
+from table.rules import find_ruleset
 
 
 class FixHistoryMixin:
@@ -112,6 +113,15 @@ class FixHistoryMixin:
                 "round": shown,
                 "rounds": rounds,
                 "free": self.session.state.mode is GameMode.FREE_ROLL,
-                "turns": [t for t in turns if t["round"] == shown][-12:],
+                "turns": [t for t in turns if t["round"] == shown][-8:],
+                "boxes": _box_names(self.session.state.ruleset),
             }
         return {"fix": fix, "history": history}
+
+
+def _box_names(ruleset: str) -> dict[str, str]:
+    """Box id -> the name the page shows (``{}`` for a free roll)."""
+    if not ruleset:
+        return {}
+    rs = find_ruleset(ruleset)
+    return {b: rs.display_name(b) for b in rs.boxes}

@@ -81,7 +81,7 @@ class FreePlayMixin:
             self.message = too_many_dice(len(values), self.max_dice)
             return
         if self._handle(ReadDice(at=self.clock(), values=tuple(values), source=source)):  # type: ignore[attr-defined]
-            self.message = f"{len(values)} dice: {' + '.join(map(str, values))} = {sum(values)}."
+            self.message = f"{len(values)} dice, total {sum(values)}."
 
     def _free_press(self, c: Command) -> None:
         """A button in a free-roll game: ROLL throws the synthetic dice; the rest say what to do."""

@@ -13,7 +13,9 @@
     $("game").hidden = true;
     $("free-total").textContent = f.last ? f.last.values.length + " dice: total " + f.last.total : "Throw the dice";
     const dice = $("free-dice"); dice.textContent = "";
-    if (f.last) f.last.values.forEach((v) => dice.appendChild(dt.die(v)));
+    if (f.last) {  // in a die-wrap, as the game's dice: a die's padding is a share of its container's width
+      f.last.values.forEach((v) => { const w = dt.el("div", "die-wrap"); w.appendChild(dt.die(v)); dice.appendChild(w); });
+    }
     else dice.appendChild(dt.el("div", "empty", "Up to " + f.max_dice + " dice; the table reads and sums them"));
     const log = $("free-log"); log.textContent = "";
     for (const r of f.log.slice(1)) {

@@ -21,7 +21,7 @@
 
   function notes(turn) {
     const out = turn.corrections.map((c) => "die " + (c.die + 1) + ": " + c.was + "\u2192" + c.value + " (" + c.by + ")");
-    for (const x of turn.timer) out.push(x.rolled ? "time up: scored" : "time up before a roll");
+    for (const x of turn.timer) out.push(x.rolled ? "time up: scored" : "time up, no roll");
     return out.join("; ");
   }
 
@@ -42,7 +42,7 @@
       const r = dt.el("tr");
       r.appendChild(dt.el("td", "h-name", h.free ? "#" + (turn.turn + 1) : turn.name));
       for (let k = 0; k < 3; k++) r.appendChild(throwCell(dt, turn.throws[k], turn.corrections));
-      const box = turn.box ? turn.box.replace(/_/g, " ") + " " + turn.points : h.free ? "" : "playing";
+      const box = turn.box ? (h.boxes[turn.box] || turn.box) + " " + turn.points : h.free ? "" : "playing";
       r.appendChild(dt.el("td", "h-box" + (turn.cause === "timer" ? " timer" : ""), box));
       r.appendChild(dt.el("td", "h-notes", notes(turn)));
       t.appendChild(r);

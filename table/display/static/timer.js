@@ -14,7 +14,7 @@
   }
   views.push(function (s, dt) {
     if (!box) {
-      box = dt.el("div", "timer"); box.id = "timer"; box.title = "time left in this turn";
+      box = dt.el("div", "countdown"); box.id = "timer"; box.title = "time left in this turn";
       const head = document.querySelector("#game .turn");
       head.insertBefore(box, document.getElementById("roll-info"));
     }
