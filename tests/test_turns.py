@@ -19,7 +19,8 @@ from table.cli import main
 from table.display.snapshot import Setup
 from table.game import DieCorrected, GameMode, ScoreCause, TimerExpired, best_box
 from table.game.history import turns_of
-from table.inputs import Command
+from table.inputs import ButtonPanel, Command
+from table.rules import find_ruleset
 from vision.watch import EventKind, RollEvent, TrayDie
 
 
@@ -74,12 +75,13 @@ def test_timer_scores_the_best_box_on_expiry_warns_before_a_roll_and_resumes_wit
         st = app.state
         assert st.turn.player == 1 and st.history[-1].cause is ScoreCause.TIMER
         assert (st.history[-1].box, st.history[-1].points) == (want_box, want_points)
-        assert app.snapshot["message"].startswith(f"Time is up for Ann: {want_points} points in {want_box}.")
+        shown = find_ruleset("yacht").display_name(want_box)
+        assert app.snapshot["message"] == f"Time is up for Ann: {want_points} in {shown}. Bo to roll."
         assert app.snapshot["timer"]["left"] == 30.0
         clocks.advance(30)  # Bo never rolls: a warning, and the timer starts again
         tick(app)
         assert app.state.turn.player == 1 and app.state.turn.timer_warnings == 1
-        assert "roll the dice now" in app.snapshot["message"] and app.snapshot["timer"]["left"] == 30.0
+        assert app.snapshot["message"] == "Time is up, Bo: roll now." and app.snapshot["timer"]["left"] == 30.0
         clocks.advance(12)
         app.roll_event(settled((1, 2, 3, 4, 6))).result(timeout=5)
         clocks.advance(7)  # 19 s used in all; the last event was at 12 s
@@ -277,3 +279,30 @@ def test_history_of_an_undone_throw_shows_what_stands():
         events += new
     (turn,) = turns_of(events)
     assert [t["dice"] for t in turn["throws"]] == [[1, 1, 2, 3, 4], [1, 1, 6, 6, 6]] and turn["box"] == "full_house"
+
+
+def test_hold_leds_blink_in_the_timers_last_seconds_and_show_the_holds_after():
+    """The hold LEDs on mock pins: lit for held dice, all blinking (gpiozero's blink thread) while told to."""
+    import time
+
+    from gpiozero.pins.mock import MockFactory
+
+    from table.commands._play_options import led_state
+    from table.inputs import load_pin_map
+
+    def seen(pin, want):  # waits for the blink thread (not a timed assert: up to 5 s on a busy machine)
+        end = time.monotonic() + 5.0
+        while pin.state is not want and time.monotonic() < end:
+            time.sleep(0.005)
+        return pin.state is want
+
+    pins, pin_map = MockFactory(), load_pin_map()
+    held = [True, False, True, False, False]
+    with ButtonPanel(pin_map, on_command=lambda c: None, pin_factory=pins) as panel:
+        leds = [pins.pin(pin_map.leds[i]) for i in range(5)]
+        panel.set_holds(*led_state({"game": {"holds": held}, "timer": {"warn": False}}))
+        assert [p.state for p in leds] == held
+        panel.set_holds(*led_state({"game": {"holds": held}, "timer": {"warn": True}}))
+        assert all(seen(p, False) and seen(p, True) and seen(p, False) for p in leds)
+        panel.set_holds(*led_state({"game": {"holds": [False, True, False, False, False]}, "timer": None}))
+        assert [p.state for p in leds] == [False, True, False, False, False]

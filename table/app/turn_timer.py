@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from table.game import ExpireTimer, GameMode
+from table.rules import find_ruleset
 
 #: Seconds before the end when the hold LEDs blink and the page's countdown turns red.
 WARN_S = 10.0
@@ -101,9 +102,10 @@ class TimerMixin:
         if new.history and new.history[-1].at == at and new.history[-1].cause.value == "timer":
             t = new.history[-1]
             self._after_timer_score()
-            self.message = f"Time is up for {name}: {t.points} points in {t.box}. {self.message}"
+            shown = find_ruleset(new.ruleset).display_name(t.box)
+            self.message = f"Time is up for {name}: {t.points} in {shown}. {self.message}"
         else:
-            self.message = f"Time is up for {name}: roll the dice now; the timer starts again."
+            self.message = f"Time is up, {name}: roll now."
         self.turn_timer.sync(self.state, self.mono())
         return True
 
