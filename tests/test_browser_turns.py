@@ -201,7 +201,7 @@ def test_browser_whole_game_with_timer_a_fix_and_a_restart_mid_turn(browser, tmp
         cells = small.eval_on_selector_all("#hist-rows tr:nth-child(2) .h-die", "e => e.map(d => d.className)")
         assert sum("fixed" in c for c in cells) == 1
         assert "time up: scored" in small.locator("#hist-rows .h-notes").first.inner_text()
-        t.shoot("history", docs=True)
+        t.shoot("history")
         t.press("roll")  # back to the game
         t.settle()
         # The rest of the game: a throw and the best box each turn, with the buttons.
@@ -226,12 +226,14 @@ def _settled(values):
     return RollEvent(EventKind.SETTLED, 0, 0.0, dice=dice)
 
 
-def _fits(page, app, name):
+def _fits(page, app, name, docs=""):
     """Every view must fit at both sizes (the same check as test_browser's screenshots)."""
     for size, (w, h) in SIZES.items():
         page.set_viewport_size({"width": w, "height": h})
         page.wait_for_function(f"Number(document.body.dataset.seq || -1) >= {app.seq}", timeout=10000)
         page.screenshot(path=str(artifacts() / f"turns-{name}-{size}.png"))
+        if docs and size == "small" and os.environ.get("DICETABLE_DOCS"):
+            page.screenshot(path=str(DOCS / f"at-the-table-{docs}.png"))
         bad = page.evaluate(OVERFLOW_JS)
         assert bad == [], f"{name} at {size}: overflow {bad[:5]}"
 
@@ -265,7 +267,7 @@ def test_browser_timer_history_fix_free_roll_and_rolloff_views_fit_for_1_to_8_pl
         app.choose("history").result(timeout=10)
         app.press("prev").result(timeout=10)
         assert app.snapshot["history"]["round"] == 1 and len(app.snapshot["history"]["turns"]) == n
-        _fits(page, app, f"history-{n}")
+        _fits(page, app, f"history-{n}", docs="history" if n == 4 else "")
         app.press("roll").result(timeout=10)
         app.roll_event(_settled((6, 6, 1, 2, 3))).result(timeout=10)
         app.fix({}).result(timeout=10)
@@ -287,7 +289,7 @@ def test_browser_timer_history_fix_free_roll_and_rolloff_views_fit_for_1_to_8_pl
         for k in range(10):
             app.roll_event(_settled(tuple((k + i) % 6 + 1 for i in range(1 + k % 5)))).result(timeout=10)
         assert app.snapshot["free"]["count"] == 10
-        _fits(page, app, f"free-{n}")
+        _fits(page, app, f"free-{n}", docs="free-roll" if n == 4 else "")
         app.press("menu").result(timeout=10)
         app.choose("history").result(timeout=10)
         _fits(page, app, f"free-history-{n}")
