@@ -67,6 +67,12 @@ class TimerMixin:
     def _tick(self) -> bool:
         """Check the timer through the store's fault handling (a failed write is said, tried again); True if
         the page needs a new snapshot."""
+        self.turn_timer.sync(self.state, self.mono())
+        left = self.turn_timer.left(self.mono())
+        if left is None:
+            return False
+        if left > 0:  # nothing to write: only the warning's start, maybe
+            return self._check_timer()
         try:
             return bool(self.store_faults.call(self._check_timer, ()))  # type: ignore[attr-defined]
         except Exception:  # a store fault: said on every screen by StoreFaults
