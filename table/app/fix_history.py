@@ -86,6 +86,9 @@ class FixHistoryMixin:
         if not dice:
             self.message = "Nothing to fix: no dice have been read."
             return
+        if not 0 <= die < len(dice):  # the dice changed while the view was open (a new throw)
+            self.message = f"There is no die {die + 1} now: open the fix again and pick one of 1 to {len(dice)}."
+            return
         if value == dice[die]:
             self.message = f"Die {die + 1} already shows {value}: nothing was changed."
             return
