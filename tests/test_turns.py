@@ -306,3 +306,45 @@ def test_hold_leds_blink_in_the_timers_last_seconds_and_show_the_holds_after():
         assert all(seen(p, False) and seen(p, True) and seen(p, False) for p in leds)
         panel.set_holds(*led_state({"game": {"holds": [False, True, False, False, False]}, "timer": None}))
         assert [p.state for p in leds] == [False, True, False, False, False]
+
+
+def test_free_roll_on_the_synthetic_camera_reads_the_throw_and_the_watcher_takes_any_count(tmp_path):
+    """With the real roll watcher (the profile's five dice expected), free roll and the roll-off set it to
+    take any count; a scorecard game sets the profile's count back."""
+    import time
+
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table.app.camera import CameraLoop
+    from table.demo.livetray import LiveTray, make_live_reader
+
+    profile, tray = load_profile("default"), LiveTray(seed=3)
+
+    def make(source):
+        read, see = make_live_reader("truth", source, profile.geometry)
+        return make_watcher(profile, read), see
+
+    def until(cond):  # waits for the camera thread (up to 20 s on a busy machine); not a timed assert
+        end = time.monotonic() + 20.0
+        while not cond() and time.monotonic() < end:
+            time.sleep(0.01)
+        return cond()
+
+    setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
+    app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()
+    camera = CameraLoop(app, lambda: tray, make, speed=0).start()
+    try:
+        assert until(lambda: camera.watcher is not None and camera.watcher.expected_dice is None)
+        press(app, Command.ROLL)
+        assert until(lambda: app.snapshot["free"]["count"] == 1)
+        left_to_right = [v for v, _ in sorted(tray.truth_dice(), key=lambda d: d[1][0])]
+        assert app.snapshot["free"]["last"]["values"] == left_to_right
+        press(app, Command.MENU)
+        app.choose("new").result(timeout=5)  # "End this game?"
+        app.choose("new", mono=10.0**6).result(timeout=5)  # yes
+        app.apply_setup({"mode": "scorecard", "start": True}).result(timeout=5)
+        assert app.state.mode is GameMode.SCORECARD
+        assert until(lambda: camera.watcher.expected_dice == profile.dice_count)
+    finally:
+        camera.close()
+        app.close()
