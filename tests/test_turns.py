@@ -189,6 +189,26 @@ def test_history_view_and_export_show_throws_holds_rerolls_corrections_and_timer
     ]
     assert rows[1]["corrections"] == "die 3: 4 -> 2 by Ann" and rows[1]["box"] == ann["box"]
     assert rows[2]["player"] == "Bo" and rows[2]["timer"] == "expired before a roll"
+    served = served_history(db)
+    assert served == main_csv(game_id, db, capsys)  # the page's download is the export's CSV
+
+
+def main_csv(game_id, db, capsys):
+    assert main(["export", str(game_id), "--history", "--format", "csv", "--db", str(db)]) == 0
+    return capsys.readouterr().out
+
+
+def served_history(db):
+    """GET /export/history.csv from the page's server on the resumed game."""
+    pytest.importorskip("httpx", reason="httpx is not installed: pip install '.[test]'")
+    from starlette.testclient import TestClient
+
+    from table.display.server import create_app
+
+    with TableApp(db).start() as app, TestClient(create_app(app, host_names={"testserver"})) as client:
+        r = client.get("/export/history.csv")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+        return r.text
 
 
 def test_free_roll_reads_any_count_up_to_the_tray_sums_and_logs(tmp_path):
