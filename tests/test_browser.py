@@ -28,7 +28,7 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
 from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
 from table.demo.served import rss_mb  # noqa: E402
@@ -49,6 +49,7 @@ ARGS = [
     "--no-first-run",
 ]
 SIZES = {"small": (800, 480), "large": (1920, 1080)}
+NEW_GAME = [i for i, _ in MENU_ITEMS].index("new")  # the menu's "New game" item
 
 
 def artifacts() -> Path:
@@ -570,7 +571,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.tap(".keys button[data-cmd=menu]")
         wait_for(lambda: app.menu_open, what="the menu opened again")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap("#menu-items li >> nth=2")  # "New game" during a game: asked first
+        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # "New game" during a game: asked first
         wait_for(lambda: app.menu_confirm, what="the question")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
@@ -585,7 +586,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.wait_for_timeout(300)
         assert app.screen == "game" and app.menu_confirm and status() == ["playing"]
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap("#menu-items li >> nth=2")  # a second tap on the item, after a pause: yes
+        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # a second tap on the item, after a pause: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
         assert status() == ["abandoned"]
 
@@ -611,7 +612,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         time.sleep(CONFIRM_PAUSE_S + 0.2)
         seq = app.seq
         if answer == "tap":
-            page.tap("#menu-items li >> nth=2")
+            page.tap(f"#menu-items li >> nth={NEW_GAME}")
         elif answer == "key":
             page.tap(".keys button[data-cmd=roll]")
         else:
@@ -621,7 +622,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         lag.catch_up()
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
-        page.tap("#menu-items li >> nth=2")  # on the question it shows now: yes
+        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # on the question it shows now: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a tap on the question")
 
 
@@ -707,7 +708,7 @@ def test_regression_a_lagging_start_starts_the_game_the_page_showed(browser, tmp
         lag.catch_up()
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.keyboard.press("Enter")
         time.sleep(CONFIRM_PAUSE_S + 0.1)
@@ -808,7 +809,7 @@ def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(brows
     with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
         page.focus(".keys button[data-cmd=roll]")  # as a tap on it leaves it (before this fix)
         page.keyboard.down("Enter")  # asks "End this game?"
         time.sleep(0.7)  # held: the browser repeats it (repeat: true) after a delay (X11: 660 ms), 25 a second
@@ -828,6 +829,8 @@ def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the menu")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
-        page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
+        page.evaluate(
+            "k => { const li = document.querySelectorAll('#menu-items li')[k]; li.click(); li.click(); }", NEW_GAME
+        )
         page.wait_for_timeout(500)
-        assert app.menu_open and app.menu_confirm and app.menu_index == 2 and app.screen == "game"
+        assert app.menu_open and app.menu_confirm and app.menu_index == NEW_GAME and app.screen == "game"

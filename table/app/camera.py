@@ -334,6 +334,9 @@ class CameraLoop:
                 raise _SourceFault(str(exc)) from exc
             see(frame)
             t0 = time.perf_counter()
+            count = getattr(self.watcher, "expected_dice", None)  # free roll, roll-off: any count (None)
+            self._count = getattr(self, "_count", None) or count
+            self.watcher.expected_dice = None if getattr(self.app, "free_dice", False) else self._count
             events = self.watcher.update(frame)
             self.watch_s += time.perf_counter() - t0
             if first:  # a frame read and watched: the camera works (said before this frame's events)

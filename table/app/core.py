@@ -29,6 +29,8 @@ from typing import Any
 
 from table.app import screens
 from table.app.bots import BotSeats
+from table.app.fix_history import FixHistoryMixin
+from table.app.free_play import FreePlayMixin
 from table.app.live_chances import LiveChances
 from table.app.presses import PressMixin
 from table.app.publish import PublishMixin
@@ -36,8 +38,9 @@ from table.app.seats import check_setup, split_seats
 from table.app.session import GameSession
 from table.app.store_faults import StoreFaults
 from table.app.turn import TurnMixin
+from table.app.turn_timer import TimerMixin, TurnTimer
 from table.display.snapshot import Setup
-from table.game import StartGame
+from table.game import GameError, GameMode, StartGame
 from table.inputs.commands import Command
 from table.rules import find_ruleset
 from table.store import open_store
@@ -53,7 +56,7 @@ def _now() -> float:
     return time.time()
 
 
-class TableApp(PressMixin, TurnMixin, PublishMixin):
+class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin, FreePlayMixin):
     """The running table (see the module docstring).
 
     Parameters
@@ -80,6 +83,10 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         Seconds between a bot's steps.
     bot_seed : int, optional
         Seed of the virtual dice.
+    mono : callable, optional
+        Monotonic seconds (:func:`time.monotonic`) for the turn timer; tests inject a fake.
+    max_dice : int, optional
+        Most dice the tray takes in a free roll (the calibration profile's ``dice_count``).
 
     Raises
     ------
@@ -101,6 +108,8 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         bot_dice: str = "tray",
         bot_delay_s: float = 0.8,
         bot_seed: int | None = None,
+        mono: Callable[[], float] = time.monotonic,
+        max_dice: int = 5,
     ) -> None:
         self.db_path = Path(db_path)
         setup = setup or Setup()
@@ -110,6 +119,9 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         self.tray = tray
         self.pin = pin if pin is not None else f"{secrets.randbelow(10000):04d}"
         self.clock = clock
+        self.mono = mono
+        self.turn_timer = TurnTimer()
+        self.max_dice = max_dice
         self.camera_name = camera_name
         self.session: GameSession | None = None
         self.selected: str | None = None
@@ -205,9 +217,9 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         try:
             while True:
                 try:
-                    item = self._queue.get(timeout=self.store_faults.retry_s)
-                except queue.Empty:  # the store failed a write and nothing came since: try it again
-                    if self.store_faults.retry():
+                    item = self._queue.get(timeout=self._wait_s())
+                except queue.Empty:  # a store write to try again, or the turn timer's warning or end
+                    if self.store_faults.retry() | self._tick():
                         self._publish()
                     continue
                 if item is None:
@@ -221,6 +233,7 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
                     self._publish()
                     fut.set_exception(exc)
                 else:
+                    self._tick()  # the timer ran out while the worker was busy (or on a test's clock)
                     self._publish()  # listeners (page, LEDs) are told before the caller hears back
                     fut.set_result(result)
         finally:
@@ -349,7 +362,9 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         st = self.session.state
         seats = [n + (f":{st.bot_level(i)}" if st.bot_level(i) else "") for i, n in enumerate(st.players)]
         self.screens = replace(
-            self.screens, setup=Setup(st.ruleset or "yahtzee", st.joker, seats), screen="end" if st.finished else "game"
+            self.screens,
+            setup=Setup(st.ruleset or "yahtzee", st.joker, seats, timer_s=st.timer_s, mode=st.mode.value),
+            screen="end" if st.finished else "game",
         )
         if st.finished:
             self._analyse()
@@ -362,18 +377,27 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         s = self.setup
         check_setup(s.ruleset, s.joker, s.names)
         names, bots = split_seats(s.names)
+        free = s.mode == GameMode.FREE_ROLL.value
         cmd = StartGame(
             at=self.clock(),
-            ruleset=s.ruleset,
+            ruleset="" if free else s.ruleset,
             players=tuple(names),
             joker=s.joker,
             bots=tuple(bots) if any(bots) else (),
+            timer_s=None if free else s.timer_s,
+            mode=GameMode(s.mode),
         )
-        self.session = GameSession.start(self._store, cmd)
+        try:
+            self.session = GameSession.start(self._store, cmd)
+        except GameError as exc:  # e.g. bots in a free roll: said, the setup stays
+            self.message = str(exc)
+            return
         self.screens = replace(self.screens, screen="game")
         self.selected = None
         self.warnings.clear()
         self.pending = None
         self.analysis, self.analysis_status, self._analysis_key = None, "", None
-        self.message = f"New game: {find_ruleset(s.ruleset).title}. {names[0]} to roll."
+        title = "Free roll" if free else find_ruleset(s.ruleset).title
+        timer = f" Turn timer: {s.timer_s} s." if s.timer_s and not free else ""
+        self.message = f"New game: {title}.{timer} {'Throw the dice' if free else names[0] + ' to roll'}."
         self.finished.clear()

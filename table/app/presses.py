@@ -15,7 +15,7 @@ from table.app import screens
 from table.app.seats import check_setup
 from table.app.texts import ACTING_COMMANDS, NOT_SEEN
 from table.errors import UsageError
-from table.game import EndGame
+from table.game import TIMER_CHOICES, EndGame, GameMode
 from table.inputs.commands import Command
 
 
@@ -48,6 +48,10 @@ class PressMixin:
             self.pending is not None,
             turn,
             setup,
+            self.screens.fix,
+            self.screens.history,
+            None if self.rolloff is None else (self.rolloff.round, len(self.rolloff.thrown), self.rolloff.winner),
+            None if st is None else len(st.rolls),
         )
 
     def _game_running(self) -> bool:
@@ -58,13 +62,23 @@ class PressMixin:
         self.message = ""
         if c in ACTING_COMMANDS and not self._seen_now(seen):
             return
-        self._carry_out(screens.press(self.screens, c, mono, game_running=self._game_running()), c, origin, mono)
+        rounds = self.history_rounds() if self.screens.history is not None else 0
+        step = screens.press(
+            self.screens, c, mono, game_running=self._game_running(), dice=self.fix_dice(), rounds=rounds
+        )
+        self._carry_out(step, c, origin, mono)
 
     def _choose(self, item: str, seen: int | None, mono: float) -> None:
         self.message = ""
         seen_ok = seen is None or seen >= self._view_seq
         step = screens.choose(
-            self.screens, item, mono, game_running=self._game_running(), seen=seen_ok, not_seen=NOT_SEEN
+            self.screens,
+            item,
+            mono,
+            game_running=self._game_running(),
+            seen=seen_ok,
+            not_seen=NOT_SEEN,
+            dice=self.fix_dice(),
         )
         self._carry_out(step, Command.ROLL, "table", mono)
 
@@ -74,8 +88,17 @@ class PressMixin:
         if step.say:
             self.message = step.say
         action = step.action
-        if action is screens.Action.GAME:
+        st = self.state
+        if action is screens.Action.GAME and st is not None and st.mode is GameMode.FREE_ROLL and c is not Command.UNDO:
+            self._free_press(c)
+        elif action is screens.Action.GAME:
             self._game_press(c, origin, mono)
+        elif action is screens.Action.CORRECT and step.fix is not None:
+            self._correct(*step.fix, origin)
+        elif action is screens.Action.ROLLOFF:
+            self._start_rolloff()
+        elif action is screens.Action.ROLLOFF_PRESS:
+            self._rolloff_press(c)
         elif action is screens.Action.UNDO:
             self._undo(origin)
         elif action is screens.Action.LEAVE_GAME:
@@ -101,12 +124,22 @@ class PressMixin:
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             self.message = 'The player names must be a list of names, e.g. ["Ann", "Bo"].'
             return
+        timer_s, mode = data.get("timer_s", s.timer_s), data.get("mode", s.mode)
+        if timer_s not in (None, *TIMER_CHOICES) or isinstance(timer_s, bool):
+            self.message = (
+                f"A turn timer of {timer_s!r} s is not offered: choose {', '.join(map(str, TIMER_CHOICES))} s, or none."
+            )
+            return
+        if mode not in ("scorecard", "free_roll"):
+            self.message = 'The mode must be "scorecard" or "free_roll".'
+            return
         names = [n.strip() for n in names]
         try:
             check_setup(ruleset, joker, names)
         except UsageError as exc:
             self.message = str(exc)
             return
-        self.screens = replace(self.screens, setup=replace(s, ruleset=ruleset, joker=joker, names=names))
+        setup = replace(s, ruleset=ruleset, joker=joker, names=names, timer_s=timer_s, mode=mode)
+        self.screens = replace(self.screens, setup=setup)
         if data.get("start"):
             self._start_game()

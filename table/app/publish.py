@@ -106,7 +106,7 @@ class PublishMixin:
             analysis = {"status": self.analysis_status}
             if self.analysis is not None:
                 analysis.update(analysis_json(self.analysis))
-        return {
+        out = {
             "seq": self.seq,
             "screen": self.screen,
             "setup": self.screens.setup.to_json(),
@@ -138,6 +138,8 @@ class PublishMixin:
             "end_view": self.end_view,
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }
+        out.update(timer=self.timer_json(), **self.views_json(), **self.free_json())  # timer, fix, history, free roll
+        return out
 
 
 def hints_for(state: Any) -> dict[str, Any] | None:

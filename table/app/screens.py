@@ -1,10 +1,11 @@
 """The screens and menus as a pure state machine: a state and a press give the next state, what to say and
 at most one action for the app.
 
-Screens: ``setup`` (rules and seats of a new game), ``game`` (a turn), ``end`` (the scorecards and the
-analysis of a finished game), with the MENU over any of them. Nothing here touches the game or the store:
-:func:`press` and :func:`choose` return a :class:`Step`, and the app carries out its :class:`Action`
-(end the game, start one, pass the press to the turn).
+Screens: ``setup`` (rules and seats of a new game), ``rolloff`` (a throw for who starts), ``game`` (a turn),
+``end`` (the scorecards and the analysis of a finished game), with the MENU over any of them, and two views
+opened from the menu: ``history`` (round by round) and ``fix`` (set a misread die's value). Nothing here
+touches the game or the store: :func:`press` and :func:`choose` return a :class:`Step`, and the app carries
+out its :class:`Action` (end the game, start one, pass the press to the turn).
 
 Double presses: a finger's double press, or a double tap, lands 0.1-0.3 s apart, so the ROLL/CONFIRM that
 ends a game, and the first one taken on a setup brought by a ROLL/CONFIRM, must come at least
@@ -18,9 +19,18 @@ import math
 from dataclasses import dataclass, field, replace
 
 from table.app.seats import unique_names
-from table.app.texts import CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, END_VIEWS, MENU_CLOSED, MENU_ITEMS, SETUP_TOO_SOON
+from table.app.texts import (
+    CONFIRM_PAUSE_S,
+    CONFIRM_TOO_SOON,
+    END_VIEWS,
+    MENU_CLOSED,
+    MENU_ITEMS,
+    NOTHING_TO_FIX,
+    SETUP_TOO_SOON,
+)
 from table.display.snapshot import Setup
-from table.inputs.commands import Command
+from table.game import TIMER_CHOICES
+from table.inputs.commands import HOLD_COMMANDS, Command
 from table.rules import JOKER_VARIANTS, RULESET_IDS
 
 
@@ -38,6 +48,12 @@ class Action(enum.Enum):
     LEAVE_GAME = "leave-game"
     #: Start a game with the step's setup.
     START_GAME = "start-game"
+    #: Open the roll-off (who starts) for the setup's players.
+    ROLLOFF = "rolloff"
+    #: Pass the press to the roll-off in progress.
+    ROLLOFF_PRESS = "rolloff-press"
+    #: Correct the die and value of the step's ``fix`` (then the view closes).
+    CORRECT = "correct"
 
 
 @dataclass(frozen=True)
@@ -59,6 +75,10 @@ class Screens:
     setup_shown_at: float = -math.inf
     end_view: str = END_VIEWS[0]
     hints: bool = False
+    #: The fix view: ``(die, value)`` picked (die 0-based, value 1-6), or None when it is closed.
+    fix: tuple[int, int] | None = None
+    #: The history view: the round shown (1-based; 0: the latest), or None when it is closed.
+    history: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +88,8 @@ class Step:
     screens: Screens
     say: str = ""
     action: Action | None = None
+    #: With :attr:`Action.CORRECT`: the ``(die, value)`` to set.
+    fix: tuple[int, int] | None = None
 
 
 def ended(s: Screens, mono: float) -> Screens:
@@ -75,16 +97,25 @@ def ended(s: Screens, mono: float) -> Screens:
     return replace(s, screen="setup", menu_open=False, setup=replace(s.setup, field=0), setup_shown_at=mono)
 
 
-def press(s: Screens, c: Command, mono: float, *, game_running: bool) -> Step:
+def press(
+    s: Screens, c: Command, mono: float, *, game_running: bool, dice: tuple[int, ...] = (), rounds: int = 0
+) -> Step:
     """The next state after button `c` pressed at `mono` (monotonic s).
 
     `game_running` says whether a game is in progress (not finished): only then does the menu's
-    "new" item ask "End this game?" first.
+    "new" item ask "End this game?" first. `dice` are the values the fix view can change (the last
+    read, corrections included; empty: nothing to fix), `rounds` how many rounds the history has.
     """
+    if s.fix is not None:
+        return _fix_press(s, c, dice)
+    if s.history is not None:
+        return _history_press(s, c, rounds)
+    if s.screen == "rolloff" and not s.menu_open:  # MENU leaves the roll-off too
+        return Step(s, action=Action.ROLLOFF_PRESS)
     if c is Command.MENU:
         return Step(replace(s, menu_open=not s.menu_open, menu_index=0, menu_confirm=False))
     if s.menu_open:
-        return _menu(s, c, mono, game_running)
+        return _menu(s, c, mono, game_running, dice)
     if s.screen == "setup":
         return _setup_press(s, c, mono)
     if s.screen == "end":
@@ -98,7 +129,9 @@ def press(s: Screens, c: Command, mono: float, *, game_running: bool) -> Step:
     return Step(s, action=Action.GAME)
 
 
-def choose(s: Screens, item: str, mono: float, *, game_running: bool, seen: bool, not_seen: str) -> Step:
+def choose(
+    s: Screens, item: str, mono: float, *, game_running: bool, seen: bool, not_seen: str, dice: tuple[int, ...] = ()
+) -> Step:
     """A tap on the menu's item `item` at `mono`: as PREV/NEXT to it, then ROLL/CONFIRM.
 
     `seen` says whether the tapping page had drawn what the table shows now; if not, the tap is not
@@ -117,7 +150,69 @@ def choose(s: Screens, item: str, mono: float, *, game_running: bool, seen: bool
         if item == "resume":
             step = replace(step, screens=replace(step.screens, menu_open=False))
         return step
-    return _menu(replace(s, menu_index=ids.index(item)), Command.ROLL, mono, game_running)
+    return _menu(replace(s, menu_index=ids.index(item)), Command.ROLL, mono, game_running, dice)
+
+
+def open_fix(s: Screens, dice: tuple[int, ...], die: int = 0) -> Step:
+    """Open the fix view on die `die` of `dice` (its value picked), or say there is nothing to fix."""
+    if not dice:
+        return Step(replace(s, menu_open=False, fix=None), NOTHING_TO_FIX)
+    die = min(max(die, 0), len(dice) - 1)
+    return Step(replace(s, menu_open=False, history=None, fix=(die, dice[die])))
+
+
+def fix_tap(s: Screens, dice: tuple[int, ...], *, die: object = None, value: object = None) -> Step:
+    """A tap in the page's fix view: pick die `die` (0-based) and/or value `value` (1-6).
+
+    A die or a value that does not exist is said in one line and changes nothing.
+    """
+    if s.fix is None:
+        s = open_fix(s, dice).screens
+        if s.fix is None:
+            return Step(s, NOTHING_TO_FIX)
+    d, v = s.fix
+    if die is not None:
+        if isinstance(die, bool) or not isinstance(die, int) or not 0 <= die < len(dice):
+            return Step(s, f"Pick one of dice 1 to {len(dice)}; there is no die {die!r}.")
+        d, v = die, dice[die]
+    if value is not None:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
+            return Step(s, f"A die shows 1 to 6; {value!r} cannot be set: pick a value from 1 to 6.")
+        v = value
+    return Step(replace(s, fix=(d, v)))
+
+
+def _fix_press(s: Screens, c: Command, dice: tuple[int, ...]) -> Step:
+    """The fix view: PREV/NEXT or HOLD n pick the die, ROLL steps its value, SCORE saves, MENU/UNDO cancel."""
+    assert s.fix is not None
+    if not dice:
+        return Step(replace(s, fix=None), NOTHING_TO_FIX)
+    d, v = s.fix
+    if c in (Command.MENU, Command.UNDO):
+        return Step(replace(s, fix=None), "Nothing was changed.")
+    if c in (Command.PREV, Command.NEXT):
+        d = (d + (1 if c is Command.NEXT else -1)) % len(dice)
+        return Step(replace(s, fix=(d, dice[d])))
+    if c in HOLD_COMMANDS:
+        k = HOLD_COMMANDS.index(c)
+        return fix_tap(s, dice, die=k) if k < len(dice) else Step(s, f"There are {len(dice)} dice.")
+    if c is Command.ROLL:
+        return Step(replace(s, fix=(d, v % 6 + 1)))
+    return Step(replace(s, fix=None), action=Action.CORRECT, fix=(d, v))  # SCORE saves
+
+
+def _history_press(s: Screens, c: Command, rounds: int) -> Step:
+    """The history view: PREV/NEXT step through the rounds; MENU, ROLL or UNDO close it."""
+    assert s.history is not None
+    if c in (Command.PREV, Command.NEXT):
+        if rounds < 1:
+            return Step(s, "No round has been played yet.")
+        now = s.history or rounds
+        now = min(max(now + (1 if c is Command.NEXT else -1), 1), rounds)
+        return Step(replace(s, history=now))
+    if c in (Command.MENU, Command.ROLL, Command.UNDO, Command.SCORE):
+        return Step(replace(s, history=None))
+    return Step(s)
 
 
 def _answer_end(s: Screens, yes: bool, mono: float) -> Step:
@@ -130,7 +225,7 @@ def _answer_end(s: Screens, yes: bool, mono: float) -> Step:
     return Step(s, "The game goes on: it was not ended.")
 
 
-def _menu(s: Screens, c: Command, mono: float, game_running: bool) -> Step:
+def _menu(s: Screens, c: Command, mono: float, game_running: bool, dice: tuple[int, ...] = ()) -> Step:
     if s.menu_confirm:  # ending the game waits for ROLL/CONFIRM; any other button keeps it
         return _answer_end(s, c is Command.ROLL, mono)
     if c is Command.PREV:
@@ -145,6 +240,10 @@ def _menu(s: Screens, c: Command, mono: float, game_running: bool) -> Step:
     s = replace(s, menu_open=False)
     if item == "hints":
         return Step(replace(s, hints=not s.hints))
+    if item == "history":
+        return Step(replace(s, history=0, fix=None))
+    if item == "fix":
+        return open_fix(s, dice)
     if item == "new":
         return Step(s, action=Action.END_GAME)
     return Step(s)
@@ -163,10 +262,20 @@ def _setup_press(s: Screens, c: Command, mono: float) -> Step:
         setup = replace(setup, field=(setup.field + 1) % len(Setup.FIELDS))
     elif c in (Command.ROLL, Command.SCORE):
         name = Setup.FIELDS[setup.field]
-        if name == "ruleset":
+        if name == "ruleset" and setup.mode == "scorecard" and setup.ruleset != RULESET_IDS[-1]:
             setup = replace(setup, ruleset=RULESET_IDS[(RULESET_IDS.index(setup.ruleset) + 1) % len(RULESET_IDS)])
         elif name == "joker":
             setup = replace(setup, joker=JOKER_VARIANTS[(JOKER_VARIANTS.index(setup.joker) + 1) % len(JOKER_VARIANTS)])
+        elif name == "ruleset" and setup.mode != "scorecard":
+            setup = replace(setup, mode="scorecard", ruleset=RULESET_IDS[0])
+        elif name == "ruleset" and setup.ruleset == RULESET_IDS[-1]:
+            setup = replace(setup, mode="free_roll")  # after the last ruleset: free roll, then round again
+        elif name == "timer":
+            steps = (None, *TIMER_CHOICES)
+            now = steps.index(setup.timer_s) if setup.timer_s in steps else 0
+            setup = replace(setup, timer_s=steps[(now + 1) % len(steps)])
+        elif name == "rolloff":
+            return Step(s, action=Action.ROLLOFF)
         elif name == "players":
             n = len(setup.names) % 8 + 1
             names = (list(setup.names) + [f"Player {k + 1}" for k in range(len(setup.names), n)])[:n]

@@ -8,6 +8,8 @@ from table.inputs.commands import HOLD_COMMANDS, Command
 MENU_ITEMS = (
     ("resume", "Back to the game"),
     ("hints", "Hints on/off"),
+    ("history", "History: round by round"),
+    ("fix", "Fix a misread die"),
     ("new", "New game: end this one, set up players and rules"),
 )
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
@@ -38,6 +40,13 @@ CONFIRM_TOO_SOON = "Too quick (a double press?): press ROLL/CONFIRM again to end
 SETUP_TOO_SOON = (
     "Too quick (a double press?): the setup for a new game is shown; wait a moment, then press to change it"
 )
+
+#: Said when the fix view is asked for with no dice on the table.
+NOTHING_TO_FIX = "Nothing to fix yet: roll the dice first, then open the MENU's fix."
+#: How the fix view is used (the page shows it beside the dice).
+FIX_HELP = "Fix a die: PREV/NEXT or HOLD 1-5 pick it, ROLL/CONFIRM steps its value, SCORE saves, MENU cancels."
+#: How the history view is used.
+HISTORY_HELP = "PREV/NEXT: the round before or after; MENU or ROLL/CONFIRM: back."
 
 #: Views of the end screen that PREV/NEXT switch between (side by side on a wide enough screen).
 END_VIEWS = ("card", "analysis")

@@ -253,7 +253,10 @@ class TurnMixin:
         elif kind == "settled":
             self.camera_status = "settled"
             self.warnings.pop("recalibrate", None)
-            if in_game and self._unthrown:
+            if self.screens.screen == "rolloff" or (in_game and st.mode is GameMode.FREE_ROLL):
+                faces = tuple(d.value for d in sorted(event.dice, key=lambda d: d.centre_mm[0]))  # left to right
+                self._rolloff_faces(faces) if self.screens.screen == "rolloff" else self._free_read(faces)
+            elif in_game and self._unthrown:
                 self._lying(event)
             elif in_game:
                 self._read(event, mono)

@@ -5,6 +5,10 @@ an export reproduces its totals); CSV is the scorecards: one row per box, one
 column per player, then the bonuses and totals.  Output goes to stdout, or to
 ``--output FILE``.
 
+With ``--history`` it is the game round by round instead: each throw's dice, the holds it was made with, the
+dice re-rolled, the box scored, corrections of misread dice (who, old and new value) and turn-timer expiries
+(JSON: ``{"turns": [...]}``; CSV: one row per throw).
+
 With ``--analysis`` the export is the game's analysis instead: every hold and
 box decision priced against optimal play (expected final score of the choice
 made and of the best one, and the loss in points), then each player's total
@@ -21,7 +25,8 @@ from typing import Any
 
 from table.commands.games import add_db_option, open_for_reading
 from table.errors import UsageError
-from table.game.export import game_to_csv, game_to_json
+from table.game.export import game_to_csv, game_to_json, history_to_csv
+from table.game.history import turns_of
 
 FORMATS = ("json", "csv")
 #: Formats of ``--analysis``.
@@ -52,6 +57,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="write each decision's expected-score loss against optimal play and "
         "each player's total, instead of the game",
+    )
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="write the game round by round (throws, holds, re-rolled dice, boxes, corrections, timer)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write here instead of to stdout")
     add_db_option(parser)
@@ -128,10 +138,16 @@ def run(args: argparse.Namespace) -> int:
         )
     game_id = parse_game_id(args.game_id)
     output = check_output_path(args.output, f"{ID_PREFIX}{game_id}.{'txt' if fmt == 'text' else fmt}")
+    history = bool(getattr(args, "history", False))
+    if analysis and history:
+        raise UsageError("give --history or --analysis, not both")
     with open_for_reading(args) as store:
         state = store.load(game_id)
-        events = store.events(game_id) if analysis else ()
-    if analysis:
+        events = store.events(game_id) if analysis or history else ()
+    if history:
+        turns = turns_of(events)
+        text = json.dumps({"turns": turns}, indent=1) + "\n" if fmt == "json" else history_to_csv(turns)
+    elif analysis:
         text = analysis_text(events, fmt)
     elif fmt == "json":
         text = json.dumps(game_to_json(state, f"{ID_PREFIX}{game_id}"), indent=1) + "\n"

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from table.app.bots import BOT_DICE
 from table.cafe.settings import add_mqtt_options, settings_from
 from table.commands._live import add_profile_options, add_reader_option, check_port
+from table.commands._play_options import FREE_NAMES, add_turn_options, check_dice, led_state, parse_timer
 from table.display.listening import phone_urls
 from table.display.snapshot import Setup
 from table.errors import UsageError
@@ -48,8 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rules",
         default=None,
         metavar="ID",
-        help=f"ruleset of a new game: {', '.join(RULESET_IDS)}; with --players the game starts at "
-        "once, else the setup screen asks",
+        help=f"ruleset of a new game: {', '.join(RULESET_IDS)}, or free (free roll: the table reads and "
+        "sums any number of dice, for other games); with --players the game starts at once, else the setup "
+        "screen asks",
     )
     p.add_argument("--joker", default="forced", choices=JOKER_VARIANTS, help="Yahtzee joker variant (default forced)")
     p.add_argument(
@@ -74,6 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="seconds between a bot's steps, so the table can follow (default 0.8)",
     )
     p.add_argument("--bot-seed", type=int, default=None, metavar="N", help="seed of the virtual dice (default: random)")
+    add_turn_options(p)
     add_profile_options(p)
     add_reader_option(p)
     add_server_options(p)
@@ -174,10 +177,16 @@ def run(args: argparse.Namespace) -> int:
     parse_spec(args.camera)
     mqtt = settings_from(args)  # a bad broker, table name or login file is told before anything starts
     names = parse_names(args.players)
-    setup = Setup(args.rules or "yahtzee", args.joker, names)
+    free = args.rules in FREE_NAMES
+    setup = Setup("yahtzee" if free else args.rules or "yahtzee", args.joker, names)
+    setup.timer_s = parse_timer(args.timer, free)
+    setup.mode = "free_roll" if free else "scorecard"
+    if free and any(":" in n for n in names):
+        raise UsageError("a free roll has no bots: give only people's names in --players")
     # a bad --players is told before the port is tried
     check_setup(setup.ruleset, setup.joker, setup.names, names_example='e.g. --players "Ann,Bo"')
     profile, make = make_watch(args)
+    max_dice = check_dice(args.dice, profile.dice_count)
     pin_map = None if args.no_buttons else load_pin_map(args.pins)  # a bad --pins is told before the page is up
     tray = None
     camera_spec = args.camera
@@ -210,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
                 bot_dice=args.bot_dice,
                 bot_delay_s=args.bot_delay,
                 bot_seed=args.bot_seed,
+                max_dice=max_dice,
             ),
             db,
         )
@@ -380,5 +390,5 @@ def _buttons(app: Any, pin_map: PinMap) -> Any:
         print(f"dicetable: no GPIO buttons: {line}", file=sys.stderr)
         app.trouble("buttons", line)
         return None
-    app.subscribe(lambda seq, snap: panel.set_holds((snap.get("game") or {}).get("holds") or ()))
+    app.subscribe(lambda seq, snap: panel.set_holds(*led_state(snap)))
     return panel

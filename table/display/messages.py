@@ -16,6 +16,8 @@ FIELDS: dict[str, type] = {
     "box": str,
     "seen": int,
     "die": int,
+    "value": int,
+    "face": int,
 }
 
 #: Longest message taken, in characters: the page's longest, a setup of 8 names of 40 characters, is under

@@ -5,7 +5,9 @@ Messages in
 ``{"type": "command", "command": "hold_1", "seen": N, "pin": ...}``, ``{"type": "menu", "item": "new",
 "seen": N}`` (a tap on a menu item: :meth:`TableApp.choose`), ``{"type": "box", "box": "chance", "seen": N}``
 (a tap on a box: :meth:`TableApp.tap_box`), ``{"type": "hold", "die": 0, "held": true, "seen": N}`` (a tap
-on a die: :meth:`TableApp.set_hold`); ``seen``: the ``seq`` of the snapshot the page showed (acting commands
+on a die: :meth:`TableApp.set_hold`), ``{"type": "fix", "die": 0, "value": 5, "confirm": true, "seen": N}`` (the
+fix view: :meth:`TableApp.fix`), ``{"type": "rolloff", "face": 4}`` (a roll-off throw typed in); ``seen``:
+the ``seq`` of the snapshot the page showed (acting commands
 without it are not taken), ``{"type": "setup", ...}`` and ``{"type": "rendered", "seq": N}``. A message that
 is not a JSON object with fields of the right types closes the socket (code 1003; :func:`parse_message`), one
 over :data:`~table.display.messages.MAX_MESSAGE_CHARS` before it is parsed (code 1009; the server reads none
@@ -185,6 +187,14 @@ async def serve_page_socket(socket: WebSocket, table: Any, hub: Hub, guard: PinG
                 table.tap_box(msg["box"], msg.get("seen", -1), origin)
             elif kind == "setup":
                 table.apply_setup(msg)
+            elif kind == "fix":  # the fix view: open, pick a die, set its value, confirm or cancel
+                table.fix(
+                    {k: msg[k] for k in ("die", "value", "confirm", "cancel") if k in msg}, msg.get("seen", -1), origin
+                )
+            elif kind == "rolloff" and "face" in msg:  # a face typed for the roll-off's next player
+                table.rolloff_face(msg["face"])
+            elif kind == "rolloff" and msg.get("start") is True:  # the setup's Roll-off button
+                table.start_rolloff()
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:

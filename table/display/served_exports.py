@@ -17,12 +17,15 @@ from typing import Any
 from fastapi.responses import Response
 
 from table.display.export import scorecards_csv, scorecards_png
+from table.game.export import history_to_csv
+from table.game.history import turns_of
 
 #: Downloads: name -> (media type, Content-Disposition).
 DOWNLOADS = {
     "scorecards.csv": ("text/csv", 'attachment; filename="scorecards.csv"'),
     "scorecards.png": ("image/png", 'inline; filename="scorecards.png"'),
     "analysis.csv": ("text/csv", 'attachment; filename="analysis.csv"'),
+    "history.csv": ("text/csv", 'attachment; filename="history.csv"'),
 }
 
 
@@ -71,6 +74,11 @@ class ServedExports:
             if analysis is None:
                 return 404, b"no game yet"
             return 200, analysis.to_csv().encode("utf-8")
+        if name == "history.csv":
+            events = self.table.game_events().result(timeout=30)
+            if not events:
+                return 404, b"no game yet"
+            return 200, history_to_csv(turns_of(events)).encode("utf-8")
         state = self.table.state
         if state is None:
             return 404, b"no game yet"

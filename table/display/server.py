@@ -9,6 +9,7 @@ Routes
 ``GET /camera.jpg``           the small camera view with the reading drawn on it
 ``GET /export/scorecards.csv`` and ``/export/scorecards.png``: the scorecards
 ``GET /export/analysis.csv``  each decision's loss against optimal play (``dicetable export --analysis``)
+``GET /export/history.csv``   the game throw by throw (``dicetable export --history --format csv``)
                               (downloads: made once per game state, one at a time, :mod:`table.display.served_exports`)
 ``WS  /ws``                   snapshots out, the page's commands in (:mod:`table.display.page_socket`)
 ``GET /overlay``, ``WS /overlay/ws``  the read-only stream overlay (:mod:`table.display.overlay`)
@@ -139,6 +140,10 @@ def create_app(
     @app.get("/export/analysis.csv")
     def export_analysis() -> Any:
         return exports.answer("analysis.csv")
+
+    @app.get("/export/history.csv")
+    def export_history() -> Any:
+        return exports.answer("history.csv")
 
     @app.websocket("/ws")
     async def ws(socket: WebSocket) -> None:

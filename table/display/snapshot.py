@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from table.game import GameMode, GameState
+from table.game import TIMER_CHOICES, GameMode, GameState
 from table.rules import (
     JOKER_VARIANTS,
     RULESET_IDS,
@@ -36,9 +36,14 @@ class Setup:
     #: Seats: a name, or ``NAME:LEVEL`` for a bot (``easy``, ``medium``, ``optimal``).
     names: list[str] = field(default_factory=lambda: ["Player 1", "Player 2"])
     field: int = 0
+    #: Turn timer in seconds (one of :data:`~table.game.TIMER_CHOICES`), or None for none.
+    timer_s: int | None = None
+    #: ``scorecard`` (a game of `ruleset`) or ``free_roll`` (the table only reads and sums the dice).
+    mode: str = "scorecard"
 
-    #: Fields PREV/NEXT move through, in order.
-    FIELDS = ("ruleset", "joker", "players", "start")
+    #: Fields PREV/NEXT move through, in order (``rolloff``: throw for who starts; the last two came later,
+    #: so Start stays three NEXTs from the rules).
+    FIELDS = ("ruleset", "joker", "players", "start", "timer", "rolloff")
 
     def to_json(self) -> dict[str, Any]:
         """The setup screen's part of the snapshot."""
@@ -49,7 +54,10 @@ class Setup:
             "field": self.FIELDS[self.field],
             "rulesets": [{"id": r, "title": find_ruleset(r).title or r} for r in RULESET_IDS],
             "jokers": [{"id": j, "title": JOKER_NAMES.get(j, j)} for j in JOKER_VARIANTS],
-            "has_joker": find_ruleset(self.ruleset).has_yahtzee_bonus,
+            "has_joker": find_ruleset(self.ruleset).has_yahtzee_bonus and self.mode == "scorecard",
+            "timer_s": self.timer_s,
+            "timers": list(TIMER_CHOICES),
+            "mode": self.mode,
         }
 
 

@@ -99,3 +99,49 @@ def game_to_csv(state: GameState) -> str:
         out.writerow(["yahtzee_bonus", *(yahtzee_bonus_points(rs, c) for c in state.cards)])
     out.writerow(["total", *state.totals()])
     return buf.getvalue()
+
+
+def history_to_csv(turns: list[dict[str, Any]]) -> str:
+    """Return a game's history (:func:`table.game.history.turns_of`) as CSV: one row per throw.
+
+    Columns: ``turn, round, player, roll, dice, held, rerolled, box, points, cause, corrections, timer``;
+    ``held`` and ``rerolled`` name dice 1-5 (``held``: kept out of that throw); the box, points and cause
+    are on the turn's last row; a turn with no throw (the timer ran out first) has one row without dice.
+    """
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(
+        ["turn", "round", "player", "roll", "dice", "held", "rerolled", "box", "points", "cause"]
+        + [
+            "corrections",
+            "timer",
+        ]
+    )
+    for t in turns:
+        throws = t["throws"] or [None]
+        for k, th in enumerate(throws):
+            last = k == len(throws) - 1
+            roll = "" if th is None else th["roll"]
+            fixes = [c for c in t["corrections"] if th is not None and c["roll"] == th["roll"]]
+            timer = [
+                "expired after the roll" if x["rolled"] else "expired before a roll"
+                for x in t["timer"]
+                if last or not x["rolled"]
+            ]
+            out.writerow(
+                [
+                    t["turn"] + 1,
+                    t["round"],
+                    t["name"],
+                    roll,
+                    "" if th is None else " ".join(map(str, th["dice"])),
+                    "" if th is None else " ".join(str(i + 1) for i, h in enumerate(th["held"]) if h),
+                    "" if th is None else " ".join(str(i + 1) for i in th["rerolled"]),
+                    t["box"] or "" if last else "",
+                    "" if not last or t["points"] is None else t["points"],
+                    t["cause"] or "" if last else "",
+                    "; ".join(f"die {c['die'] + 1}: {c['was']} -> {c['value']} by {c['by']}" for c in fixes),
+                    "; ".join(timer) if (last or th is None) else "",
+                ]
+            )
+    return buf.getvalue()

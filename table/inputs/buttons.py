@@ -18,6 +18,9 @@ from table.inputs.pins import PinMap
 
 log = logging.getLogger(__name__)
 
+#: Seconds on and off of the hold LEDs' blink in the turn timer's last seconds (2 Hz: seen at a glance).
+BLINK_S = 0.25
+
 
 class _Debounced:
     """One button's debounced state: edges within ``debounce_s`` of the last accepted change are bounce.
@@ -142,6 +145,7 @@ class ButtonPanel:
         self._lock = threading.Lock()
         self._buttons: list[_Debounced] = []
         self._leds: dict[int, Any] = {}
+        self._blinking = False
         self._closed = False
         try:
             from gpiozero import LED, Button
@@ -185,13 +189,21 @@ class ButtonPanel:
         except Exception:  # a refused command must not kill the GPIO callback thread
             log.exception("command %s failed", command)
 
-    def set_holds(self, holds: Sequence[bool]) -> None:
-        """Light the LED of each held die (``holds``: five bools, die order)."""
+    def set_holds(self, holds: Sequence[bool], blink: bool = False) -> None:
+        """Light the LED of each held die (``holds``: five bools, die order); `blink`: every hold LED blinks
+        instead (the turn timer's last seconds), at :data:`BLINK_S` on and off, from gpiozero's own thread."""
         if self._closed:
             return
+        if blink:
+            if not self._blinking:
+                for led in self._leds.values():
+                    led.blink(on_time=BLINK_S, off_time=BLINK_S, background=True)
+            self._blinking = True
+            return
+        self._blinking = False
         for die, led in self._leds.items():
             held = die < len(holds) and bool(holds[die])
-            led.on() if held else led.off()
+            led.on() if held else led.off()  # on() and off() also stop a blink
 
     @property
     def closed(self) -> bool:

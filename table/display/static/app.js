@@ -97,7 +97,7 @@
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
-    for (const hook of window.onTableSnapshot || []) hook(s);  // page parts in their own files (sharing.js, chances.js)
+    for (const hook of window.onTableSnapshot || []) hook(s, api);  // page parts in their own files: sharing, chances, timer, history, fix, free roll
   }
 
   function renderTroubles(troubles) {  // what the table cannot use and what to do (dicetable doctor's line)
@@ -384,5 +384,6 @@
     if (ev.repeat && cmd !== "prev" && cmd !== "next") return;
     if (cmd.startsWith("hold_")) holdTap(Number(cmd.slice(5)) - 1); else command(cmd);
   });
+  const api = { send: send, command: command, seenNow: seenNow, el: el, die: die };
   connect();
 })();
