@@ -344,9 +344,13 @@ class CameraLoop:
             mono = time.monotonic()
             verdict = None
             for event in events:
-                self.app.roll_event(event, mono)
                 if str(event.kind.value) in ("settled", "unreadable"):
                     verdict = event
+                    shot = self._audit_frame(frame)
+                    if shot:  # the tray as the verdict saw it, for the fair-dice audit (table.audit.frames)
+                        self.app.roll_event(event, mono, frame=shot)
+                        continue
+                self.app.roll_event(event, mono)
             if verdict is not None or mono - last_view >= self.view_every_s:
                 if verdict is not None or frame.image is not still_image:
                     try:
@@ -369,6 +373,17 @@ class CameraLoop:
                 delay = next_t - time.monotonic()
                 if delay > 0:
                     self._stop.wait(delay)
+
+    def _audit_frame(self, frame: Any) -> bytes:
+        """A small JPEG of `frame` when the app keeps audit frames (``app.frames``), else b""."""
+        if getattr(self.app, "frames", None) is None:
+            return b""
+        from table.audit.frames import tray_jpeg
+
+        try:
+            return tray_jpeg(frame.image)
+        except cv2.error:
+            return b""
 
     def _view(self, frame: Any, event: Any) -> bytes:
         from vision.liveview import annotate

@@ -278,9 +278,10 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         """
         return self.submit(self._tap_box, str(box), seen, origin)
 
-    def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
-        """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
-        return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono)
+    def roll_event(self, event: Any, mono: float | None = None, frame: bytes | None = None) -> Future[Any]:
+        """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic);
+        `frame`: a small JPEG of the tray for a verdict, kept for the audit when ``self.frames`` is set."""
+        return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono, frame)
 
     def apply_setup(self, data: dict[str, Any], origin: str = "table") -> Future[Any]:
         """The page's setup form: ``{"ruleset": str, "joker": str, "names": [str, ...], "start": bool}``.
