@@ -349,7 +349,8 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
         self._reselect()
         if not st.finished:
             self.resumed = True
-            self.message = f"Resumed the unfinished game of {', '.join(st.players)}."
+            who = ", ".join(st.players) if len(st.players) <= 3 else f"{len(st.players)} players"
+            self.message = f"Resumed the unfinished game of {who}."
 
     def _start_game(self) -> None:
         s = self.setup

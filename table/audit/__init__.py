@@ -28,3 +28,20 @@ def panel(tally: Tally, frames: Sequence[Any] = ()) -> dict[str, Any]:
         "power_line": result.power_line,
         "frames": len(frames),
     }
+
+
+def game_panel(game_id: int, events: Sequence[Any], db_path: Any) -> dict[str, Any]:
+    """The "fair dice" panel of one game: its events' counts and the frames index beside the store at `db_path`.
+
+    A frames index that cannot be read counts no unreadable throws (the panel is still shown).
+    """
+    import sqlite3
+
+    from table.audit.frames import frames_dir, read_index
+
+    try:
+        frames = read_index(frames_dir(db_path), [game_id])
+    except sqlite3.Error:
+        frames = []
+    unreadable = sum(1 for f in frames if f["kind"] == "unreadable")
+    return panel(add_game(Tally(), game_id, events, unreadable), frames)

@@ -24,16 +24,24 @@ def loaded_die(rng: random.Random, *, six_bias: float = 0.0) -> Callable[[], int
     return lambda: rng.choices(range(1, 7), weights)[0]
 
 
-def play_games(store: Any, die: Callable[[], int], dice: int, *, players: tuple[str, ...] = ("Ann", "Bo")) -> list[int]:
-    """Play Yahtzee games in `store` until at least `dice` dice were thrown; return the game ids.
+def play_games(
+    store: Any,
+    die: Callable[[], int],
+    dice: int,
+    *,
+    players: tuple[str, ...] = ("Ann", "Bo"),
+    ruleset: str = "yahtzee",
+    finish: bool = False,
+) -> list[int]:
+    """Play games of `ruleset` in `store` until at least `dice` dice were thrown; return the game ids.
 
-    The last game may be left unfinished (it stops once enough dice were thrown).
+    The last game is left unfinished once enough dice were thrown, unless `finish` is True.
     """
     thrown, ids, at = 0, [], 1.8e9
     while thrown < dice:
-        session = GameSession.start(store, StartGame(at=at, ruleset="yahtzee", players=players))
+        session = GameSession.start(store, StartGame(at=at, ruleset=ruleset, players=players))
         ids.append(session.game_id)
-        while thrown < dice and session.state.turn is not None:
+        while (finish or thrown < dice) and session.state.turn is not None:
             turn = session.state.turn
             values = tuple(die() for _ in range(5))
             thrown += 5
@@ -43,7 +51,7 @@ def play_games(store: Any, die: Callable[[], int], dice: int, *, players: tuple[
                 dice_now = session.state.turn.dice
                 face = max(set(dice_now), key=dice_now.count)
                 holds = tuple(v == face for v in dice_now)
-                if all(holds) or thrown >= dice:
+                if all(holds) or (thrown >= dice and not finish):
                     break
                 session.handle(SetHolds(at=at, holds=holds))
                 new = tuple(v if h else die() for v, h in zip(dice_now, holds))

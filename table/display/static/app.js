@@ -97,6 +97,7 @@
     $("message").textContent = msg;
     $("roll-btn").textContent = s.screen === "game" && s.synthetic ? "ROLL" : "CONFIRM";
     renderPin(s);
+    for (const hook of window.dicetableHooks || []) hook(s);  // views kept in their own files (fairdice.js, ...)
   }
 
   function renderTroubles(troubles) {  // what the table cannot use and what to do (dicetable doctor's line)
@@ -238,7 +239,7 @@
   }
 
   function renderEndView(s) {
-    // Up to four players the scorecards and the analysis sit side by side; more: one view at a time.
+    // Up to four players the scorecards and the analysis sit side by side; more: one view at a time (fit.js: also small screens, 3+ players).
     const many = s.game.players.length > 4;
     const end = $("end");
     end.classList.toggle("many", many);
