@@ -22,7 +22,7 @@ pytest.importorskip("fastapi", reason="fastapi is not installed: pip install '.[
 if not os.path.exists(CHROMIUM):
     pytest.skip(f"{CHROMIUM} is absent: apt-get install -y chromium", allow_module_level=True)
 
-from table.app import TableApp  # noqa: E402
+from table.app import MENU_ITEMS, TableApp  # noqa: E402
 from table.audit.synthetic import loaded_die, play_games  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -139,9 +139,16 @@ def _cards(t: Table) -> None:
     t.page.click("#cards-btn")
 
 
-def _menu(t: Table) -> None:
+def _cards_by_buttons(t: Table) -> None:
     t.page.set_viewport_size({"width": 800, "height": 480})
-    t.page.click("#cards-btn")  # back to the dice
+    t.page.click("#cards-btn")  # the touch view off: back to the dice
+    t.press(Command.MENU, *[Command.NEXT] * [i for i, _ in MENU_ITEMS].index("cards"), Command.ROLL)
+    assert t.app.snapshot["cards"] and t.page.evaluate("() => document.body.classList.contains('cards')")
+
+
+def _menu(t: Table) -> None:
+    t.press(Command.PREV)  # any button: back to the dice (and nothing else)
+    assert not t.app.snapshot["cards"] and t.app.state.turn.roll
     t.press(Command.MENU)
     assert t.app.menu_open
 
@@ -167,7 +174,15 @@ def _setup(t: Table) -> None:
 
 
 #: The views, in the order one table walks them; each opens its view from the one before.
-VIEWS = (("game", _game), ("cards", _cards), ("menu", _menu), ("end", _end), ("analysis", _analysis), ("setup", _setup))
+VIEWS = (
+    ("game", _game),
+    ("cards", _cards),
+    ("cards-by-buttons", _cards_by_buttons),
+    ("menu", _menu),
+    ("end", _end),
+    ("analysis", _analysis),
+    ("setup", _setup),
+)
 
 
 def artifacts() -> Path:

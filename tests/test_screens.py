@@ -41,6 +41,18 @@ def test_hints_item_toggles_hints_and_closes_the_menu():
     assert step.screens.hints and not step.screens.menu_open
 
 
+def test_cards_item_shows_every_card_and_the_next_press_only_brings_the_dice_back():
+    ids = [i for i, _ in MENU_ITEMS]
+    s = replace(GAME, menu_open=True, menu_index=ids.index("cards"))
+    shown = press(s, Command.ROLL, 0.0, game_running=True)
+    assert shown.screens.cards and not shown.screens.menu_open and "full scorecard" in shown.say
+    back = press(shown.screens, Command.SCORE, 1.0, game_running=True)
+    assert not back.screens.cards and back.action is None  # SCORE was not passed to the turn
+    assert press(back.screens, Command.SCORE, 2.0, game_running=True).action is Action.GAME
+    on_end = press(replace(s, screen="end"), Command.ROLL, 0.0, game_running=False)
+    assert not on_end.screens.cards  # the end screen shows the cards already
+
+
 def test_setup_after_a_game_refuses_a_double_press_then_cycles_the_ruleset():
     s = ended(replace(GAME, setup=Setup(field=3)), 100.0)
     assert s.screen == "setup" and s.setup.field == 0 and s.setup_shown_at == 100.0

@@ -388,8 +388,9 @@ class CameraLoop:
     def _view(self, frame: Any, event: Any) -> bytes:
         from vision.liveview import annotate
 
-        img = annotate(frame.image, self.watcher, event=event)
-        h, w = img.shape[:2]
+        h, w = frame.image.shape[:2]
+        # words drawn big enough to read once the frame is shrunk to VIEW_WIDTH and shown ~240 px wide at 800x480
+        img = annotate(frame.image, self.watcher, event=event, text_scale=max(1.0, 1.6 * w / VIEW_WIDTH))
         small = cv2.resize(img, (VIEW_WIDTH, int(round(h * VIEW_WIDTH / w))), interpolation=cv2.INTER_AREA)
         ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return buf.tobytes() if ok else b""

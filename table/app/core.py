@@ -281,7 +281,8 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
     def roll_event(self, event: Any, mono: float | None = None, frame: bytes | None = None) -> Future[Any]:
         """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic);
         `frame`: a small JPEG of the tray for a verdict, kept for the audit when ``self.frames`` is set."""
-        return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono, frame)
+        args = (event, time.monotonic() if mono is None else mono) + (() if frame is None else (frame,))
+        return self.submit(self._roll_event, *args)
 
     def apply_setup(self, data: dict[str, Any], origin: str = "table") -> Future[Any]:
         """The page's setup form: ``{"ruleset": str, "joker": str, "names": [str, ...], "start": bool}``.

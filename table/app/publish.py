@@ -144,6 +144,7 @@ class PublishMixin:
             "analysis": analysis,
             "end_view": self.end_view,
             "fairness": self.fairness if self.screen == "end" else None,
+            "cards": self.screens.cards and self.screen == "game",
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }
 

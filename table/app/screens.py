@@ -18,7 +18,15 @@ import math
 from dataclasses import dataclass, field, replace
 
 from table.app.seats import unique_names
-from table.app.texts import CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, END_VIEWS, MENU_CLOSED, MENU_ITEMS, SETUP_TOO_SOON
+from table.app.texts import (
+    CARDS_SHOWN,
+    CONFIRM_PAUSE_S,
+    CONFIRM_TOO_SOON,
+    END_VIEWS,
+    MENU_CLOSED,
+    MENU_ITEMS,
+    SETUP_TOO_SOON,
+)
 from table.display.snapshot import Setup
 from table.inputs.commands import Command
 from table.rules import JOKER_VARIANTS, RULESET_IDS
@@ -59,6 +67,9 @@ class Screens:
     setup_shown_at: float = -math.inf
     end_view: str = END_VIEWS[0]
     hints: bool = False
+    #: The game screen shows every player's full scorecard in place of the dice (the menu's "cards"); the
+    #: next press but MENU goes back to the dice and does nothing else.
+    cards: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,7 +83,9 @@ class Step:
 
 def ended(s: Screens, mono: float) -> Screens:
     """The setup shown once a game is left (ended from the menu, or finished) at `mono` (monotonic s)."""
-    return replace(s, screen="setup", menu_open=False, setup=replace(s.setup, field=0), setup_shown_at=mono)
+    return replace(
+        s, screen="setup", menu_open=False, cards=False, setup=replace(s.setup, field=0), setup_shown_at=mono
+    )
 
 
 def press(s: Screens, c: Command, mono: float, *, game_running: bool) -> Step:
@@ -95,6 +108,8 @@ def press(s: Screens, c: Command, mono: float, *, game_running: bool) -> Step:
         if c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
             return Step(replace(s, end_view=END_VIEWS[(END_VIEWS.index(s.end_view) + 1) % len(END_VIEWS)]))
         return Step(s)
+    if s.cards:  # the cards hide the dice and boxes: this press only brings them back
+        return Step(replace(s, cards=False))
     return Step(s, action=Action.GAME)
 
 
@@ -145,6 +160,8 @@ def _menu(s: Screens, c: Command, mono: float, game_running: bool) -> Step:
     s = replace(s, menu_open=False)
     if item == "hints":
         return Step(replace(s, hints=not s.hints))
+    if item == "cards":
+        return Step(replace(s, cards=s.screen == "game"), CARDS_SHOWN if s.screen == "game" else "")
     if item == "new":
         return Step(s, action=Action.END_GAME)
     return Step(s)

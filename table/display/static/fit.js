@@ -20,18 +20,26 @@
     for (let k = rows.length - 1; k >= 0 && rows[k].getBoundingClientRect().bottom > bottom; k--) rows[k].hidden = true;
   }
 
-  // Game, screens that show totals only: a "Cards" button shows every player's full scorecard in place of the
-  // dice and boxes (a view of this page only: the table's state does not change); tapped again, back.
+  // Game: every player's full scorecard in place of the dice and boxes. The buttons' way is the menu's
+  // "cards" item (snapshot.cards; any button goes back); the touch way is this page's Cards/Dice button (a view
+  // of this page only: the table's state does not change). While the table shows them, Dice presses PREV,
+  // which only brings the dice back.
+  let mine = false;
   function cardsButton(s) {
     let b = $("cards-btn");
     if (!b) {
       b = document.createElement("button");
       b.id = "cards-btn"; b.type = "button"; b.className = "cards-btn";
-      b.onclick = () => { document.body.classList.toggle("cards"); b.textContent = document.body.classList.contains("cards") ? "Dice" : "Cards"; };
-      b.textContent = "Cards";
+      b.onclick = () => {
+        if (last && last.cards) document.querySelector('.keys [data-cmd="prev"]').click();
+        else { mine = !mine; cardsButton(last); }
+      };
       document.querySelector("#game .turn").appendChild(b);
     }
-    if (s.screen !== "game") { document.body.classList.remove("cards"); b.textContent = "Cards"; }
+    if (s.screen !== "game") mine = false;
+    const on = s.screen === "game" && (mine || !!s.cards);
+    document.body.classList.toggle("cards", on);
+    b.textContent = on ? "Dice" : "Cards";
   }
 
   function render(s) {
