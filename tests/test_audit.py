@@ -172,6 +172,6 @@ def test_audit_command_on_a_played_store(tmp_path, capsys):
     assert "Pearson chi-square" in capsys.readouterr().out
     assert main(["audit", str(empty), "--db", str(db)]) == 2
     err = capsys.readouterr().err
-    assert "no camera-read rolls (no frames kept)" in err and len(err.strip().splitlines()) == 1
+    assert f"game {empty}: no camera-read rolls (no frames kept)" in err and len(err.strip().splitlines()) == 1
     assert main(["audit", "--since", "yesterday", "--db", str(db)]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err

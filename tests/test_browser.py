@@ -28,7 +28,7 @@ from gpiozero.pins.mock import MockFactory  # noqa: E402
 
 from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
-from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, TableApp  # noqa: E402
+from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
 from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
 from table.demo.served import rss_mb  # noqa: E402
@@ -49,6 +49,7 @@ ARGS = [
     "--no-first-run",
 ]
 SIZES = {"small": (800, 480), "large": (1920, 1080)}
+NEW = [i for i, _ in MENU_ITEMS].index("new")  # the menu's "New game" item
 
 
 def artifacts() -> Path:
@@ -356,32 +357,34 @@ def test_browser_end_screen_shows_the_analysis(browser, tmp_path, rules, seats):
         assert app.finished.wait(120)
         wait_for(lambda: (app.snapshot.get("analysis") or {}).get("status") == "ready", what="the analysis")
         want = app.snapshot["analysis"]
-        many = len(seats) > 4
-        if many:
-            app.press(Command.NEXT).result(timeout=5)  # one view at a time: show the analysis
+        # one view at a time on the small screen, and with three players or more (fit.js): show the analysis
+        many = {"small": True, "large": len(seats) > 2}
+        app.press(Command.NEXT).result(timeout=5)
         pages = open_pages(browser, server.url)
         settle_pages(pages, app)
-        for page in pages.values():
+        for size, page in pages.items():
             assert page.locator("#analysis").is_visible()
             assert page.locator("#analysis-players .an-pl").count() == len(seats)
             losses = page.eval_on_selector_all("#analysis-players .an-loss", "els => els.map(e => e.textContent)")
             assert losses == [f"{p['loss']:.1f}" for p in want["players"]]
             rows = page.locator("#analysis-worst tbody tr")
-            assert rows.count() == len(want["worst"]) > 0
+            assert rows.count() == len(want["worst"]) > 0  # in the page; as many shown as fit whole (fit.js)
             first = rows.first.inner_text()
             w = want["worst"][0]
             assert w["name"] in first and " ".join(map(str, w["dice"])) in first and w["choice"] in first
             assert f"best: {w['best']}" in first
-            assert page.locator("#export-analysis").is_visible() and page.locator("#end-tabs").is_visible() == many
+            assert (
+                page.locator("#export-analysis").is_visible() and page.locator("#end-tabs").is_visible() == many[size]
+            )
         shoot(pages, f"10-end-analysis-{len(seats)}p")
         csv = pages["small"].request.get(server.url + "export/analysis.csv")
         assert csv.ok and csv.text().splitlines()[0].startswith("turn,player,kind,roll,dice")
-        if many:
-            app.press(Command.NEXT).result(timeout=5)
-            settle_pages(pages, app)
-            assert not pages["small"].locator("#analysis").is_visible()
-            assert pages["small"].locator("#end-card").is_visible()
-            shoot(pages, f"11-end-card-{len(seats)}p")
+        # the small screen shows one view at a time: NEXT goes back to the scorecards
+        app.press(Command.NEXT).result(timeout=5)
+        settle_pages(pages, app)
+        assert not pages["small"].locator("#analysis").is_visible()
+        assert pages["small"].locator("#end-card").is_visible()
+        shoot(pages, f"11-end-card-{len(seats)}p")
     finally:
         server.close()
         app.close()
@@ -707,7 +710,7 @@ def test_regression_a_lagging_start_starts_the_game_the_page_showed(browser, tmp
         lag.catch_up()
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW, what="the menu on 'New game'")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.keyboard.press("Enter")
         time.sleep(CONFIRM_PAUSE_S + 0.1)
@@ -808,7 +811,7 @@ def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(brows
     with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == 2, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW, what="the menu on 'New game'")
         page.focus(".keys button[data-cmd=roll]")  # as a tap on it leaves it (before this fix)
         page.keyboard.down("Enter")  # asks "End this game?"
         time.sleep(0.7)  # held: the browser repeats it (repeat: true) after a delay (X11: 660 ms), 25 a second
@@ -830,4 +833,4 @@ def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
         page.wait_for_timeout(500)
-        assert app.menu_open and app.menu_confirm and app.menu_index == 2 and app.screen == "game"
+        assert app.menu_open and app.menu_confirm and app.menu_index == NEW and app.screen == "game"

@@ -166,6 +166,8 @@ def _end(t: Table) -> None:
 def _analysis(t: Table) -> None:
     if t.app.end_view != "analysis":
         t.press(Command.NEXT)
+    fair = t.app.snapshot["fairness"]  # the game's dice were camera-read: the panel has them
+    assert fair["dice"] > 0 and "p = " in t.page.inner_text("#fairdice")
 
 
 def _setup(t: Table) -> None:

@@ -8,6 +8,7 @@ from table.display.snapshot import Setup
 from table.inputs.commands import Command
 
 GAME = Screens(screen="game")
+NEW = [i for i, _ in MENU_ITEMS].index("new")
 
 
 def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
@@ -18,7 +19,7 @@ def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
 
 
 def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
-    s = replace(GAME, menu_open=True, menu_index=2)
+    s = replace(GAME, menu_open=True, menu_index=NEW)
     asked = press(s, Command.ROLL, 10.0, game_running=True)
     assert asked.screens.menu_confirm and asked.action is None and asked.screens.confirm_asked_at == 10.0
     too_soon = press(asked.screens, Command.ROLL, 10.0 + CONFIRM_PAUSE_S / 2, game_running=True)
@@ -30,7 +31,7 @@ def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
 
 
 def test_new_game_without_a_running_game_ends_at_once():
-    s = replace(GAME, screen="end", menu_open=True, menu_index=2)
+    s = replace(GAME, screen="end", menu_open=True, menu_index=NEW)
     step = press(s, Command.ROLL, 5.0, game_running=False)
     assert step.action is Action.END_GAME and not step.screens.menu_open
 

@@ -8,8 +8,8 @@ from table.inputs.commands import HOLD_COMMANDS, Command
 MENU_ITEMS = (
     ("resume", "Back to the game"),
     ("hints", "Hints on/off"),
-    ("new", "New game: end this one, set up players and rules"),
     ("cards", "Scorecards: every player's full card"),
+    ("new", "New game: end this one, set up players and rules"),
 )
 #: Said when the game screen shows every player's full card (the menu's "cards" item).
 CARDS_SHOWN = "Every player's full scorecard. Any button: back to the dice."

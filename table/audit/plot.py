@@ -91,5 +91,9 @@ def save(result: FairDice, path: str, *, title: str = "") -> None:
     OSError
         If the file cannot be written (OpenCV says only "no"; the message names the path).
     """
-    if not cv2.imwrite(str(path), draw(result, title=title)):
+    try:
+        ok = cv2.imwrite(str(path), draw(result, title=title))
+    except cv2.error:  # no writer for the file's suffix
+        ok = False
+    if not ok:
         raise OSError(f"could not write the plot to {str(path)!r}; check the folder exists and the name ends .png")

@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if tally.n == 0:
         frames_said = f"{len(frames)} frames" if frames else "no frames"
         print(
-            f"dicetable audit: {what} has no camera-read rolls ({frames_said} kept): nothing to test; "
+            f"dicetable audit: {what}: no camera-read rolls ({frames_said} kept): nothing to test; "
             "play with the camera ('dicetable play') to audit the dice",
             file=sys.stderr,
         )
