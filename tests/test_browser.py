@@ -573,7 +573,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.tap(".keys button[data-cmd=menu]")
         wait_for(lambda: app.menu_open, what="the menu opened again")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap("#menu-items li >> nth=2")  # "New game" during a game: asked first
+        page.tap(f"#menu-items li >> nth={NEW}")  # "New game" during a game: asked first
         wait_for(lambda: app.menu_confirm, what="the question")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
@@ -588,7 +588,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.wait_for_timeout(300)
         assert app.screen == "game" and app.menu_confirm and status() == ["playing"]
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap("#menu-items li >> nth=2")  # a second tap on the item, after a pause: yes
+        page.tap(f"#menu-items li >> nth={NEW}")  # a second tap on the item, after a pause: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
         assert status() == ["abandoned"]
 
@@ -614,7 +614,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         time.sleep(CONFIRM_PAUSE_S + 0.2)
         seq = app.seq
         if answer == "tap":
-            page.tap("#menu-items li >> nth=2")
+            page.tap(f"#menu-items li >> nth={NEW}")
         elif answer == "key":
             page.tap(".keys button[data-cmd=roll]")
         else:
@@ -624,7 +624,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         lag.catch_up()
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
-        page.tap("#menu-items li >> nth=2")  # on the question it shows now: yes
+        page.tap(f"#menu-items li >> nth={NEW}")  # on the question it shows now: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a tap on the question")
 
 
@@ -831,6 +831,10 @@ def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
         page.keyboard.press("m")
         wait_for(lambda: app.menu_open, what="the menu")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
-        page.evaluate("() => { const li = document.querySelectorAll('#menu-items li')[2]; li.click(); li.click(); }")
+        page.evaluate(
+            "() => { const li = document.querySelectorAll('#menu-items li')["
+            + str(NEW)
+            + "]; li.click(); li.click(); }"
+        )
         page.wait_for_timeout(500)
         assert app.menu_open and app.menu_confirm and app.menu_index == NEW and app.screen == "game"

@@ -194,11 +194,37 @@ def artifacts() -> Path:
 
 
 @pytest.fixture(scope="module")
-def page():
+def browser():
     with pw.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield browser.new_page(viewport={"width": 800, "height": 480})
+        yield browser
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    yield page
+    page.close()
+
+
+def test_regression_the_key_bar_does_not_show_at_the_top_before_the_first_snapshot(browser, tmp_path):
+    """The page's keys sat at the top of the empty page for up to 1.7 s while it loaded (no screen shown yet);
+    with its scripts off the page never draws a snapshot: the bar stays hidden, and at the bottom."""
+    app = TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), pin="1357").start()
+    server = DisplayServer(app, port=0).start()
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 800, "height": 480})
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        bar = page.locator("footer.bar")
+        assert not bar.is_visible()
+        box = bar.bounding_box()
+        assert box["y"] + box["height"] == pytest.approx(480, abs=1)
+    finally:
+        context.close()
+        server.close()
+        app.close()
 
 
 @pytest.mark.parametrize("players", PLAYERS)
