@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "replay",
     "games",
     "export",
+    "audit",
     "strategy",
     "advise",
     "calibrate",

@@ -49,7 +49,7 @@ ARGS = [
     "--no-first-run",
 ]
 SIZES = {"small": (800, 480), "large": (1920, 1080)}
-NEW_GAME = [i for i, _ in MENU_ITEMS].index("new")  # the menu's "New game" item
+NEW = [i for i, _ in MENU_ITEMS].index("new")  # the menu's "New game" item
 
 
 def artifacts() -> Path:
@@ -357,32 +357,34 @@ def test_browser_end_screen_shows_the_analysis(browser, tmp_path, rules, seats):
         assert app.finished.wait(120)
         wait_for(lambda: (app.snapshot.get("analysis") or {}).get("status") == "ready", what="the analysis")
         want = app.snapshot["analysis"]
-        many = len(seats) > 4
-        if many:
-            app.press(Command.NEXT).result(timeout=5)  # one view at a time: show the analysis
+        # one view at a time on the small screen, and with three players or more (fit.js): show the analysis
+        many = {"small": True, "large": len(seats) > 2}
+        app.press(Command.NEXT).result(timeout=5)
         pages = open_pages(browser, server.url)
         settle_pages(pages, app)
-        for page in pages.values():
+        for size, page in pages.items():
             assert page.locator("#analysis").is_visible()
             assert page.locator("#analysis-players .an-pl").count() == len(seats)
             losses = page.eval_on_selector_all("#analysis-players .an-loss", "els => els.map(e => e.textContent)")
             assert losses == [f"{p['loss']:.1f}" for p in want["players"]]
             rows = page.locator("#analysis-worst tbody tr")
-            assert rows.count() == len(want["worst"]) > 0
+            assert rows.count() == len(want["worst"]) > 0  # in the page; as many shown as fit whole (fit.js)
             first = rows.first.inner_text()
             w = want["worst"][0]
             assert w["name"] in first and " ".join(map(str, w["dice"])) in first and w["choice"] in first
             assert f"best: {w['best']}" in first
-            assert page.locator("#export-analysis").is_visible() and page.locator("#end-tabs").is_visible() == many
+            assert (
+                page.locator("#export-analysis").is_visible() and page.locator("#end-tabs").is_visible() == many[size]
+            )
         shoot(pages, f"10-end-analysis-{len(seats)}p")
         csv = pages["small"].request.get(server.url + "export/analysis.csv")
         assert csv.ok and csv.text().splitlines()[0].startswith("turn,player,kind,roll,dice")
-        if many:
-            app.press(Command.NEXT).result(timeout=5)
-            settle_pages(pages, app)
-            assert not pages["small"].locator("#analysis").is_visible()
-            assert pages["small"].locator("#end-card").is_visible()
-            shoot(pages, f"11-end-card-{len(seats)}p")
+        # the small screen shows one view at a time: NEXT goes back to the scorecards
+        app.press(Command.NEXT).result(timeout=5)
+        settle_pages(pages, app)
+        assert not pages["small"].locator("#analysis").is_visible()
+        assert pages["small"].locator("#end-card").is_visible()
+        shoot(pages, f"11-end-card-{len(seats)}p")
     finally:
         server.close()
         app.close()
@@ -571,7 +573,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.tap(".keys button[data-cmd=menu]")
         wait_for(lambda: app.menu_open, what="the menu opened again")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # "New game" during a game: asked first
+        page.tap(f"#menu-items li >> nth={NEW}")  # "New game" during a game: asked first
         wait_for(lambda: app.menu_confirm, what="the question")
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
@@ -586,7 +588,7 @@ def test_regression_menu_is_used_by_taps_and_a_held_key_does_not_end_the_game(br
         page.wait_for_timeout(300)
         assert app.screen == "game" and app.menu_confirm and status() == ["playing"]
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
-        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # a second tap on the item, after a pause: yes
+        page.tap(f"#menu-items li >> nth={NEW}")  # a second tap on the item, after a pause: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a second tap")
         assert status() == ["abandoned"]
 
@@ -612,7 +614,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         time.sleep(CONFIRM_PAUSE_S + 0.2)
         seq = app.seq
         if answer == "tap":
-            page.tap(f"#menu-items li >> nth={NEW_GAME}")
+            page.tap(f"#menu-items li >> nth={NEW}")
         elif answer == "key":
             page.tap(".keys button[data-cmd=roll]")
         else:
@@ -622,7 +624,7 @@ def test_regression_a_lagging_page_does_not_answer_a_question_it_never_showed(br
         lag.catch_up()
         page.wait_for_function(shown, arg=app.seq, timeout=10000)
         assert page.locator("#menu-items li.on").inner_text() == CONFIRM_END
-        page.tap(f"#menu-items li >> nth={NEW_GAME}")  # on the question it shows now: yes
+        page.tap(f"#menu-items li >> nth={NEW}")  # on the question it shows now: yes
         wait_for(lambda: app.screen == "setup", what="the game ended by a tap on the question")
 
 
@@ -708,7 +710,7 @@ def test_regression_a_lagging_start_starts_the_game_the_page_showed(browser, tmp
         lag.catch_up()
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW, what="the menu on 'New game'")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.keyboard.press("Enter")
         time.sleep(CONFIRM_PAUSE_S + 0.1)
@@ -809,7 +811,7 @@ def test_regression_held_enter_on_a_focused_page_key_does_not_end_the_game(brows
     with yacht_page(browser, tmp_path) as (app, page):
         page.keyboard.press("m")
         page.keyboard.press("ArrowUp")  # "New game"
-        wait_for(lambda: app.menu_open and app.menu_index == NEW_GAME, what="the menu on 'New game'")
+        wait_for(lambda: app.menu_open and app.menu_index == NEW, what="the menu on 'New game'")
         page.focus(".keys button[data-cmd=roll]")  # as a tap on it leaves it (before this fix)
         page.keyboard.down("Enter")  # asks "End this game?"
         time.sleep(0.7)  # held: the browser repeats it (repeat: true) after a delay (X11: 660 ms), 25 a second
@@ -830,7 +832,9 @@ def test_regression_a_double_tap_on_a_menu_item_is_one_tap(browser, tmp_path):
         wait_for(lambda: app.menu_open, what="the menu")
         page.wait_for_function("n => Number(document.body.dataset.seq || -1) >= n", arg=app.seq, timeout=10000)
         page.evaluate(
-            "k => { const li = document.querySelectorAll('#menu-items li')[k]; li.click(); li.click(); }", NEW_GAME
+            "() => { const li = document.querySelectorAll('#menu-items li')["
+            + str(NEW)
+            + "]; li.click(); li.click(); }"
         )
         page.wait_for_timeout(500)
-        assert app.menu_open and app.menu_confirm and app.menu_index == NEW_GAME and app.screen == "game"
+        assert app.menu_open and app.menu_confirm and app.menu_index == NEW and app.screen == "game"

@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -102,6 +103,7 @@ def test_play_serves_the_table_and_resumes_after_restart(tmp_path, capsys, monke
     dice = app.state.turn.dice
     t.join(timeout=30)
     assert result["status"] == 0
+    _check_audit_frames(Path(db), app.session.game_id, dice, capsys)
     apps.clear()
     t2 = threading.Thread(target=lambda: result.__setitem__("status", main([*argv, "--duration", "1"])))
     t2.start()
@@ -109,6 +111,24 @@ def test_play_serves_the_table_and_resumes_after_restart(tmp_path, capsys, monke
     assert result["status"] == 0 and apps[0].state.turn.dice == dice and apps[0].state.players == ("Ann", "Bo")
     err = capsys.readouterr().err  # --players/--rules were given again: say they wait for a new game
     assert "Resumed the unfinished game of Ann, Bo." in err and "--players/--rules are for a new game" in err
+
+
+def _check_audit_frames(db: Path, game_id: int, dice: tuple[int, ...], capsys) -> None:
+    """The throw's frame was kept beside the store under its event id, and the audit counts its five dice."""
+    import cv2
+    import numpy as np
+
+    from table.audit.frames import frames_dir, read_index
+
+    rows = read_index(frames_dir(db), [game_id])
+    settled = [r for r in rows if r["kind"] == "settled"]
+    assert settled and settled[0]["seq"] == 1 and tuple(settled[0]["values"]) == dice
+    image = cv2.imdecode(np.frombuffer(Path(settled[0]["file"]).read_bytes(), np.uint8), cv2.IMREAD_COLOR)
+    assert max(image.shape[:2]) == 320
+    capsys.readouterr()
+    assert main(["audit", str(game_id), "--db", str(db), "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert audit["dice"] == 5 and audit["frames"] == len(rows) and audit["p"] is None
 
 
 def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):

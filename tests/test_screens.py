@@ -8,6 +8,7 @@ from table.display.snapshot import Setup
 from table.inputs.commands import Command
 
 GAME = Screens(screen="game")
+NEW = [i for i, _ in MENU_ITEMS].index("new")
 
 
 def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
@@ -18,7 +19,7 @@ def test_menu_toggles_and_a_press_in_a_turn_goes_to_the_game():
 
 
 def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
-    s = replace(GAME, menu_open=True, menu_index=len(MENU_ITEMS) - 1)
+    s = replace(GAME, menu_open=True, menu_index=NEW)
     asked = press(s, Command.ROLL, 10.0, game_running=True)
     assert asked.screens.menu_confirm and asked.action is None and asked.screens.confirm_asked_at == 10.0
     too_soon = press(asked.screens, Command.ROLL, 10.0 + CONFIRM_PAUSE_S / 2, game_running=True)
@@ -30,7 +31,7 @@ def test_new_game_during_a_game_asks_and_only_a_paused_confirm_ends_it():
 
 
 def test_new_game_without_a_running_game_ends_at_once():
-    s = replace(GAME, screen="end", menu_open=True, menu_index=len(MENU_ITEMS) - 1)
+    s = replace(GAME, screen="end", menu_open=True, menu_index=NEW)
     step = press(s, Command.ROLL, 5.0, game_running=False)
     assert step.action is Action.END_GAME and not step.screens.menu_open
 
@@ -39,6 +40,18 @@ def test_hints_item_toggles_hints_and_closes_the_menu():
     s = replace(GAME, menu_open=True, menu_index=1)
     step = press(s, Command.SCORE, 0.0, game_running=True)
     assert step.screens.hints and not step.screens.menu_open
+
+
+def test_cards_item_shows_every_card_and_the_next_press_only_brings_the_dice_back():
+    ids = [i for i, _ in MENU_ITEMS]
+    s = replace(GAME, menu_open=True, menu_index=ids.index("cards"))
+    shown = press(s, Command.ROLL, 0.0, game_running=True)
+    assert shown.screens.cards and not shown.screens.menu_open and "full scorecard" in shown.say
+    back = press(shown.screens, Command.SCORE, 1.0, game_running=True)
+    assert not back.screens.cards and back.action is None  # SCORE was not passed to the turn
+    assert press(back.screens, Command.SCORE, 2.0, game_running=True).action is Action.GAME
+    on_end = press(replace(s, screen="end"), Command.ROLL, 0.0, game_running=False)
+    assert not on_end.screens.cards  # the end screen shows the cards already
 
 
 def test_setup_after_a_game_refuses_a_double_press_then_cycles_the_ruleset():

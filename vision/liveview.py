@@ -37,7 +37,12 @@ def has_display() -> bool:
 
 
 def annotate(
-    image: np.ndarray, watcher: RollWatcher, *, fps: float | None = None, event: RollEvent | None = None
+    image: np.ndarray,
+    watcher: RollWatcher,
+    *,
+    fps: float | None = None,
+    event: RollEvent | None = None,
+    text_scale: float = 1.0,
 ) -> np.ndarray:
     """Draw the watcher's view over a camera frame.
 
@@ -55,6 +60,9 @@ def annotate(
     event : RollEvent, optional
         The verdict to draw (default: the watcher's last settled/unreadable event
         while it is still settled).
+    text_scale : float, optional
+        Size of the words relative to the default (about 10 px capitals); give the factor the
+        picture is shrunk by before it is shown, so that a thumbnail stays readable.
 
     Returns
     -------
@@ -83,8 +91,9 @@ def annotate(
             if d.held:
                 label += " H"
             org = tuple(int(v) for v in pts[0] + (0, -6))
-            cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
-            cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, 2, cv2.LINE_AA)
+            k = max(1.0, 0.6 * text_scale)  # a die's label: smaller than the lines, it sits over the tray
+            cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7 * k, (0, 0, 0), round(4 * k), cv2.LINE_AA)
+            cv2.putText(out, label, org, cv2.FONT_HERSHEY_SIMPLEX, 0.7 * k, colour, round(2 * k), cv2.LINE_AA)
     head = f"{watcher.state.value}  motion {watcher.motion * 100:.2f}%"
     if watcher.hand:
         head += "  hand"
@@ -100,12 +109,21 @@ def annotate(
         lines.append(watcher.notice)
     if watcher.camera_problem:
         lines.append(watcher.camera_problem[:90])
-    band = min(out.shape[0], 10 + 20 * len(lines))
+    step = round(20 * text_scale)
+    band = min(out.shape[0], step // 2 + step * len(lines))
     out[:band] = (out[:band].astype(np.float32) * 0.35).astype(np.uint8)
     for k, text in enumerate(lines):
-        org = (8, 20 + 20 * k)
+        org = (round(8 * text_scale), step + step * k)
+        colour = state_colour if k == 0 else (255, 255, 255)
+        while (
+            len(text) > 8
+            and cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * text_scale, 1)[0][0] > out.shape[1] - 2 * org[0]
+        ):
+            text = (
+                text[: len(text) - 4].rstrip() + "..."
+            )  # the page says the whole problem; the picture shows its start
         cv2.putText(
-            out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5, state_colour if k == 0 else (255, 255, 255), 1, cv2.LINE_AA
+            out, text, org, cv2.FONT_HERSHEY_SIMPLEX, 0.5 * text_scale, colour, max(1, round(text_scale)), cv2.LINE_AA
         )
     return out
 

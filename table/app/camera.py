@@ -347,9 +347,13 @@ class CameraLoop:
             mono = time.monotonic()
             verdict = None
             for event in events:
-                self.app.roll_event(event, mono)
                 if str(event.kind.value) in ("settled", "unreadable"):
                     verdict = event
+                    shot = self._audit_frame(frame)
+                    if shot:  # the tray as the verdict saw it, for the fair-dice audit (table.audit.frames)
+                        self.app.roll_event(event, mono, frame=shot)
+                        continue
+                self.app.roll_event(event, mono)
             if verdict is not None or mono - last_view >= self.view_every_s:
                 if verdict is not None or frame.image is not still_image:
                     try:
@@ -373,11 +377,23 @@ class CameraLoop:
                 if delay > 0:
                     self._stop.wait(delay)
 
+    def _audit_frame(self, frame: Any) -> bytes:
+        """A small JPEG of `frame` when the app keeps audit frames (``app.frames``), else b""."""
+        if getattr(self.app, "frames", None) is None:
+            return b""
+        from table.audit.frames import tray_jpeg
+
+        try:
+            return tray_jpeg(frame.image)
+        except cv2.error:
+            return b""
+
     def _view(self, frame: Any, event: Any) -> bytes:
         from vision.liveview import annotate
 
-        img = annotate(frame.image, self.watcher, event=event)
-        h, w = img.shape[:2]
+        h, w = frame.image.shape[:2]
+        # words drawn big enough to read once the frame is shrunk to VIEW_WIDTH and shown ~240 px wide at 800x480
+        img = annotate(frame.image, self.watcher, event=event, text_scale=max(1.0, 1.6 * w / VIEW_WIDTH))
         small = cv2.resize(img, (VIEW_WIDTH, int(round(h * VIEW_WIDTH / w))), interpolation=cv2.INTER_AREA)
         ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 75])
         return buf.tobytes() if ok else b""

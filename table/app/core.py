@@ -299,9 +299,11 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
         """
         return self.submit(self._tap_box, str(box), seen, origin)
 
-    def roll_event(self, event: Any, mono: float | None = None) -> Future[Any]:
-        """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic)."""
-        return self.submit(self._roll_event, event, time.monotonic() if mono is None else mono)
+    def roll_event(self, event: Any, mono: float | None = None, frame: bytes | None = None) -> Future[Any]:
+        """The watcher's event (from the camera thread); `mono` is when it was seen (time.monotonic);
+        `frame`: a small JPEG of the tray for a verdict, kept for the audit when ``self.frames`` is set."""
+        args = (event, time.monotonic() if mono is None else mono) + (() if frame is None else (frame,))
+        return self.submit(self._roll_event, *args)
 
     def apply_setup(self, data: dict[str, Any], origin: str = "table") -> Future[Any]:
         """The page's setup form: ``{"ruleset": str, "joker": str, "names": [str, ...], "start": bool}``.
@@ -371,7 +373,8 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
         self._reselect()
         if not st.finished:
             self.resumed = True
-            self.message = f"Resumed the unfinished game of {', '.join(st.players)}."
+            who = ", ".join(st.players) if len(st.players) <= 3 else f"{len(st.players)} players"
+            self.message = f"Resumed the unfinished game of {who}."
 
     def _start_game(self) -> None:
         s = self.setup

@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 class PublishMixin:
     """The snapshot's part of :class:`~table.app.core.TableApp` (its attributes are set up there)."""
 
+    #: The finished game's "fair dice" panel (:func:`table.audit.game_panel`), set with its analysis.
+    fairness: Any = None
+
     def _publish(self) -> None:
         self.seq += 1
         view = self._view_key()
@@ -55,8 +58,14 @@ class PublishMixin:
         events = self._store.events(session.game_id)
 
         def work() -> None:
+            from table.audit import game_panel
             from table.strategy.analysis import analyse_events
 
+            try:
+                fair = game_panel(key[0], events, self.db_path)
+            except Exception as exc:  # noqa: BLE001 - the panel is a nicety: the end screen goes on without it
+                log.warning("no fair-dice panel for game %s: %s", key[0], exc)
+                fair = None
             try:
                 result, status = analyse_events(events), "ready"
             except Exception as exc:  # no table for this variant, say: the end screen says so
@@ -65,7 +74,7 @@ class PublishMixin:
 
             def done() -> None:
                 if self._analysis_key == key:
-                    self.analysis, self.analysis_status = result, status
+                    self.analysis, self.analysis_status, self.fairness = result, status, fair
 
             self.submit(done)
 
@@ -136,6 +145,8 @@ class PublishMixin:
             "bot": bot,
             "analysis": analysis,
             "end_view": self.end_view,
+            "fairness": self.fairness if self.screen == "end" else None,
+            "cards": self.screens.cards and self.screen == "game",
             "keymap": {k: v.value for k, v in KEYMAP.items()},
         }
         out.update(timer=self.timer_json(), **self.views_json(), **self.free_json())  # timer, fix, history, free roll

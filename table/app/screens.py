@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from table.app.seats import unique_names
 from table.app.texts import (
+    CARDS_SHOWN,
     CONFIRM_PAUSE_S,
     CONFIRM_TOO_SOON,
     END_VIEWS,
@@ -79,6 +80,9 @@ class Screens:
     fix: tuple[int, int] | None = None
     #: The history view: the round shown (1-based; 0: the latest), or None when it is closed.
     history: int | None = None
+    #: The game screen shows every player's full scorecard in place of the dice (the menu's "cards"); the
+    #: next press but MENU goes back to the dice and does nothing else.
+    cards: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,9 @@ class Step:
 
 def ended(s: Screens, mono: float) -> Screens:
     """The setup shown once a game is left (ended from the menu, or finished) at `mono` (monotonic s)."""
-    return replace(s, screen="setup", menu_open=False, setup=replace(s.setup, field=0), setup_shown_at=mono)
+    return replace(
+        s, screen="setup", menu_open=False, cards=False, setup=replace(s.setup, field=0), setup_shown_at=mono
+    )
 
 
 def press(
@@ -126,6 +132,8 @@ def press(
         if c in (Command.PREV, Command.NEXT):  # scorecards <-> analysis where they do not fit side by side
             return Step(replace(s, end_view=END_VIEWS[(END_VIEWS.index(s.end_view) + 1) % len(END_VIEWS)]))
         return Step(s)
+    if s.cards:  # the cards hide the dice and boxes: this press only brings them back
+        return Step(replace(s, cards=False))
     return Step(s, action=Action.GAME)
 
 
@@ -241,9 +249,11 @@ def _menu(s: Screens, c: Command, mono: float, game_running: bool, dice: tuple[i
     if item == "hints":
         return Step(replace(s, hints=not s.hints))
     if item == "history":
-        return Step(replace(s, history=0, fix=None))
+        return Step(replace(s, history=0, fix=None, cards=False))
     if item == "fix":
-        return open_fix(s, dice)
+        return open_fix(replace(s, cards=False), dice)
+    if item == "cards":
+        return Step(replace(s, cards=s.screen == "game"), CARDS_SHOWN if s.screen == "game" else "")
     if item == "new":
         return Step(s, action=Action.END_GAME)
     return Step(s)

@@ -10,8 +10,11 @@ MENU_ITEMS = (
     ("hints", "Hints on/off"),
     ("history", "History: round by round"),
     ("fix", "Fix a misread die"),
+    ("cards", "Scorecards: every player's full card"),
     ("new", "New game: end this one, set up players and rules"),
 )
+#: Said when the game screen shows every player's full card (the menu's "cards" item).
+CARDS_SHOWN = "Every player's full scorecard. Any button: back to the dice."
 #: The "new" item's title while it waits for ROLL/CONFIRM to end a running game.
 CONFIRM_END = "End this game? ROLL/CONFIRM (or a second tap here) ends it; any other button keeps it"
 #: Least pause (seconds) before the ROLL/CONFIRM that ends a game, after the one that asked

@@ -53,6 +53,8 @@ class TurnMixin:
     slot_mm: list[tuple[float, float] | None]
     slot_script: list[int]
     seq: int
+    #: The audit's frame keeper (:class:`table.audit.frames.FrameKeeper`), set by ``play``; None keeps no frames.
+    frames: Any = None
     #: True from the camera's (re)opening (status "opened", sent by CameraLoop) until it sees motion: dice read
     #: before then were lying in the tray (a restart, a resume, a reconnect), not thrown: no roll unless confirmed.
     _unthrown = False
@@ -214,7 +216,7 @@ class TurnMixin:
         self.tray.throw(keep)
         self._verdicts_at_throw = self.verdicts
 
-    def _roll_event(self, event: Any, mono: float) -> None:
+    def _roll_event(self, event: Any, mono: float, frame: bytes | None = None) -> None:
         kind = str(getattr(event.kind, "value", event.kind))
         st = self.state
         in_game = self.screens.screen == "game" and st is not None and st.turn is not None
@@ -250,6 +252,8 @@ class TurnMixin:
                 self.warnings["count"] = ADVICE["count"]
             if any(v is None for v in event.values) or not self.warnings:
                 self.warnings["unreadable"] = ADVICE["unreadable"]
+            if in_game:
+                self._keep_frame(frame, "unreadable", tuple(event.values))
         elif kind == "settled":
             self.camera_status = "settled"
             self.warnings.pop("recalibrate", None)
@@ -259,7 +263,7 @@ class TurnMixin:
             elif in_game and self._unthrown:
                 self._lying(event)
             elif in_game:
-                self._read(event, mono)
+                self._read(event, mono, frame=frame)
         if kind in ("settled", "unreadable"):
             self.verdicts += 1
 
@@ -271,7 +275,15 @@ class TurnMixin:
             self.pending = event
             self.warnings["unthrown"] = UNTHROWN
 
-    def _read(self, event: Any, mono: float | None, accept_unmoved: bool = False) -> None:
+    def _keep_frame(self, frame: bytes | None, kind: str, values: tuple[Any, ...]) -> None:
+        """Queue `frame` for the audit (:mod:`table.audit.frames`) under the game's last event; never waits."""
+        if self.frames is not None and frame and self.session is not None:
+            st = self.session.state
+            self.frames.keep(
+                frame, game_id=self.session.game_id, seq=st.events - 1, at=st.last_at, kind=kind, values=values
+            )
+
+    def _read(self, event: Any, mono: float | None, accept_unmoved: bool = False, frame: bytes | None = None) -> None:
         st = self.state
         turn = st.turn
         values = tuple(event.values)
@@ -302,6 +314,7 @@ class TurnMixin:
         )
         ordered = tuple(values[j] for j in slots)
         if self._handle(ReadDice(at=self.clock(), values=ordered, source=DiceSource.CAMERA)):
+            self._keep_frame(frame, "settled", ordered)
             self.slot_mm = [event.dice[j].centre_mm for j in slots]
             if self.tray is not None:
                 self.slot_script = [self.tray.nearest_die(p) for p in self.slot_mm]

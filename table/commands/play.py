@@ -98,6 +98,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--no-buttons", action="store_true", help="no GPIO buttons (keyboard and page only)")
     p.add_argument(
+        "--audit-mb",
+        type=float,
+        default=200.0,
+        metavar="MB",
+        help="disk budget of the audit's tray frames beside the store, oldest removed first "
+        "(default 200; 0: keep none)",
+    )
+    p.add_argument(
         "--wait",
         action="store_true",
         help="while another dicetable holds the game store or the port, wait for it to stop instead "
@@ -249,6 +257,10 @@ def run(args: argparse.Namespace) -> int:
             source, first = first, None  # the camera opened above, once; then opened anew after a loss
             return source if source is not None else open_source(camera_spec, **profile.camera.source_options())
 
+        if args.audit_mb > 0 and spare is None:  # a spare store's games are not kept: nor are its frames
+            from table.audit.frames import FrameKeeper, frames_dir
+
+            app.frames = FrameKeeper(frames_dir(db), budget_mb=args.audit_mb).start()
         camera = CameraLoop(app, opener, make).start()
         if pin_map is not None:
             panel = _buttons(app, pin_map)
@@ -273,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
             publisher.stop()  # says "offline" while the app still runs
         if app is not None:
             app.close()
+            if app.frames is not None:
+                app.frames.close()
         if spare is not None:
             shutil.rmtree(spare, ignore_errors=True)
     return 0

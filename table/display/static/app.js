@@ -239,7 +239,7 @@
   }
 
   function renderEndView(s) {
-    // Up to four players the scorecards and the analysis sit side by side; more: one view at a time.
+    // Up to four players the scorecards and the analysis sit side by side; more: one view at a time (fit.js: also small screens, 3+ players).
     const many = s.game.players.length > 4;
     const end = $("end");
     end.classList.toggle("many", many);
