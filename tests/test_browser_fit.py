@@ -105,13 +105,17 @@ class Table:
         self.server = DisplayServer(self.app, port=0).start()
         self.page = page
         self._t = 1000.0
+        # The win chances join the players' strip once computed (a helper thread): measure with them.
+        end = time.monotonic() + 30
+        while not (self.app.snapshot.get("game") or {}).get("win_chances") and time.monotonic() < end:
+            time.sleep(0.05)
         page.goto(self.server.url)
         self.wait()
 
     def press(self, *commands: Command) -> None:
         for c in commands:
             self._t += 2.0
-            self.app.press(c, mono=self._t).result(timeout=10)
+            self.app.press(c, mono=self._t).result(timeout=60)  # generous: a busy shared machine
         self.wait()
 
     def wait(self) -> None:
@@ -146,9 +150,27 @@ def _cards_by_buttons(t: Table) -> None:
     assert t.app.snapshot["cards"] and t.page.evaluate("() => document.body.classList.contains('cards')")
 
 
-def _menu(t: Table) -> None:
+def _menu_item(name: str) -> list[Command]:
+    """The presses that open the menu and choose its item `name`."""
+    return [Command.MENU, *[Command.NEXT] * [i for i, _ in MENU_ITEMS].index(name), Command.ROLL]
+
+
+def _history(t: Table) -> None:
     t.press(Command.PREV)  # any button: back to the dice (and nothing else)
     assert not t.app.snapshot["cards"] and t.app.state.turn.roll
+    t.press(*_menu_item("history"))
+    assert t.app.snapshot["history"] and t.page.is_visible("#history")
+
+
+def _fix(t: Table) -> None:
+    t.press(Command.MENU)  # MENU leaves the history
+    t.press(*_menu_item("fix"))
+    assert t.app.snapshot["fix"] and t.page.is_visible("#fix")
+
+
+def _menu(t: Table) -> None:
+    t.press(Command.MENU)  # MENU cancels the fix
+    assert t.app.snapshot["fix"] is None and t.app.state.turn.roll
     t.press(Command.MENU)
     assert t.app.menu_open
 
@@ -180,6 +202,8 @@ VIEWS = (
     ("game", _game),
     ("cards", _cards),
     ("cards-by-buttons", _cards_by_buttons),
+    ("history", _history),
+    ("fix", _fix),
     ("menu", _menu),
     ("end", _end),
     ("analysis", _analysis),

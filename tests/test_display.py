@@ -263,7 +263,7 @@ def test_a_tap_on_a_menu_item_chooses_it_by_name(app):
     assert app.screen == "setup" and _status(app) == ["abandoned"]
     press(app, Command.MENU)
     choose(app, "shutdown <b>" * 1000)
-    assert app.menu_open and app.snapshot["message"] == "No such menu item; the menu has: resume, hints, cards, new."
+    assert app.menu_open and app.snapshot["message"] == "No such menu item; the menu has: resume, hints, history, fix, cards, new."
 
 
 @pytest.mark.parametrize("answer", ["tap", "roll"])

@@ -8,11 +8,18 @@
   if (!chances) return;
   const pct = (p) => (p > 0.995 && p < 1 ? ">99" : p < 0.005 && p > 0 ? "<1" : String(Math.round(p * 100))) + "%";
   const tip = "Chance to win from here if everyone plays the best solitaire strategy";
-  document.querySelectorAll("#players .pl .row1").forEach((row, i) => {
+  // Beside the total while the strip has room (3 players or fewer); with more, in the smaller second
+  // row (upper bonus), so the names keep their width on the 7-inch screen.
+  const many = document.getElementById("players").classList.contains("many");
+  document.querySelectorAll("#players .pl").forEach((pl, i) => {
     if (i >= chances.length) return;
     const e = document.createElement("span");
     e.className = "chance"; e.textContent = pct(chances[i]); e.title = tip;
-    row.insertBefore(e, row.lastChild);
+    if (many) {  // rulesets without an upper bonus (Yacht) get a second row of their own
+      let row2 = pl.querySelector(".upper");
+      if (!row2) { row2 = document.createElement("div"); row2.className = "upper"; pl.appendChild(row2); }
+      row2.appendChild(e);
+    } else { const row1 = pl.querySelector(".row1"); row1.insertBefore(e, row1.lastChild); }
   });
   const body = document.querySelector("#card tbody") || document.getElementById("card");
   if (!body || !body.rows.length) return;
