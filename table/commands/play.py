@@ -300,7 +300,7 @@ def _start_app(make: Callable[[Path], Any], db: Path) -> tuple[Any, Path | None]
 
 def _check_port_free(host: str, port: int) -> None:
     """Raise OSError (one clear line, advice fitting the cause) when ``host:port`` cannot be listened on."""
-    from table.display.server import bind_listener
+    from table.display.listening import bind_listener
 
     bind_listener(host, port).close()
 

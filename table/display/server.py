@@ -31,7 +31,6 @@ The pieces are re-exported here: :func:`parse_message` and :data:`FIELDS`
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from table.display.connections import ConnectionLimits, server_config
-from table.display.listening import listen_error, table_host_names
+from table.display.listening import bind_listener, table_host_names
 from table.display.messages import FIELDS, parse_message
 from table.display.overlay import add_overlay_routes
 from table.display.page_socket import Hub, serve_page_socket
@@ -146,37 +145,6 @@ def create_app(
 
     add_overlay_routes(app, table, hub, STATIC)
     return app
-
-
-def bind_listener(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (not listening yet), for the page's server.
-
-    Parameters
-    ----------
-    host : str
-        An address of this machine (``127.0.0.1``, ``0.0.0.0``, ``::``, a LAN address or a name).
-    port : int
-        TCP port, 0-65535 (0: any free port).
-
-    Raises
-    ------
-    OSError
-        In one line, with advice that fits the cause: an address that is not
-        this machine's (give another ``--listen``), a port in use (give another
-        ``--port`` or stop the program using it), a port below 1024 without root.
-    """
-    # IPPROTO_TCP named, so that asyncio sets TCP_NODELAY on each accepted socket (it checks the protocol
-    # number, which a socket made with the default 0 lacks); set on the listener too, which Linux passes
-    # on. Without it each keep-alive response waited for the client's delayed ACK: /health p50 44 ms, 1.3 ms with.
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise listen_error(exc, host, port) from None
-    return sock
 
 
 class DisplayServer:

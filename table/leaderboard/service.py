@@ -19,31 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from table.display.connections import ConnectionLimits, server_config
-from table.display.listening import listen_error
+from table.display.listening import bind_listener
 from table.leaderboard.broker import BrokerOptions
 from table.leaderboard.server import create_app
 from table.leaderboard.store import LeaderboardStore
 from table.leaderboard.subscriber import Subscriber
-
-
-def bind_listener(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` for the page (as :func:`table.display.server.bind_listener`, without
-    importing the table's page and what it needs: the leaderboard stays at about 40 MiB).
-
-    Raises
-    ------
-    OSError
-        One line with advice that fits the cause (:func:`table.display.listening.listen_error`).
-    """
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no delayed-ACK wait per answer
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise listen_error(exc, host, port) from None
-    return sock
 
 
 def default_client_id(db: str | Path) -> str:
