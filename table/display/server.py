@@ -38,7 +38,6 @@ from fastapi import FastAPI, WebSocket
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.display.connections import ConnectionLimits, server_config
 from table.display.listening import bind_listener, table_host_names
 from table.display.messages import FIELDS, parse_message
 from table.display.overlay import add_overlay_routes
@@ -46,6 +45,7 @@ from table.display.page_socket import Hub, serve_page_socket
 from table.display.pin_guard import PinGuard
 from table.display.request_checks import HostCheck, host_allowed, plain_address, same_origin
 from table.display.served_exports import ServedExports
+from table.display.serving import ThreadedServer
 
 __all__ = [
     "FIELDS",
@@ -147,8 +147,8 @@ def create_app(
     return app
 
 
-class DisplayServer:
-    """uvicorn serving :func:`create_app` in a thread, behind :class:`ConnectionLimits` (:attr:`limits`).
+class DisplayServer(ThreadedServer):
+    """uvicorn serving :func:`create_app` in a thread (:class:`~table.display.serving.ThreadedServer`).
 
     Parameters
     ----------
@@ -161,6 +161,11 @@ class DisplayServer:
         See :func:`create_app`.
     pin_guard : PinGuard, optional
         See :func:`create_app` (a server started again with the same guard keeps its counts).
+
+    Raises
+    ------
+    OSError
+        An address that cannot be listened on (:func:`bind_listener`).
     """
 
     def __init__(
@@ -172,46 +177,5 @@ class DisplayServer:
         local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
         pin_guard: PinGuard | None = None,
     ) -> None:
-        import threading
-
-        import uvicorn
-
-        self.app = create_app(table, local_hosts=local_hosts, pin_guard=pin_guard)
-        self.host = host
-        self._sock = bind_listener(host, port)
-        self.port = self._sock.getsockname()[1]
-        self.limits = ConnectionLimits()
-        self.server = uvicorn.Server(server_config(self.app, self.limits))
-        self._thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self._sock]}, name="dicetable-display", daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        """The page's address (``http://127.0.0.1:PORT/`` when listening on every address)."""
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
-        return f"http://{host}:{self.port}/"
-
-    def start(self) -> DisplayServer:
-        """Serve in a thread; return once it accepts connections."""
-        import time
-
-        self._thread.start()
-        for _ in range(500):
-            if self.server.started:
-                break
-            time.sleep(0.01)
-        return self
-
-    def close(self) -> None:
-        """Stop serving."""
-        self.server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-        self._sock.close()
-
-    def __enter__(self) -> DisplayServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        app = create_app(table, local_hosts=local_hosts, pin_guard=pin_guard)
+        super().__init__(app, bind_listener(host, port), host, "dicetable-display")
