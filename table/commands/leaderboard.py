@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import threading
-import time
 from pathlib import Path
 
+from table.commands._running import run_until_stopped
 from table.leaderboard.broker import add_mqtt_options
 from table.store.paths import own_db_path
 
@@ -64,16 +62,8 @@ def run(args: argparse.Namespace) -> int:
     opts = broker_options(args)
     board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
     print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
-    stop = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *a: stop.set())
-    t0 = time.monotonic()
     try:
-        while not stop.wait(0.2):
-            if args.duration is not None and time.monotonic() - t0 >= args.duration:
-                break
-    except KeyboardInterrupt:
-        pass
+        run_until_stopped(args.duration)
     finally:
         board.close()
     return 0
