@@ -219,8 +219,9 @@ def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
             400,
             {"error": "period 'month' is not one of day, week, all"},
         )
-        status, body = get(lb.url + "api/players?ruleset=poker")
-        assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee")
+        for path in ("api/players", "api/board"):
+            status, body = get(lb.url + path + "?ruleset=poker")
+            assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee"), path
         status, page = get(lb.url)
         assert status == 200 and "board.js" in page
 
