@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sqlite3
 
 import pytest
 
-from table.cafe.settings import MqttSettings, add_mqtt_options, check_table_name, parse_url, settings_from
+from table.cafe.broker import parse_broker_url
+from table.cafe.settings import MqttSettings, add_mqtt_options, check_table_name, settings_from
 from table.errors import UsageError
 from table.game import ReadDice, StartGame, execute
 from table.store import SCHEMA_VERSION, open_store
@@ -27,17 +29,20 @@ def no_user_config(tmp_path, monkeypatch):
 
 
 def test_urls_ports_and_tls():
-    assert parse_url("mqtt://cafe-pi.local") == ("cafe-pi.local", 1883, False)
-    assert parse_url("mqtts://10.0.0.2") == ("10.0.0.2", 8883, True)
-    assert parse_url("mqtt://[::1]:1999") == ("::1", 1999, False)
+    assert parse_broker_url("mqtt://cafe-pi.local") == ("cafe-pi.local", 1883, False)
+    assert parse_broker_url("mqtts://10.0.0.2") == ("10.0.0.2", 8883, True)
+    assert parse_broker_url("mqtt://[::1]:1999") == ("::1", 1999, False)
     for bad, said in [
-        ("http://x", "must start with mqtt:// or mqtts://"),
-        ("mqtt://u:pw@x", "--mqtt-password-file"),
-        ("mqtt://x:99999", "cannot be read"),
+        ("http://x", "is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (TLS); e.g. --mqtt mqtt://"),
+        ("mqtt://", "is not mqtt://HOST[:PORT]"),
+        ("mqtt://u:pw@x", "carries no login; give it with --mqtt-user and --mqtt-password-file"),
+        ("mqtt://x:99999", "cannot be read: the port must be 1-65535"),
+        ("mqtt://x:port", "cannot be read: the port must be 1-65535"),
+        ("mqtt://[::1", "cannot be read (Invalid IPv6 URL)"),
         ("mqtt://x/topic", "only a broker address"),
     ]:
-        with pytest.raises(UsageError, match=said):
-            parse_url(bad)
+        with pytest.raises(UsageError, match=re.escape(said)):
+            parse_broker_url(bad)
 
 
 def test_table_names():

@@ -219,8 +219,9 @@ def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
             400,
             {"error": "period 'month' is not one of day, week, all"},
         )
-        status, body = get(lb.url + "api/players?ruleset=poker")
-        assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee")
+        for path in ("api/players", "api/board"):
+            status, body = get(lb.url + path + "?ruleset=poker")
+            assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee"), path
         status, page = get(lb.url)
         assert status == 200 and "board.js" in page
 
@@ -259,9 +260,12 @@ def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
     [
         (["--mqtt", "http://cafe-pi.local"], "is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT]"),
         (["--mqtt", "mqtt://cafe-pi.local:99999"], "the port must be 1-65535"),
-        (["--mqtt", "mqtt://ann:pw@cafe-pi.local"], "--mqtt carries no login"),
+        (["--mqtt", "mqtt://ann:pw@cafe-pi.local"], "the address carries no login; give it with --mqtt-user"),
         (["--mqtt", "mqtt://h", "--mqtt-user", "lb", "--mqtt-password-file", "/nonexistent"], "no such file"),
         (["--mqtt", "mqtt://h", "--mqtt-password-file", __file__], "--mqtt-password-file needs --mqtt-user"),
+        (["--mqtt", "mqtt://h/dicetable"], "must be only a broker address"),
+        (["--mqtt", "mqtts://h", "--mqtt-ca", __file__], "is not a CA certificate (PEM)"),
+        (["--mqtt", "mqtts://h", "--mqtt-key", __file__], "--mqtt-key needs --mqtt-cert"),
         (["--mqtt", "mqtt://h", "--listen", "203.0.113.9"], "is not an address of this machine"),
     ],
 )

@@ -181,7 +181,7 @@ def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
     ],
 )
 def test_regression_listen_errors_give_advice_that_fits_the_cause(exc, words, monkeypatch):
-    from table.display import server
+    from table.display import listening
 
     made = []
 
@@ -199,9 +199,9 @@ def test_regression_listen_errors_give_advice_that_fits_the_cause(exc, words, mo
         def close(self):
             self.closed = True
 
-    monkeypatch.setattr(server.socket, "socket", Refusing)
+    monkeypatch.setattr(listening.socket, "socket", Refusing)
     with pytest.raises(OSError) as err:
-        server.bind_listener("999.1.1.1", 80)
+        listening.bind_listener("999.1.1.1", 80)
     text = str(err.value)
     assert text.startswith("cannot listen on 999.1.1.1:80 (") and words in text and "\n" not in text
     assert ("--port" in text) != ("--listen" in text)  # one piece of advice, the one that fits

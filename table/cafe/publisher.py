@@ -30,9 +30,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from table.cafe import ha_discovery, topics
+from table.cafe.broker import configure_client
 from table.cafe.sending import WINDOW, EventSender
 from table.cafe.settings import MqttSettings
-from table.errors import UsageError
 from table.game import GameState
 from table.store.outbox import Outbox
 
@@ -114,13 +114,7 @@ class Publisher:
         c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"dicetable-{s.table}")
         c.max_inflight_messages_set(WINDOW)
         c.will_set(topics.status_topic(s.table), topics.OFFLINE, qos=1, retain=True)
-        if s.user:
-            c.username_pw_set(s.user, s.password)
-        if s.tls:
-            try:
-                c.tls_set(ca_certs=str(s.ca) if s.ca else None)
-            except (ssl.SSLError, OSError) as exc:
-                raise UsageError(f"--mqtt-ca {str(s.ca)!r} is not a CA certificate (PEM): {exc}") from None
+        configure_client(c, user=s.user, password=s.password, tls=s.tls, ca=s.ca)
         c.on_connect = self._on_connect
         c.on_publish = self._on_publish
         c.on_message = self._on_message

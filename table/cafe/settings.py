@@ -22,21 +22,18 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import ssl
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
+from table.cafe.broker import add_broker_options, check_ca, parse_broker_url, read_password
 from table.errors import UsageError
 
 #: Environment variable naming the table's config file.
 CONFIG_ENV = "DICETABLE_CONFIG"
 #: A table name: 1-32 letters, digits, ``-`` and ``_`` (docs/mqtt.md); no topic characters ``# + /``.
 TABLE_NAME = re.compile(r"[A-Za-z0-9_-]{1,32}")
-#: Default ports: MQTT over TCP, MQTT over TLS (IANA).
-PORTS = {"mqtt": 1883, "mqtts": 8883}
 #: Keys of the config file's ``[mqtt]`` section.
 CONFIG_KEYS = ("url", "table", "user", "password_file", "ca", "ha_discovery")
 
@@ -75,44 +72,18 @@ def check_table_name(name: str) -> str:
     return name
 
 
-def parse_url(url: str) -> tuple[str, int, bool]:
-    """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` -> ``(host, port, tls)``; raises :class:`UsageError`."""
-    example = "e.g. --mqtt mqtt://cafe-pi.local or mqtts://cafe-pi.local:8883"
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise UsageError(f"--mqtt {url!r} cannot be read ({exc}); {example}") from None
-    if parts.scheme not in PORTS:
-        raise UsageError(f"--mqtt {url!r} must start with mqtt:// or mqtts:// (TLS); {example}")
-    if parts.username or parts.password:
-        raise UsageError(
-            f"--mqtt {parts.scheme}://...@{parts.hostname}: give the login with --mqtt-user and "
-            "--mqtt-password-file, not in the address (a command line is visible to every user)"
-        )
-    if not parts.hostname or parts.path not in ("", "/") or parts.query:
-        raise UsageError(f"--mqtt {url!r} must be only a broker address; {example}")
-    return parts.hostname, port or PORTS[parts.scheme], parts.scheme == "mqtts"
-
-
 def add_mqtt_options(p: argparse.ArgumentParser) -> None:
     """Add the broker options: ``--mqtt``, ``--table``, login, TLS, ``--ha-discovery`` and ``--config``."""
     g = p.add_argument_group("café sharing (MQTT, docs/mqtt.md)")
-    g.add_argument(
-        "--mqtt",
-        default=None,
-        metavar="URL",
-        help="publish the table's status, state and game events to this broker: mqtt://HOST[:PORT] "
-        "(default port 1883) or mqtts://HOST[:PORT] (TLS, 8883)",
+    add_broker_options(
+        g,
+        required=False,
+        purpose="publish the table's status, state and game events to this broker",
+        ca_help="CA certificate (PEM) for mqtts:// (default: the system's CAs)",
     )
     g.add_argument(
         "--table", default=None, metavar="NAME", help="the table's name on the broker: 1-32 of A-Z a-z 0-9 - _"
     )
-    g.add_argument("--mqtt-user", default=None, metavar="USER", help="broker login name")
-    g.add_argument(
-        "--mqtt-password-file", default=None, type=Path, metavar="PATH", help="file whose first line is the password"
-    )
-    g.add_argument("--mqtt-ca", default=None, type=Path, metavar="FILE", help="CA certificate (PEM) for mqtts://")
     g.add_argument(
         "--ha-discovery",
         action="store_true",
@@ -187,27 +158,21 @@ def settings_from(args: argparse.Namespace) -> MqttSettings | None:
         if table or pick("mqtt_user", "user") or pick("ha_discovery", "ha_discovery"):
             raise UsageError("--table, --mqtt-user and --ha-discovery need a broker: add --mqtt mqtt://HOST[:PORT]")
         return None
-    host, port, tls = parse_url(str(url))
+    host, port, tls = parse_broker_url(str(url))
     if not table:
         raise UsageError(f"--mqtt {url} needs the table's name on the broker: add --table NAME, e.g. --table window-2")
     ca = pick("mqtt_ca", "ca")
     if ca is not None:
-        ca = Path(ca)
         if not tls:
             raise UsageError(f"--mqtt-ca is for TLS: write the broker as mqtts://{host}:{port}")
-        if not ca.is_file():
-            raise UsageError(f"--mqtt-ca {str(ca)!r}: no such file; give the café's CA certificate (PEM)")
-        try:
-            ssl.create_default_context(cafile=str(ca))
-        except (ssl.SSLError, OSError, ValueError) as exc:
-            raise UsageError(f"--mqtt-ca {str(ca)!r} is not a CA certificate (PEM): {exc}") from None
+        ca = check_ca(ca)
     user = pick("mqtt_user", "user")
     password_file = pick("mqtt_password_file", "password_file")
     password = None
     if password_file is not None:
         if not user:
             raise UsageError("--mqtt-password-file needs --mqtt-user (the broker's login name)")
-        password = read_password(Path(password_file))
+        password = read_password(password_file)
     return MqttSettings(
         host=host,
         port=port,
@@ -218,15 +183,3 @@ def settings_from(args: argparse.Namespace) -> MqttSettings | None:
         password=password,
         ha_discovery=bool(pick("ha_discovery", "ha_discovery")),
     )
-
-
-def read_password(path: Path) -> str:
-    """The first line of `path` (the broker password); raises :class:`UsageError` if unreadable or empty."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc)
-        raise UsageError(f"--mqtt-password-file {str(path)!r} cannot be read: {why}") from None
-    if not lines or not lines[0]:
-        raise UsageError(f"--mqtt-password-file {str(path)!r} is empty: write the password on its first line")
-    return lines[0]

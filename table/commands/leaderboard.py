@@ -12,36 +12,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import threading
-import time
 from pathlib import Path
 
+from table.commands._running import run_until_stopped
+from table.leaderboard.broker import add_mqtt_options
 from table.store.paths import own_db_path
 
 DB_ENV = "DICETABLE_LEADERBOARD_DB"
-
-
-def add_mqtt_options(p: argparse.ArgumentParser) -> None:
-    """Add ``--mqtt`` and the login and TLS options."""
-    p.add_argument(
-        "--mqtt",
-        required=True,
-        metavar="URL",
-        help="the broker: mqtt://HOST[:PORT] (default port 1883) or mqtts://HOST[:PORT] (TLS, 8883)",
-    )
-    p.add_argument("--mqtt-user", default=None, metavar="NAME", help="user name for the broker")
-    p.add_argument(
-        "--mqtt-password-file",
-        default=None,
-        metavar="PATH",
-        help="file whose first line is the broker password (needs --mqtt-user)",
-    )
-    p.add_argument(
-        "--mqtt-ca", default=None, metavar="PEM", help="CA certificate(s) to verify the broker (turns TLS on)"
-    )
-    p.add_argument("--mqtt-cert", default=None, metavar="PEM", help="client certificate for TLS")
-    p.add_argument("--mqtt-key", default=None, metavar="PEM", help="the client certificate's key")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -85,16 +62,8 @@ def run(args: argparse.Namespace) -> int:
     opts = broker_options(args)
     board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
     print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
-    stop = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *a: stop.set())
-    t0 = time.monotonic()
     try:
-        while not stop.wait(0.2):
-            if args.duration is not None and time.monotonic() - t0 >= args.duration:
-                break
-    except KeyboardInterrupt:
-        pass
+        run_until_stopped(args.duration)
     finally:
         board.close()
     return 0

@@ -6,10 +6,8 @@ import argparse
 import errno
 import os
 import shutil
-import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +17,7 @@ from table.app.bots import BOT_DICE
 from table.cafe.settings import add_mqtt_options, settings_from
 from table.commands._live import add_profile_options, add_reader_option, check_port
 from table.commands._play_options import FREE_NAMES, add_turn_options, check_dice, led_state, parse_timer
+from table.commands._running import run_until_stopped
 from table.display.listening import phone_urls
 from table.display.snapshot import Setup
 from table.errors import UsageError
@@ -264,16 +263,7 @@ def run(args: argparse.Namespace) -> int:
         camera = CameraLoop(app, opener, make).start()
         if pin_map is not None:
             panel = _buttons(app, pin_map)
-        stop = threading.Event()
-        if threading.current_thread() is threading.main_thread():  # systemd stops us with SIGTERM
-            signal.signal(signal.SIGTERM, lambda *a: stop.set())
-        t0 = time.monotonic()
-        try:
-            while not stop.wait(0.2):
-                if args.duration is not None and time.monotonic() - t0 >= args.duration:
-                    break
-        except KeyboardInterrupt:
-            pass
+        run_until_stopped(args.duration)  # Ctrl-C, SIGTERM (systemd) or --duration
         camera.close()
         server.close()
     finally:
@@ -324,7 +314,7 @@ def _start_app(make: Callable[[Path], Any], db: Path) -> tuple[Any, Path | None]
 
 def _check_port_free(host: str, port: int) -> None:
     """Raise OSError (one clear line, advice fitting the cause) when ``host:port`` cannot be listened on."""
-    from table.display.server import bind_listener
+    from table.display.listening import bind_listener
 
     bind_listener(host, port).close()
 

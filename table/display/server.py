@@ -32,7 +32,6 @@ The pieces are re-exported here: :func:`parse_message` and :data:`FIELDS`
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +39,14 @@ from fastapi import FastAPI, WebSocket
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from table.display.connections import ConnectionLimits, server_config
-from table.display.listening import listen_error, table_host_names
+from table.display.listening import bind_listener, table_host_names
 from table.display.messages import FIELDS, parse_message
 from table.display.overlay import add_overlay_routes
 from table.display.page_socket import Hub, serve_page_socket
 from table.display.pin_guard import PinGuard
 from table.display.request_checks import HostCheck, host_allowed, plain_address, same_origin
 from table.display.served_exports import ServedExports
+from table.display.serving import ThreadedServer
 
 __all__ = [
     "FIELDS",
@@ -153,39 +152,8 @@ def create_app(
     return app
 
 
-def bind_listener(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` (not listening yet), for the page's server.
-
-    Parameters
-    ----------
-    host : str
-        An address of this machine (``127.0.0.1``, ``0.0.0.0``, ``::``, a LAN address or a name).
-    port : int
-        TCP port, 0-65535 (0: any free port).
-
-    Raises
-    ------
-    OSError
-        In one line, with advice that fits the cause: an address that is not
-        this machine's (give another ``--listen``), a port in use (give another
-        ``--port`` or stop the program using it), a port below 1024 without root.
-    """
-    # IPPROTO_TCP named, so that asyncio sets TCP_NODELAY on each accepted socket (it checks the protocol
-    # number, which a socket made with the default 0 lacks); set on the listener too, which Linux passes
-    # on. Without it each keep-alive response waited for the client's delayed ACK: /health p50 44 ms, 1.3 ms with.
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise listen_error(exc, host, port) from None
-    return sock
-
-
-class DisplayServer:
-    """uvicorn serving :func:`create_app` in a thread, behind :class:`ConnectionLimits` (:attr:`limits`).
+class DisplayServer(ThreadedServer):
+    """uvicorn serving :func:`create_app` in a thread (:class:`~table.display.serving.ThreadedServer`).
 
     Parameters
     ----------
@@ -198,6 +166,11 @@ class DisplayServer:
         See :func:`create_app`.
     pin_guard : PinGuard, optional
         See :func:`create_app` (a server started again with the same guard keeps its counts).
+
+    Raises
+    ------
+    OSError
+        An address that cannot be listened on (:func:`bind_listener`).
     """
 
     def __init__(
@@ -209,46 +182,5 @@ class DisplayServer:
         local_hosts: frozenset[str] | set[str] = LOCAL_HOSTS,
         pin_guard: PinGuard | None = None,
     ) -> None:
-        import threading
-
-        import uvicorn
-
-        self.app = create_app(table, local_hosts=local_hosts, pin_guard=pin_guard)
-        self.host = host
-        self._sock = bind_listener(host, port)
-        self.port = self._sock.getsockname()[1]
-        self.limits = ConnectionLimits()
-        self.server = uvicorn.Server(server_config(self.app, self.limits))
-        self._thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self._sock]}, name="dicetable-display", daemon=True
-        )
-
-    @property
-    def url(self) -> str:
-        """The page's address (``http://127.0.0.1:PORT/`` when listening on every address)."""
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
-        return f"http://{host}:{self.port}/"
-
-    def start(self) -> DisplayServer:
-        """Serve in a thread; return once it accepts connections."""
-        import time
-
-        self._thread.start()
-        for _ in range(500):
-            if self.server.started:
-                break
-            time.sleep(0.01)
-        return self
-
-    def close(self) -> None:
-        """Stop serving."""
-        self.server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-        self._sock.close()
-
-    def __enter__(self) -> DisplayServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        app = create_app(table, local_hosts=local_hosts, pin_guard=pin_guard)
+        super().__init__(app, bind_listener(host, port), host, "dicetable-display")

@@ -1,20 +1,20 @@
-"""Where the broker is and how to log in: ``--mqtt mqtt[s]://HOST[:PORT]``, a user, a password file, TLS.
+"""The leaderboard's broker options: :class:`BrokerOptions` from ``--mqtt`` and the login and TLS options.
 
-:func:`parse_broker_url` checks the address; :func:`configure_client` applies the login and TLS
-options to a paho client. ``mqtts://`` (port 8883) turns TLS on, verified against the system's
-CAs unless ``--mqtt-ca`` names another; a client certificate goes with ``--mqtt-cert``/``--mqtt-key``.
+The address, password file and CA checks and the paho calls are the café's (:mod:`table.cafe.broker`,
+shared with the tables). Here: ``mqtts://`` (port 8883) turns TLS on, verified against the
+system's CAs unless ``--mqtt-ca`` names another (which also turns TLS on for ``mqtt://``); a
+client certificate goes with ``--mqtt-cert``/``--mqtt-key``.
 """
 
 from __future__ import annotations
 
-import urllib.parse
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.cafe import broker
 from table.errors import UsageError
-
-DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,81 +40,54 @@ class BrokerOptions:
         return f"{self.host}:{self.port}"
 
 
-def parse_broker_url(url: str) -> tuple[str, int, bool]:
-    """``(host, port, tls)`` of ``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]``.
-
-    Raises
-    ------
-    UsageError
-        If the scheme is another, the host is missing or the port is not 1-65535.
-    """
-    parsed = urllib.parse.urlsplit(url.strip())
-    if parsed.scheme not in DEFAULT_PORTS or not parsed.hostname:
-        raise UsageError(f"--mqtt {url!r} is not mqtt://HOST[:PORT] or mqtts://HOST[:PORT] (e.g. mqtt://192.168.1.10)")
-    if parsed.username or parsed.password:
-        raise UsageError("--mqtt carries no login; give --mqtt-user and --mqtt-password-file")
-    try:
-        port = parsed.port or DEFAULT_PORTS[parsed.scheme]
-    except ValueError:
-        port = 0
-    if not 0 < port < 65536:
-        raise UsageError(f"--mqtt {url!r}: the port must be 1-65535")
-    return parsed.hostname, port, parsed.scheme == "mqtts"
+def add_mqtt_options(p: argparse.ArgumentParser) -> None:
+    """Add ``--mqtt`` (required), the login and the TLS options (with a client certificate)."""
+    broker.add_broker_options(
+        p, required=True, purpose="the broker", ca_help="CA certificate(s) to verify the broker (turns TLS on)"
+    )
+    p.add_argument("--mqtt-cert", default=None, type=Path, metavar="PEM", help="client certificate for TLS")
+    p.add_argument("--mqtt-key", default=None, type=Path, metavar="PEM", help="the client certificate's key")
 
 
 def broker_options(args: Any) -> BrokerOptions:
-    """:class:`BrokerOptions` from the parsed ``--mqtt*`` options (files checked to exist).
+    """:class:`BrokerOptions` from the parsed ``--mqtt*`` options (the files checked before anything starts).
 
     Raises
     ------
     UsageError
-        For a bad URL, a file that cannot be read, or a key without a certificate.
+        For a bad URL, a file that cannot be read, a key without a certificate or a password without a user.
     """
-    host, port, tls = parse_broker_url(args.mqtt)
-    files = {}
-    for name in ("mqtt_password_file", "mqtt_ca", "mqtt_cert", "mqtt_key"):
-        value = getattr(args, name, None)
-        if value is not None and not Path(value).expanduser().is_file():
-            raise UsageError(f"--{name.replace('_', '-')} {value}: no such file")
-        files[name] = Path(value).expanduser() if value else None
-    if files["mqtt_key"] and not files["mqtt_cert"]:
+    host, port, tls = broker.parse_broker_url(args.mqtt)
+    password_file = getattr(args, "mqtt_password_file", None)
+    if password_file is not None:
+        if not args.mqtt_user:
+            raise UsageError("--mqtt-password-file needs --mqtt-user (the broker's login name)")
+        broker.read_password(password_file)  # told now, not when the subscriber connects
+    ca = broker.check_ca(args.mqtt_ca) if getattr(args, "mqtt_ca", None) is not None else None
+    cert, key = (getattr(args, name, None) for name in ("mqtt_cert", "mqtt_key"))
+    if key is not None and cert is None:
         raise UsageError("--mqtt-key needs --mqtt-cert (the client certificate it belongs to)")
-    if files["mqtt_password_file"] and not args.mqtt_user:
-        raise UsageError("--mqtt-password-file needs --mqtt-user")
     return BrokerOptions(
         host=host,
         port=port,
-        tls=tls or files["mqtt_ca"] is not None or files["mqtt_cert"] is not None,
+        tls=tls or ca is not None or cert is not None,
         user=args.mqtt_user,
-        password_file=files["mqtt_password_file"],
-        ca=files["mqtt_ca"],
-        cert=files["mqtt_cert"],
-        key=files["mqtt_key"],
+        password_file=Path(password_file).expanduser() if password_file is not None else None,
+        ca=ca,
+        cert=broker.existing_file("--mqtt-cert", cert, "the client certificate (PEM)") if cert else None,
+        key=broker.existing_file("--mqtt-key", key, "the client certificate's key (PEM)") if key else None,
     )
 
 
 def configure_client(client: Any, opts: BrokerOptions) -> None:
-    """Apply the login and TLS of ``opts`` to a paho ``mqtt.Client``.
+    """Apply the login and TLS of ``opts`` to a paho ``mqtt.Client`` (:func:`table.cafe.broker.configure_client`).
 
     Raises
     ------
     UsageError
         If the password file or a TLS file cannot be read.
     """
-    if opts.user:
-        password = None
-        if opts.password_file:
-            try:
-                password = opts.password_file.read_text().splitlines()[0] if opts.password_file.stat().st_size else ""
-            except OSError as exc:
-                raise UsageError(f"cannot read --mqtt-password-file {opts.password_file}: {exc.strerror}") from None
-        client.username_pw_set(opts.user, password)
-    if opts.tls:
-        try:
-            client.tls_set(
-                ca_certs=str(opts.ca) if opts.ca else None,
-                certfile=str(opts.cert) if opts.cert else None,
-                keyfile=str(opts.key) if opts.key else None,
-            )
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"TLS setup failed ({exc}); check --mqtt-ca, --mqtt-cert and --mqtt-key") from None
+    password = broker.read_password(opts.password_file) if opts.user and opts.password_file else None
+    broker.configure_client(
+        client, user=opts.user, password=password, tls=opts.tls, ca=opts.ca, cert=opts.cert, key=opts.key
+    )

@@ -105,21 +105,19 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
     def api_tables() -> Any:
         return _json(tables())
 
+    @app.exception_handler(UsageError)
+    def bad_query(request: Any, exc: UsageError) -> Response:  # a bad ruleset, period: one line, 400
+        return _bad(str(exc))
+
     @app.get("/api/leaderboard")
     def api_leaderboard(ruleset: str = "yahtzee", period: str = "all") -> Any:
-        try:
-            rs = _ruleset(ruleset, required=True)
-            scores = queries.high_scores(store, rs or "", period, clock())
-        except UsageError as exc:
-            return _bad(str(exc))
+        rs = _ruleset(ruleset, required=True)
+        scores = queries.high_scores(store, rs or "", period, clock())
         return _json({"ruleset": rs, "period": period, "scores": scores})
 
     @app.get("/api/players")
     def api_players(ruleset: str = "") -> Any:
-        try:
-            rs = _ruleset(ruleset, required=False)
-        except UsageError as exc:
-            return _bad(str(exc))
+        rs = _ruleset(ruleset, required=False)
         return _json({"ruleset": rs, "players": queries.player_stats(store, rs)})
 
     @app.get("/api/games")
@@ -130,10 +128,7 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
 
     @app.get("/api/board")
     def api_board(ruleset: str = "") -> Any:
-        try:
-            rs = _ruleset(ruleset, required=False)
-        except UsageError as exc:
-            return _bad(str(exc))
+        rs = _ruleset(ruleset, required=False)
         played = queries.rulesets(store)
         rs = rs or (played[0] if played else "yahtzee")
         now = clock()

@@ -1,7 +1,8 @@
 """The leaderboard service: its store, its MQTT subscriber and its web server, started and closed together.
 
-The web server is uvicorn in a thread behind the table page's connection limits
-(:mod:`table.display.connections`); the page keeps serving what the store has while the broker is away.
+The web server is uvicorn in a thread behind the table page's connection limits, as the table's
+page (:class:`table.display.serving.ThreadedServer`); the page keeps serving what the store has
+while the broker is away.
 
 Example
 -------
@@ -13,37 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import socket
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from table.display.connections import ConnectionLimits, server_config
-from table.display.listening import listen_error
+from table.display.listening import bind_listener
+from table.display.serving import ThreadedServer
 from table.leaderboard.broker import BrokerOptions
 from table.leaderboard.server import create_app
 from table.leaderboard.store import LeaderboardStore
 from table.leaderboard.subscriber import Subscriber
-
-
-def bind_listener(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` for the page (as :func:`table.display.server.bind_listener`, without
-    importing the table's page and what it needs: the leaderboard stays at about 40 MiB).
-
-    Raises
-    ------
-    OSError
-        One line with advice that fits the cause (:func:`table.display.listening.listen_error`).
-    """
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no delayed-ACK wait per answer
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise listen_error(exc, host, port) from None
-    return sock
 
 
 def default_client_id(db: str | Path) -> str:
@@ -85,8 +64,6 @@ class Leaderboard:
         client_id: str | None = None,
         on_stored: Any = None,
     ) -> None:
-        import uvicorn
-
         self._sock = bind_listener(host, port)  # first: a bad --listen makes no store file
         try:
             self.store = LeaderboardStore(db)
@@ -101,34 +78,24 @@ class Leaderboard:
             self.store.close()
             self._sock.close()
             raise
-        self.host, self.port = host, self._sock.getsockname()[1]
         self.app = create_app(self.store, self.subscriber)
-        self.server = uvicorn.Server(server_config(self.app, ConnectionLimits()))
-        self._thread = threading.Thread(
-            target=self.server.run, kwargs={"sockets": [self._sock]}, name="leaderboard-web", daemon=True
-        )
+        self.web = ThreadedServer(self.app, self._sock, host, "leaderboard-web")
+        self.host, self.port = host, self.web.port
 
     @property
     def url(self) -> str:
         """The page's address (``http://127.0.0.1:PORT/`` when listening on every address)."""
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
-        return f"http://{host}:{self.port}/"
+        return self.web.url
 
     def start(self) -> Leaderboard:
         """Start the subscriber and the web server; return once the page accepts connections."""
         self.subscriber.start()
-        self._thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started and time.monotonic() < deadline and self._thread.is_alive():
-            time.sleep(0.01)
+        self.web.start()
         return self
 
     def close(self) -> None:
         """Stop serving, disconnect (the broker keeps the session) and close the store."""
-        self.server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout=5)
-        self._sock.close()
+        self.web.close()
         self.subscriber.close()
         self.store.close()
 
