@@ -198,12 +198,14 @@ class TableApp(PressMixin, TurnMixin, PublishMixin):
             while True:
                 try:
                     item = self._queue.get(timeout=self.store_faults.retry_s)
-                except queue.Empty:  # the store failed a write and nothing came since: try it again
-                    if self.store_faults.retry():
-                        self._publish()
-                    continue
+                except queue.Empty:
+                    item = ()
+                if self.store_faults.due() and self.store_faults.retry():  # the store failed a write: try it
+                    self._publish()
                 if item is None:
                     break
+                if not item:
+                    continue
                 fn, args, fut = item
                 if not fut.set_running_or_notify_cancel():
                     continue
