@@ -246,3 +246,47 @@ def test_the_camera_is_reopened_with_back_off(monkeypatch):
         loop.close()
     assert waits[:8] == [1, 2, 4, 8, 16, 30, 30, 30]
     assert any("no camera" in line for line in app.lines)
+
+
+def test_regression_a_camera_whose_opening_hangs_is_said_and_tried_again():
+    """An open that blocked for ever (picamera2, an OpenCV stream) held the camera thread: no word on the page."""
+    app = FakeApp()
+    release = threading.Event()
+    calls = []
+
+    def opener():
+        calls.append(1)
+        if len(calls) == 1:
+            release.wait(60)  # the first open hangs (and ends only at the test's end)
+            return FakeSource()
+        return FakeSource()
+
+    loop = CameraLoop(app, opener, lambda s: (FakeWatcher(), lambda frame: None), open_s=0.3)
+    loop._view = lambda frame, event: b""
+    loop.start()
+    try:
+        assert app.wait(lambda: app.statuses[-1:] == ["watching"] and not app.troubles)
+    finally:
+        loop.close()
+        release.set()
+    assert len(calls) >= 2
+    assert any(w.startswith("The camera did not open within 0.3 s: trying again") for w in app.warned)
+    assert any("did not open within 0.3 s (it hangs)" in line for line in app.lines)
+
+
+def test_close_returns_promptly_while_an_open_hangs():
+    app = FakeApp()
+    release = threading.Event()
+    late = FakeSource()
+
+    def opener():
+        release.wait(60)
+        return late
+
+    loop = CameraLoop(app, opener, lambda s: (FakeWatcher(), lambda frame: None), open_s=600).start()
+    time.sleep(0.1)
+    t0 = time.monotonic()
+    loop.close()
+    assert time.monotonic() - t0 < camera_mod.CLOSE_WAIT_S
+    release.set()  # the open ends after the table gave up on it: that camera is closed, not left open
+    assert late.closed.wait(TIMEOUT)
