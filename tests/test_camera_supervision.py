@@ -6,6 +6,7 @@ every wait is on an event with a generous timeout, never a tight sleep.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -176,9 +177,10 @@ def test_a_reader_error_is_said_and_the_reader_started_again(error):
     assert line.startswith("Dice reader: the dice reader stopped") and "cable" not in line
 
 
-def test_a_model_that_cannot_load_is_named_not_the_cable_and_tried_again():
+def test_a_model_that_cannot_load_is_named_not_the_cable_and_tried_again(caplog):
     from vision.face import FaceModelError
 
+    caplog.set_level(logging.WARNING, logger="table.app.camera")
     app = FakeApp()
     tries = []
 
@@ -198,6 +200,9 @@ def test_a_model_that_cannot_load_is_named_not_the_cable_and_tried_again():
     assert app.lines and all(
         line.startswith("Dice reader: the dice reader stopped (FaceModelError: face-reader") for line in app.lines
     )
+    # a missing model is named in one line at each try: no traceback in the log (the soak counted one a try)
+    said = [r for r in caplog.records if "dice reader stopped" in r.getMessage()]
+    assert said and not any(r.exc_info for r in said) and "x.onnx' does not exist" in said[0].getMessage()
     assert not app.warned and "lost" not in app.statuses
 
 

@@ -230,8 +230,10 @@ class CameraLoop:
         """The reader failed (a broken model or profile, a bug): every screen says so; the loop tries again."""
         from table.doctor.check import Check, first_line
 
-        what = "its model or settings" if isinstance(exc, (VisionError, ValueError)) else "it failed"
-        log.error("the dice reader stopped (%s)", what, exc_info=exc)
+        if isinstance(exc, (VisionError, ValueError)):  # a model or setting named in its message: no traceback
+            log.error("the dice reader stopped (its model or settings): %s: %s", type(exc).__name__, first_line(exc))
+        else:  # a bug: the traceback says where
+            log.error("the dice reader stopped (it failed)", exc_info=exc)
         self.app.camera_update(status="failed")
         self._trouble(
             Check(
