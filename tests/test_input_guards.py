@@ -342,3 +342,17 @@ def test_regression_a_profile_saved_on_a_full_disk_keeps_the_previous_one(tmp_pa
         filler.unlink()
         assert {p.name: p.read_bytes() for p in disk.iterdir()} == before
         assert load_profile("default", disk).min_confidence == shipped.min_confidence
+
+
+def test_regression_a_label_review_nested_thousands_deep_is_one_clear_line(tmp_path):
+    """The label review said Python's "maximum recursion depth exceeded while decoding a JSON array"."""
+    from vision.errors import DatasetError
+    from vision.lab.label_review import load_label_review
+
+    review = tmp_path / "review.json"
+    review.write_text('{"changes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(DatasetError) as caught:
+        load_label_review(review)
+    said = str(caught.value)
+    assert "nested too deeply" in said and '{"changes": [{"file"' in said and "recursion" not in said
+    assert "\n" not in said
