@@ -128,15 +128,11 @@ def child(args: argparse.Namespace) -> None:
 
     tray = FaultyTray(seed=args.seed)
 
-    def opener():  # type: ignore[no-untyped-def]
-        tray._closed = False  # the same synthetic tray, "plugged in" again
-        return tray
-
     app = TableApp(
         args.db, setup=Setup("yahtzee", "forced", PLAYERS.split(",")), autostart=True, tray=tray, camera_name="soak"
     ).start()
     server = DisplayServer(app, host=args.listen, port=args.port).start()
-    camera = CameraLoop(app, opener, make, speed=args.speed).start()
+    camera = CameraLoop(app, tray.reopen, make, speed=args.speed).start()
     print(f"soak child: page at {server.url}", file=sys.stderr, flush=True)
 
     ro_conn = None

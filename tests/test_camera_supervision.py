@@ -295,3 +295,28 @@ def test_close_returns_promptly_while_an_open_hangs():
     assert time.monotonic() - t0 < camera_mod.CLOSE_WAIT_S
     release.set()  # the open ends after the table gave up on it: that camera is closed, not left open
     assert late.closed.wait(TIMEOUT)
+
+
+def test_regression_the_synthetic_tray_is_opened_again_after_a_fault():
+    """The camera loop closes a camera before it opens it anew; the synthetic tray stayed closed ("... is closed;
+    open the source again") and `play --camera synthetic` said "Camera lost" for ever after any fault."""
+    from table.demo.livetray import LiveTray
+
+    app = FakeApp()
+    tray = LiveTray(seed=1)
+    makes = []
+
+    def make(source):
+        makes.append(source)
+        if len(makes) == 1:
+            raise RuntimeError("the reader broke once")
+        return FakeWatcher(), (lambda frame: None)
+
+    loop = CameraLoop(app, tray.reopen, make)
+    loop._view = lambda frame, event: b""
+    loop.start()
+    try:
+        assert app.wait(lambda: len(makes) >= 2 and app.statuses[-1:] == ["watching"] and not app.troubles)
+    finally:
+        loop.close()
+    assert not any("closed" in line for line in app.lines)

@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
         def opener() -> Any:
             nonlocal first
             if tray is not None:
-                return tray
+                return tray.reopen()  # closed by the camera loop after a fault
             source, first = first, None  # the camera opened above, once; then opened anew after a loss
             return source if source is not None else open_source(camera_spec, **profile.camera.source_options())
 
