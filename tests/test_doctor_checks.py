@@ -210,6 +210,8 @@ def test_bad_specs_empty_folders_and_lost_cameras_are_fail_lines(tmp_path):
     assert empty.status == "fail" and str(tmp_path) in empty.detail
     lost = camera.check_camera(camera.look_at_camera("picamera2", {}, opener=opener(FakeCamera(fail_after=2))))
     assert lost.status == "fail" and "stopped giving frames" in lost.detail and "cable" in lost.fix
+    # the table reopens a lost camera by itself (table/app/camera.py): no restart to advise
+    assert "restart" not in lost.fix.replace("no restart needed", "") and "by itself" in lost.fix
 
 
 # -- the profile and its markers ---------------------------------------------------------------------------------------

@@ -197,3 +197,12 @@ def test_a_check_that_breaks_is_one_fail_line_and_the_rest_still_run(tmp_path, m
     }
     assert checks["face reader"].status == "fail" and "RuntimeError: boom" in checks["face reader"].detail
     assert checks["pip finder"].status == "ok" and len(checks) == len(NAMES)
+
+
+def test_regression_a_bad_camera_name_is_refused_in_one_line_first(tmp_path, capsys):
+    """`doctor --camera nonsense` ran every check and advised 'dicetable calibrate --camera nonsense'."""
+    status = main(["doctor", "--camera", "nonsense", "--db", str(tmp_path / "g.sqlite3")])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "nonsense" in err and "unknown kind" in err
+    assert "calibrate" not in err

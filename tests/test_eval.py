@@ -548,7 +548,7 @@ def test_cli_eval_report_keeps_the_reviewed_measure_in_metrics_json(tiny, tmp_pa
             {"changes": [{"file": "a", "box": [10**400, 1, 5, 5], "labelled": 2, "value": 3, "why": "x"}]},
             'needs a "box"',
         ),
-        ("[" * 100_000 + "]" * 100_000, "cannot be read as JSON"),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ],
 )
 def test_a_malformed_review_is_named(tmp_path, doc, match):

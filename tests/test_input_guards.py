@@ -296,3 +296,63 @@ def test_calibrate_refuses_numbers_its_profile_could_not_be_read_back_with(tmp_p
 
     status = main(["calibrate", "--camera", "synthetic", "--name", "t", "--profiles-dir", str(tmp_path), option, value])
     assert status == 2 and said in capsys.readouterr().err and not (tmp_path / "t.toml").exists()
+
+
+# -- reports, annotated images and profiles: written whole or not at all ---------------------------------
+
+
+def test_regression_an_annotated_image_or_report_on_a_full_disk_keeps_the_previous_file(tmp_path):
+    """``write_output`` (read --annotate, --report) wrote in place: a full disk left the old file cut short."""
+    from tests.test_store_faults import fill, small_disk
+    from vision.errors import OutputError
+    from vision.images import write_output
+
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        out = disk / "report.json"
+        write_output(out, b"{}" * 1000)
+        out.chmod(0o640)
+        before = out.read_bytes()
+        filler = fill(disk)
+        with pytest.raises(OutputError, match="cannot write .*report.json': no space left on device"):
+            write_output(out, b"[]" * 100_000)
+        assert out.read_bytes() == before and oct(out.stat().st_mode & 0o777) == oct(0o640)
+        assert sorted(p.name for p in disk.iterdir()) == ["filler", "report.json"]  # no temporary file left
+        filler.unlink()
+        write_output(out, b"[]")
+        assert out.read_bytes() == b"[]" and oct(out.stat().st_mode & 0o777) == oct(0o640)
+
+
+def test_regression_a_profile_saved_on_a_full_disk_keeps_the_previous_one(tmp_path):
+    """``save_profile`` wrote the empty-tray image in place: a full disk left the table's reference broken."""
+    import dataclasses
+
+    import numpy as np
+
+    from calibration.profile import PACKAGED_PROFILES_DIR, load_profile, save_profile
+    from tests.test_store_faults import fill, small_disk
+
+    shipped = load_profile("default", PACKAGED_PROFILES_DIR)
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        save_profile(dataclasses.replace(shipped, folder=None), disk, reference=np.zeros((48, 64, 3), np.uint8))
+        before = {p.name: p.read_bytes() for p in disk.iterdir()}
+        filler = fill(disk)
+        noise = np.random.default_rng(0).integers(0, 256, (480, 640, 3), dtype=np.uint8)  # ~900 KB as PNG
+        with pytest.raises(OSError, match="no space left on device"):
+            save_profile(dataclasses.replace(shipped, folder=None, min_confidence=0.3), disk, reference=noise)
+        filler.unlink()
+        assert {p.name: p.read_bytes() for p in disk.iterdir()} == before
+        assert load_profile("default", disk).min_confidence == shipped.min_confidence
+
+
+def test_regression_a_label_review_nested_thousands_deep_is_one_clear_line(tmp_path):
+    """The label review said Python's "maximum recursion depth exceeded while decoding a JSON array"."""
+    from vision.errors import DatasetError
+    from vision.lab.label_review import load_label_review
+
+    review = tmp_path / "review.json"
+    review.write_text('{"changes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(DatasetError) as caught:
+        load_label_review(review)
+    said = str(caught.value)
+    assert "nested too deeply" in said and '{"changes": [{"file"' in said and "recursion" not in said
+    assert "\n" not in said

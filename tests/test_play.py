@@ -582,3 +582,29 @@ def test_regression_no_mdns_name_is_printed_where_nothing_answers_to_it(monkeypa
         avahi.bind(str(tmp_path / "avahi-daemon" / "socket"))
         avahi.listen()
         assert listening.mdns_answers() and "http://dicepi.local:8000/" in listening.phone_urls("0.0.0.0", 8000)
+
+
+def test_regression_play_goes_on_while_a_live_camera_hangs_in_its_open(tmp_path, capsys, monkeypatch):
+    """An open that blocked for ever kept play from ever serving its page."""
+    import threading
+
+    import vision.sources
+
+    release = threading.Event()
+    monkeypatch.setattr("table.app.camera.OPEN_S", 0.3)
+
+    def hangs(spec, **options):
+        release.wait(30)
+        raise OSError("gave up")
+
+    monkeypatch.setattr(vision.sources, "open_source", hangs)
+    try:
+        status = main(
+            ["play", "--camera", "opencv:7", "--no-buttons", "--port", "0", "--db", str(tmp_path / "g.sqlite3")]
+            + ["--duration", "1"]
+        )
+    finally:
+        release.set()
+    err = capsys.readouterr().err
+    assert status == 0 and "page is at" in err
+    assert "cannot open the camera: the camera did not open within 0.3 s; the table keeps trying" in err

@@ -353,3 +353,16 @@ def test_synthetic_camera_bump_moves_the_tray():
     a, b = src.geometry(), src.geometry(CameraPose(15, 0, 2))
     shift = np.linalg.norm(a.corners_px - b.corners_px, axis=1)
     assert 8 < shift.min() and shift.max() < 30
+
+
+@pytest.mark.parametrize("idle", [-1, 1.5, True, "3", 601])
+def test_synthetic_idle_frames_out_of_range_is_a_clear_value_error(idle):
+    with pytest.raises(ValueError, match=r"idle_frames must be a whole number of frames 0-600, got"):
+        SyntheticSource(idle_frames=idle)
+
+
+def test_synthetic_with_no_idle_frames_starts_with_the_throw():
+    from vision.sources.synthetic import ScriptedRoll
+
+    src = SyntheticSource(idle_frames=0, script=[ScriptedRoll(values=(1, 2, 3, 4, 5))])
+    assert src.plan[0].start_index == 0 and src.read().truth.phase != "idle"

@@ -23,6 +23,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -428,3 +429,74 @@ def test_a_real_full_disk_during_play_is_said_and_play_goes_on_once_freed(tmp_pa
             assert app.finished.wait(60), app.snapshot["message"]
             final = _stored(app)
             assert final[: len(accepted)] == accepted and fold(final) == app.state
+
+
+def test_regression_the_demo_player_waits_out_a_full_store(tmp_path, quick_retry, monkeypatch):
+    """The demo's player thread died with StoreWriteError on the first press the store could not keep."""
+    from table.app import TableApp
+    from table.demo.presser import DemoPlayer
+    from table.display.snapshot import Setup
+    from table.inputs import Command
+    from tests.test_display import settled
+
+    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann", "Bo"]), autostart=True) as app:
+        player = DemoPlayer(app)  # not started: its presses are made here, one by one
+        app.roll_event(settled((2, 3, 4, 5, 6))).result(timeout=5)
+        state, writer = app.state, app._store._conn
+        ro = f"{(tmp_path / 'g.sqlite3').resolve().as_uri()}?mode=ro"
+
+        def read_only():  # made read-only during play: a read-only connection to the same file
+            app._store._conn = sqlite3.connect(ro, uri=True, isolation_level=None, check_same_thread=False)
+
+        _on_worker(app, read_only)
+        assert not player._press(Command.SCORE)  # refused, not raised: the player's thread lives on
+        assert app.state is state and "store" in app.warnings
+
+        def writable():
+            app._store._conn.close()
+            app._store._conn = writer
+
+        _on_worker(app, writable)
+        _wait(lambda: "store" not in app.warnings, what="the warning to go")
+        assert player._press(Command.SCORE) and app.state.turn.player != state.turn.player
+        assert fold(_stored(app)) == app.state
+
+
+def test_regression_a_busy_worker_still_tries_the_store_again(tmp_path, quick_retry):
+    """The worker tried the store only after RETRY_S s with no call: camera views every 0.5 s kept it from ever
+    trying, and a fault cleared only when a command went through."""
+    from table.app import TableApp
+    from table.display.snapshot import Setup
+    from tests.test_display import settled
+
+    with TableApp(tmp_path / "g.sqlite3", setup=Setup("yacht", "forced", ["Ann"]), autostart=True) as app:
+        writer = app._store._conn
+        ro = f"{(tmp_path / 'g.sqlite3').resolve().as_uri()}?mode=ro"
+
+        def read_only():
+            app._store._conn = sqlite3.connect(ro, uri=True, isolation_level=None, check_same_thread=False)
+
+        def writable():
+            app._store._conn.close()
+            app._store._conn = writer
+
+        _on_worker(app, read_only)
+        with pytest.raises(StoreWriteError):
+            app.roll_event(settled((1, 2, 3, 4, 5))).result(timeout=5)
+        assert "store" in app.warnings
+        stop = threading.Event()
+
+        def views():  # a camera's stream of views: never RETRY_S s without a call
+            while not stop.is_set():
+                app.camera_update(jpeg=b"x")
+                time.sleep(0.01)
+
+        feeder = threading.Thread(target=views, daemon=True)
+        feeder.start()
+        try:
+            _on_worker(app, writable)
+            _wait(lambda: "store" not in app.warnings, timeout=20, what="the worker to try the store again")
+        finally:
+            stop.set()
+            feeder.join()
+        assert app.snapshot["message"] == "The game store can be written again: play on."

@@ -340,6 +340,11 @@ def save_image(path: str | Path, image: np.ndarray) -> Path:
 def write_output(path: str | Path, data: bytes) -> Path:
     """Write `data` to the file `path` (its folder must exist) and return the path.
 
+    The bytes go to a temporary file in the same folder, flushed to the disk and renamed over
+    `path` (``os.replace``): a kill or a full disk mid-write leaves the old file whole, never a
+    part of the new one (``dicetable export`` writes the same way). An old file keeps its
+    permissions; a new one gets the umask's.
+
     Parameters
     ----------
     path : str or Path
@@ -350,13 +355,35 @@ def write_output(path: str | Path, data: bytes) -> Path:
     Raises
     ------
     OutputError
-        If the file cannot be written; the message says why (permission
-        denied, a folder of that name, ...) and what to give.
+        If the file cannot be written (the temporary file is removed); the message says why
+        (permission denied, a folder of that name, no space left, ...) and what to give.
     """
+    import tempfile
+
     p = Path(path)
+    tmp = None
     try:
-        p.write_bytes(data)
+        if p.is_dir():
+            raise IsADirectoryError(21, "Is a directory", str(p))
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".part", dir=p.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if p.exists():
+            mode = p.stat().st_mode & 0o7777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
     except OSError as exc:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         advice = (
             "a folder has that name; move it or give another folder"
             if isinstance(exc, IsADirectoryError)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
-import os
 from pathlib import Path
 from typing import Any
 
@@ -102,10 +101,12 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
             "in its way; give --profiles-dir a folder you can write to"
         ) from None
     path = d / f"{profile.name}.toml"
-    if reference is not None:
+    if reference is not None:  # written to a temporary file and renamed, as the profile: never half a file
         ref_name = f"{profile.name}.empty.png"
-        if not cv2.imwrite(str(d / ref_name), reference):
-            raise OSError(f"could not write the empty-tray image {str(d / ref_name)!r}")
+        ok, png = cv2.imencode(".png", reference)
+        if not ok:
+            raise OSError(f"could not encode the empty-tray image {str(d / ref_name)!r}")
+        _write(d / ref_name, png.tobytes())
         profile = dataclasses.replace(profile, reference=ref_name)
     text = dumps(
         profile_to_dict(profile),
@@ -115,7 +116,22 @@ def save_profile(profile: Profile, folder: Path | None = None, *, reference: np.
             f"'dicetable calibrate --check --profile {profile.name} --camera SOURCE'."
         ),
     )
-    tmp = path.with_suffix(".toml.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    _write(path, text.encode("utf-8"))
     return path
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in its folder, flushed and renamed over it.
+
+    Raises
+    ------
+    OSError
+        If it cannot be written (the old file is left whole, the temporary file removed).
+    """
+    from vision.errors import OutputError
+    from vision.images import write_output
+
+    try:
+        write_output(path, data)
+    except OutputError as exc:
+        raise OSError(str(exc)) from exc.__cause__

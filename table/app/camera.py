@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import cv2
-import numpy as np
 
+from table.app.camera_guard import (
+    FrameTimeout,
+    OpenTimeout,
+    _check_frame,
+    _FrameReads,
+    _SourceFault,
+    _Stopped,
+    open_camera,
+)
 from vision.errors import VisionError
-from vision.sources.base import SourceEnded, SourceError
+from vision.sources.base import SourceEnded
+
+__all__ = ["CameraLoop", "FrameTimeout", "OpenTimeout", "camera_retries"]
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +35,9 @@ RETRY_MAX_S = 30.0
 #: Seconds without a frame after which the camera counts as hung and is opened again (a Pi camera
 #: gives its first frame within about 2 s of opening, then one every 33 ms).
 STALL_S = 5.0
+#: Seconds a camera may take to open before it counts as hung and is tried again (a Pi camera opens in
+#: about 1-2 s; an OpenCV capture of a dead stream URL gives up after its own 30 s).
+OPEN_S = 10.0
 #: Seconds :meth:`CameraLoop.close` waits for the camera thread.
 CLOSE_WAIT_S = 3.0
 
@@ -45,91 +57,6 @@ def camera_retries(spec: str) -> bool:
 
     kind, arg = parse_spec(spec)
     return kind == "picamera2" or (kind == "opencv" and (arg.isdigit() or "://" in arg))
-
-
-class FrameTimeout(SourceError):
-    """Raised when the camera gave no frame for :attr:`CameraLoop.stall_s` seconds (a read that hangs)."""
-
-
-class _Stopped(Exception):
-    """The loop was asked to stop while it waited for a frame."""
-
-
-class _SourceFault(Exception):
-    """What the frame source raised (its ``__cause__``), told apart from the reader's errors."""
-
-
-class _FrameReads:
-    """``source.read()`` on its own thread, asked for one frame at a time (no read-ahead, so the pace
-    stays the loop's), so that a read that hangs is noticed (:class:`FrameTimeout`) instead of blocking
-    the camera thread for ever.
-
-    Whatever the read raises is raised again by :meth:`read`, on the camera thread.
-    """
-
-    def __init__(self, source: Any, stop: threading.Event) -> None:
-        self._source = source
-        self._stop = stop
-        self._ask = threading.Semaphore(0)
-        self._got: queue.Queue[tuple[Any, BaseException | None]] = queue.Queue(maxsize=1)
-        self._closed = False
-        self.thread = threading.Thread(target=self._run, name="dicetable-camera-read", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        while True:
-            self._ask.acquire()
-            if self._closed:
-                return
-            try:
-                item: tuple[Any, BaseException | None] = (self._source.read(), None)
-            except BaseException as exc:  # noqa: BLE001 - handed to the camera thread, which says it
-                item = (None, exc)
-            self._got.put(item)
-
-    def read(self, timeout_s: float) -> Any:
-        """The next frame; raises what the read raised, :class:`FrameTimeout` after `timeout_s` s, or _Stopped."""
-        self._ask.release()
-        end = time.monotonic() + timeout_s
-        while True:
-            if self._stop.is_set():
-                raise _Stopped
-            left = end - time.monotonic()
-            if left <= 0:
-                raise FrameTimeout(f"no frame for {timeout_s:g} s")
-            try:
-                frame, exc = self._got.get(timeout=min(0.1, left))
-            except queue.Empty:
-                continue
-            if exc is not None:
-                raise exc
-            return frame
-
-    def close(self, wait_s: float) -> bool:
-        """Let the read thread end (after the read in progress); True when it did within `wait_s` s."""
-        self._closed = True
-        self._ask.release()
-        self.thread.join(wait_s)
-        return not self.thread.is_alive()
-
-
-def _check_frame(frame: Any, size: tuple[int, int] | None) -> tuple[int, int]:
-    """``(width, height)`` of `frame`'s image; a frame that is None, not (H, W, 3) uint8, or not of `size`
-    (the first frame's) raises :class:`SourceError`: the watcher's geometry holds for one size only."""
-    image = getattr(frame, "image", None)
-    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
-        what = (
-            "no frame"
-            if frame is None
-            else "no image"
-            if image is None
-            else (f"an unusable image (shape {getattr(image, 'shape', '?')}, dtype {getattr(image, 'dtype', '?')})")
-        )
-        raise SourceError(f"the camera gave {what}")
-    got = (int(image.shape[1]), int(image.shape[0]))
-    if size is not None and got != size:
-        raise SourceError(f"the camera gave a {got[0]}x{got[1]} frame, not {size[0]}x{size[1]} as before")
-    return got
 
 
 class CameraLoop:
@@ -155,6 +82,8 @@ class CameraLoop:
         Seconds between camera views while nothing is decided (verdicts always send one).
     stall_s : float, optional
         Seconds without a frame after which the camera counts as hung (:data:`STALL_S`).
+    open_s : float, optional
+        Seconds an open may take before it counts as hung (:data:`OPEN_S`): said, and tried again.
     """
 
     def __init__(
@@ -166,6 +95,7 @@ class CameraLoop:
         speed: float = 1.0,
         view_every_s: float = 0.5,
         stall_s: float | None = None,
+        open_s: float | None = None,
     ) -> None:
         self.app = app
         self.open_source = open_source
@@ -173,6 +103,7 @@ class CameraLoop:
         self.speed = float(speed)
         self.view_every_s = float(view_every_s)
         self.stall_s = STALL_S if stall_s is None else float(stall_s)
+        self.open_s = OPEN_S if open_s is None else float(open_s)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.frames = 0
@@ -217,13 +148,11 @@ class CameraLoop:
         delay = RETRY_S
         while not self._stop.is_set():
             try:
-                self.source = self.open_source()
+                self.source = open_camera(self.open_source, self.open_s, self._stop)
+            except _Stopped:
+                return
             except Exception as exc:  # noqa: BLE001 - SourceError, and whatever a camera library raises
-                self.app.camera_update(
-                    status="lost",
-                    warning=("camera-lost", f"Camera lost ({exc}): check the camera cable. Trying again..."),
-                )
-                self._trouble(camera_problem(spec, exc))
+                self._not_opened(spec, exc, camera_problem, delay)
                 self._stop.wait(delay)
                 delay = min(RETRY_MAX_S, delay * 2)
                 continue
@@ -244,6 +173,25 @@ class CameraLoop:
                 delay = RETRY_S  # it ran well for a while: the next fault starts the back-off anew
             self._stop.wait(delay)
             delay = min(RETRY_MAX_S, delay * 2)
+
+    def _not_opened(self, spec: str, exc: BaseException, camera_problem: Callable[..., Any], delay: float) -> None:
+        """The camera did not open (it failed, or hung for :attr:`open_s` s): say so; the loop tries again."""
+        from table.doctor.check import Check
+
+        if isinstance(exc, OpenTimeout):
+            text = f"The camera did not open within {self.open_s:g} s: trying again in {delay:g} s..."
+            check = Check(
+                "camera",
+                "fail",
+                f"{spec} did not open within {self.open_s:g} s (it hangs)",
+                f"the table tries again by itself (every {RETRY_MAX_S:g} s at most); if it keeps hanging, check "
+                "the camera cable and that no other program uses the camera",
+            )
+            log.warning("camera not opened: %s", exc)
+        else:
+            text, check = f"Camera lost ({exc}): check the camera cable. Trying again...", camera_problem(spec, exc)
+        self.app.camera_update(status="lost", warning=("camera-lost", text))
+        self._trouble(check)
 
     def _close_source(self) -> None:
         source, self.source = self.source, None
@@ -282,8 +230,10 @@ class CameraLoop:
         """The reader failed (a broken model or profile, a bug): every screen says so; the loop tries again."""
         from table.doctor.check import Check, first_line
 
-        what = "its model or settings" if isinstance(exc, (VisionError, ValueError)) else "it failed"
-        log.error("the dice reader stopped (%s)", what, exc_info=exc)
+        if isinstance(exc, (VisionError, ValueError)):  # a model or setting named in its message: no traceback
+            log.error("the dice reader stopped (its model or settings): %s: %s", type(exc).__name__, first_line(exc))
+        else:  # a bug: the traceback says where
+            log.error("the dice reader stopped (it failed)", exc_info=exc)
         self.app.camera_update(status="failed")
         self._trouble(
             Check(

@@ -218,12 +218,16 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
             while True:
                 try:
                     item = self._queue.get(timeout=self._wait_s())
-                except queue.Empty:  # a store write to try again, or the turn timer's warning or end
-                    if self.store_faults.retry() | self._tick():
-                        self._publish()
-                    continue
+                except queue.Empty:
+                    item = ()
+                # Between calls too, not only when idle: camera views every 0.5 s keep a busy worker from
+                # ever timing out (a failed store write, or the turn timer's warning or end).
+                if (self.store_faults.due() and self.store_faults.retry()) | self._tick():
+                    self._publish()
                 if item is None:
                     break
+                if not item:
+                    continue
                 fn, args, fut = item
                 if not fut.set_running_or_notify_cancel():
                     continue

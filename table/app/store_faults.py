@@ -72,11 +72,17 @@ class StoreFaults:
         self.failures = 0
         self._since = 0.0  # time.monotonic() when the fault began
         self._during = 0  # commands not applied in this fault
+        self._next_try = 0.0  # time.monotonic() of the worker's next try while the fault lasts
 
     @property
     def retry_s(self) -> float | None:
         """How long the worker waits for work before it tries the store again (None: no fault, no tries)."""
-        return None if self.fault is None else RETRY_S
+        return None if self.fault is None else max(0.0, self._next_try - time.monotonic())
+
+    def due(self) -> bool:
+        """Whether a fault lasts and :data:`RETRY_S` passed since the last try: the worker tries between calls
+        too (a busy worker, with camera views every 0.5 s, was never idle long enough and never tried)."""
+        return self.fault is not None and time.monotonic() >= self._next_try
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         """Run ``fn(*args)``; if its write fails, put the app's state back, say so and re-raise.
@@ -104,6 +110,7 @@ class StoreFaults:
         """Try a write while a fault lasts (worker thread); True when it went through and the fault is cleared."""
         if self.fault is None:
             return False
+        self._next_try = time.monotonic() + RETRY_S
         try:
             self.app._store.probe()
         except StoreError as exc:
@@ -125,6 +132,7 @@ class StoreFaults:
         self.failures += 1
         if self.fault is None:
             self._since, self._during = time.monotonic(), 0
+            self._next_try = self._since + RETRY_S
             log.warning(
                 "the game store %s cannot be written: %s; commands are not applied until it can "
                 "(trying again every %g s)",

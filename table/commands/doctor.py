@@ -51,8 +51,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every check; exit status 1 when one fails."""
-    from table.doctor.run import Options, run_checks, summary
+    from table.doctor.run import NO_CAMERA, Options, run_checks, summary
+    from vision.sources import parse_spec
 
+    if args.camera is not None and args.camera != NO_CAMERA:
+        parse_spec(args.camera)  # a bad --camera is one line first, not advice to calibrate with it
     checks = run_checks(
         Options(
             camera=args.camera,

@@ -252,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
         def opener() -> Any:
             nonlocal first
             if tray is not None:
-                return tray
+                return tray.reopen()  # closed by the camera loop after a fault
             source, first = first, None  # the camera opened above, once; then opened anew after a loss
             return source if source is not None else open_source(camera_spec, **profile.camera.source_options())
 
@@ -357,13 +357,18 @@ def _open_camera(spec: str, profile: Any) -> Any:
     A recording (video file, image folder or glob) that cannot be opened never
     will be: its :class:`~vision.sources.SourceError` is raised (exit status 2,
     as ``dicetable watch``).  A live camera (Pi camera, webcam index, stream URL)
-    may come back: one line on stderr says so, and the table keeps trying.
+    may come back: one line on stderr says so, and the table keeps trying; so does
+    one whose open hangs for :data:`~table.app.camera.OPEN_S` s (it is left to the camera thread).
     """
-    from table.app.camera import RETRY_MAX_S, RETRY_S, camera_retries
+    from table.app.camera import OPEN_S, RETRY_MAX_S, RETRY_S, camera_retries
+    from table.app.camera_guard import open_camera
     from vision.sources import SourceError, open_source
 
-    try:
+    def opened() -> Any:
         return open_source(spec, **profile.camera.source_options())
+
+    try:
+        return open_camera(opened, OPEN_S, threading.Event()) if camera_retries(spec) else opened()
     except SourceError as exc:
         if not camera_retries(spec):
             raise

@@ -161,6 +161,12 @@ class LiveTray(FrameSource):
             self._idle_image = None
             self.throws += 1
 
+    def reopen(self) -> LiveTray:
+        """Open the tray again after :meth:`close` and return it: the camera loop closes a camera that
+        failed before it opens it anew, and the synthetic tray is the same one plugged in again."""
+        self._closed = False
+        return self
+
     def truth_dice(self) -> list[tuple[int, tuple[float, float]]]:
         """``(value, (x, y) mm)`` of each script die as it lies now (empty before the first throw)."""
         with self._lock:

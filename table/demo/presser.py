@@ -17,6 +17,11 @@ from typing import Any
 
 from table.app.bots import BuiltinBot, next_step
 from table.inputs.commands import HOLD_COMMANDS, Command
+from table.store import StoreWriteError
+
+#: Seconds the player waits after a press the store could not keep (a full or read-only disk) before it
+#: decides again: the page says what is wrong and the app's worker retries the store every 5 s.
+STORE_RETRY_S = 1.0
 
 
 class DemoPlayer:
@@ -50,17 +55,27 @@ class DemoPlayer:
         self._stop.set()
         self._thread.join(timeout=5)
 
-    def _press(self, c: Command) -> None:
+    def _press(self, c: Command) -> bool:
+        """Press `c`; False when the store could not keep it (not applied: the player waits, then decides anew)."""
         self.presses += 1
-        self.app.press(c, "demo").result(timeout=30)
+        try:
+            self.app.press(c, "demo").result(timeout=30)
+        except StoreWriteError:
+            self._stop.wait(STORE_RETRY_S)
+            return False
+        return True
 
     def _throw(self) -> None:
         """Press ROLL and wait until the camera gave its verdict on the throw (read or unreadable)."""
         verdicts = self.app.verdicts
         before = self.app.state.events
-        self._press(Command.ROLL)
+        if not self._press(Command.ROLL):
+            return
         deadline = time.monotonic() + 30
         while not self._stop.is_set() and time.monotonic() < deadline and self.app.verdicts == verdicts:
+            if "store" in self.app.warnings:  # the reading could not be kept: wait for the store, throw again
+                self._stop.wait(STORE_RETRY_S)
+                return
             self._stop.wait(0.02)
         st = self.app.state
         # The throw was not read (a die leaning, say): count it; a static cause (two held dice
@@ -76,6 +91,9 @@ class DemoPlayer:
                 self._stop.wait(0.05)
                 continue
             self._stop.wait(self.delay_s)
+            if "store" in self.app.warnings:  # the store cannot keep a press now: the app's worker retries it
+                self._stop.wait(STORE_RETRY_S)
+                continue
             turn = st.turn
             if self.app.pending is not None:
                 self._press(Command.ROLL)  # a die did not move: use the reading anyway

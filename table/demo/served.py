@@ -158,7 +158,7 @@ def serve_demo(
                 seen[0] = len(st.history)
 
             app.subscribe(progress)
-            camera = CameraLoop(app, lambda: tray, make, speed=speed).start()
+            camera = CameraLoop(app, tray.reopen, make, speed=speed).start()
             player = DemoPlayer(app, delay_s=0.45 / speed, bots=seated).start()
             peak = 0.0
             try:

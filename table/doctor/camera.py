@@ -158,6 +158,7 @@ def camera_problem(spec: str, exc: BaseException | str, *, opened: bool = False)
     The numpy clash (:func:`table.doctor.versions.clash_fix`) is named as such; a missing
     picamera2 says how to install it.
     """
+    from table.app.camera import RETRY_MAX_S
     from vision.sources import SourceEnded, UnknownSourceError
 
     text = first_line(exc)
@@ -189,7 +190,8 @@ def camera_problem(spec: str, exc: BaseException | str, *, opened: bool = False)
             "camera",
             "fail",
             f"{spec} stopped giving frames ({text})",
-            "check the camera cable, then restart the table ('sudo systemctl restart dicetable')",
+            f"check the camera cable; a running table opens the camera again by itself (every "
+            f"{RETRY_MAX_S:g} s at most), no restart needed",
         )
     if is_live(spec):
         return Check(

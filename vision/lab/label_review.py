@@ -178,7 +178,12 @@ def load_label_review(path: str | Path) -> LabelReview:
             f"no label review {str(path)!r}; give the JSON file of reviewed labels "
             "(e.g. benchmarks/dev_label_review.json)"
         ) from None
-    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad JSON, UTF-8 or a huge number
+    except RecursionError:  # lists or objects nested deeper than Python's recursion limit (about 1,000)
+        raise DatasetError(
+            f'label review {str(path)!r} is nested too deeply to be one; give {{"changes": [{{"file": ..., '
+            '"box": [x, y, w, h], "labelled": 1-6 or null, "value": 1-6, "why": ...}]}'
+        ) from None
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, UTF-8 or a huge number
         raise DatasetError(f"label review {str(path)!r} cannot be read as JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("changes"), list):
         raise DatasetError(f'label review {str(path)!r} must be an object with a "changes" list')

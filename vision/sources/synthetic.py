@@ -59,7 +59,7 @@ class SyntheticSource(FrameSource):
     fps : float, optional
         Frame rate; timestamps are ``index / fps``.
     idle_frames : int, optional
-        Frames of the empty tray before the first roll.
+        Frames of the empty tray before the first roll, 0-600 (0: the first frame is the throw).
     noise : float, optional
         Sensor noise standard deviation in grey levels.
     colour : str, optional
@@ -72,7 +72,7 @@ class SyntheticSource(FrameSource):
     Raises
     ------
     ValueError
-        If the script is empty or its dice do not fit.
+        If the script is empty or its dice do not fit, or `idle_frames` is not a whole number 0-600.
     """
 
     carries_truth = True
@@ -97,6 +97,12 @@ class SyntheticSource(FrameSource):
         self._script = tuple(script) if script is not None else default_script(self._seed)
         if not self._script:
             raise ValueError("the script has no rolls; give at least one ScriptedRoll")
+        if (
+            isinstance(idle_frames, bool)
+            or not isinstance(idle_frames, (int, np.integer))
+            or not 0 <= idle_frames <= 600
+        ):
+            raise ValueError(f"idle_frames must be a whole number of frames 0-600, got {idle_frames!r}")
         self._size = (int(size[0]), int(size[1]))
         self._fps = float(fps)
         self._loop = bool(loop)
