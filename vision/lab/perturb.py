@@ -92,11 +92,9 @@ def _glare(image, dice, rng):
             long_ax = side * rng.uniform(0.04, 0.09)
             axes = (max(1, round(long_ax)), max(1, round(long_ax * rng.uniform(0.35, 1.0))))
             angle = float(rng.uniform(0, 180))
-            mask = _soft_mask(
-                out.shape[:2],
-                lambda m: cv2.ellipse(m, (round(cx), round(cy)), axes, angle, 0, 360, 1.0, -1, cv2.LINE_AA),
-                0.6,
-            )[..., None]
+            mask = np.zeros(out.shape[:2], np.float32)
+            cv2.ellipse(mask, (round(cx), round(cy)), axes, angle, 0, 360, 1.0, -1, cv2.LINE_AA)
+            mask = cv2.GaussianBlur(mask, (0, 0), 0.6)[..., None]
             out = out * (1 - mask) + rng.uniform(245, 255) * mask
     return Perturbed(np.clip(out + 0.5, 0, 255).astype(np.uint8), tuple(dice))
 
@@ -159,7 +157,7 @@ def _ev(stops: float) -> Edit:
 
 
 def _steep_tilt(image, dice, rng):
-    """A phone held at 35-50 degrees from straight down: the photo warped by ``K R K^-1`` (top-down dice, no side faces).
+    """A phone held 35-50 degrees from straight down: the photo warped by ``K R K^-1`` (no side faces).
 
     As :func:`vision.lab.camera_changes._tilt` (focal length the photo's long
     side), tilted about a random one of the four directions.
