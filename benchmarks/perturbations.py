@@ -10,7 +10,9 @@ reads each with :func:`vision.reader.read_image` on one OpenCV thread and
 prints per condition: pictures, dice that should be read, right, unknown,
 wrong (silent), missed, dice that must get no value (cocked, stacked) and how
 many got one, dice read where none is with a value (xtraV, silent) and without
-(xtraU), accuracy and the silent rate (wrong + unrdV + xtraV over all dice).
+(xtraU), accuracy, the silent rate (wrong + novalV + xtraV over all dice), and
+a reliability line per condition (issue 37, item 5): the mean stated
+confidence of the values given against the share of them that were right.
 Seeded: the same seed gives the same pictures. ``--save DIR`` writes each
 picture with a silent error, truth in green (red: must get no value), the
 reading in red (``?`` unknown). ``--floors`` prints a ``FLOORS`` dict for
@@ -64,24 +66,40 @@ def main() -> None:
     print(f"{len(photos)} photos of {args.dataset}, {renders} renders per rendered condition, seed {args.seed}")
     print(
         f"{'condition':<14} {'pics':>4} {'dice':>5} {'right':>5} {'unkn':>5} {'wrong':>5} {'miss':>5} "
-        f"{'noval':>5} {'novalV':>6} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6}"
+        f"{'noval':>5} {'novalV':>6} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'stated':>7} {'observd':>7}"
     )
     out = {}
     for c in names:
         saver = _saver(Path(args.save), c) if args.save else None
+        stated: list[float] = []
+
+        def on_image(k, pic, reading, counts, saver=saver, stated=stated):
+            stated.extend(d.confidence for d in reading.dice if d.value is not None)
+            if saver is not None:
+                saver(k, pic, reading, counts)
+
         r = run_condition(
-            c, photos, lambda image: read_image(image, **networks), seed=args.seed, renders=renders, on_image=saver
+            c, photos, lambda image: read_image(image, **networks), seed=args.seed, renders=renders, on_image=on_image
         )
+        valued = r.right + r.silent
+        observed = r.right / valued if valued else 0.0
+        mean_stated = sum(stated) / len(stated) if stated else 0.0
         print(
             f"{c:<14} {r.images:4d} {r.dice:5d} {r.right:5d} {r.unknown:5d} {r.wrong:5d} {r.missed:5d} "
             f"{r.unreadable:5d} {r.unreadable_valued:6d} {r.extra_valued:5d} {r.extra_unknown:5d} "
-            f"{100 * r.accuracy:5.1f}% {100 * r.silent_rate:5.2f}%",
+            f"{100 * r.accuracy:5.1f}% {100 * r.silent_rate:5.2f}% {100 * mean_stated:6.1f}% {100 * observed:6.1f}%",
             flush=True,
         )
-        out[c] = {f: getattr(r, f) for f in r.__slots__} | {"accuracy": r.accuracy, "silent": r.silent}
+        out[c] = {f: getattr(r, f) for f in r.__slots__} | {
+            "accuracy": r.accuracy,
+            "silent": r.silent,
+            "stated_confidence": mean_stated,
+            "observed_precision": observed,
+        }
     print(
         "noval: dice that must get no value (cocked, stacked); novalV: of those given one; xtraV / xtraU: dice "
-        "read where none is, with / without a value; silent = (wrong + novalV + xtraV) / all dice"
+        "read where none is, with / without a value; silent = (wrong + novalV + xtraV) / all dice; "
+        "stated: mean stated confidence of the values given; observed: right / values given"
     )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
