@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
-from vision.reader_body import MIN_BODY_CONTRAST, body_contrast
+from vision.reader_body import MIN_BODY_CONTRAST, bare_pip, body_contrast
 
 
 def test_a_speck_on_cloth_has_no_body_and_a_die_has_one():
@@ -20,6 +20,8 @@ def test_a_speck_on_cloth_has_no_body_and_a_die_has_one():
     cv2.circle(die, (100, 100), 5, (20, 20, 20), -1)
     assert body_contrast(die, (85, 85, 31, 31)) > 10 * MIN_BODY_CONTRAST
     assert body_contrast(die, (0, 0, 200, 200)) == float("inf")  # a box filling the picture has no ring
+    assert bare_pip(speck, (85, 85, 30, 30)) and not bare_pip(die, (85, 85, 31, 31))
+    assert not bare_pip(cloth, (85, 85, 30, 30))  # nothing there at all: no pip either
 
 
 def test_dust_at_plus_one_ev_is_not_read_as_a_one():
