@@ -64,7 +64,8 @@ def test_an_unknown_die_is_labelled_with_why():
     from vision.reading import UnknownReason, short_reason
 
     assert all(reason.short and len(reason.short) <= 6 for reason in UnknownReason)
-    assert short_reason("cut off by the picture's edge") == "cut" and short_reason("glare on the face") == "glare "
+    assert short_reason("cut off by the picture's edge") == "cut" and short_reason("glare on the face") == "glare"
+    assert short_reason("smudge on the lens") == "smudge"  # a text that is no UnknownReason: its first 6 letters
     image = np.full((480, 640, 3), 90, np.uint8)
     box = (300, 200, 60, 60)
 

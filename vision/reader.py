@@ -34,7 +34,7 @@ on ``../shared/dice-images/dev`` with ``dicetable eval``):
 * otherwise unknown, with a reason (:class:`vision.reading.UnknownReason`:
   ``"low confidence"``, ``"not a readable face"``, ``"pip count disagrees"``,
   ``"leaning"``, ``"cut off by the picture's edge"``, ``"too small in the picture"``,
-  ``"only part of a die boxed"``).
+  ``"only part of a die boxed"``, ``"glare on the face"``: :mod:`vision.reader_glints`).
 
 The design and the measurements behind each rule and threshold, with their
 dates, are in ``docs/reader.md``.
@@ -53,6 +53,8 @@ import numpy as np
 from vision.closeups import close_up_dice, same_die_boxes
 from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
+from vision.reader_body import bare_pip
+from vision.reader_glints import glint_pips
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
     BLUR_SHARPNESS,
     BRIGHT_SHARE,
@@ -253,6 +255,14 @@ def read_image(
     )
     for i, agree in zip(asked, agreed):
         agrees[i] = agree
+    # glints are not pips: a die whose marked pips include a glint is not given the value they make
+    valued = [i for i, (agree, reason) in enumerate(zip(agrees, aside)) if agree and reason is None]
+    glare = glint_pips(
+        pip_finder, image, [kept[i][0].box for i in valued], [kept[i][2] for i in valued], FACE_CROP_MARGIN
+    )
+    for i, glint in zip(valued, glare):
+        if glint:
+            aside[i], agrees[i] = UnknownReason.GLARE, False
     dice: list[DieReading] = []
     for (det, p, _), best, reason, agree in zip(kept, bests, aside, agrees):
         best_p = float(p[best])
@@ -266,8 +276,9 @@ def read_image(
             dice.append(DieReading(None, det.box, best_p, UnknownReason.NOT_A_FACE))
         else:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.LOW_CONFIDENCE))
-    # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size)
-    specks = _specks(dice)
+    # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size),
+    # nor is a lone "pip" on the bare floor (a 1 without a die's body around it)
+    specks = [s or (d.value == 1 and bare_pip(image, d.box)) for d, s in zip(dice, _specks(dice))]
     kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
 

@@ -25,6 +25,7 @@ class UnknownReason(StrEnum):
     CUT_OFF = "cut off by the picture's edge"
     TOO_SMALL = "too small in the picture"
     PART_OF_A_DIE = "only part of a die boxed"
+    GLARE = "glare on the face"
 
     @property
     def short(self) -> str:
@@ -45,6 +46,7 @@ _REASON_SHORT = {
     UnknownReason.CUT_OFF: "cut",
     UnknownReason.TOO_SMALL: "small",
     UnknownReason.PART_OF_A_DIE: "part",
+    UnknownReason.GLARE: "glare",
 }
 
 

@@ -392,7 +392,7 @@ class RollWatcher(_CameraChecks, _Voting):
             x, y, bw, bh, area = stats[i]
             edge = x <= 0 or y <= 0 or x + bw >= w or y + bh >= h
             if area > c.hand_area_dice * self._die_area_small or (
-                edge and area > c.hand_edge_dice * self._die_area_small
+                edge and area > c.hand_edge_dice * self._die_area_small and not self._held_cluster(x, y, bw, bh)
             ):
                 return True, False
         return False, False

@@ -56,6 +56,26 @@ class _CameraChecks:
         half = cv2.resize(ref_rect, (ref_rect.shape[1] // 2, ref_rect.shape[0] // 2), interpolation=cv2.INTER_AREA)
         self._ref_log = [cv2.log(ch.astype(np.float32) + 4.0) for ch in cv2.split(half)]
 
+    def _held_cluster(self, x: int, y: int, w: int, h: int) -> bool:
+        """Whether a foreground blob's box (px of the small view) lies in the hold area, half a die to spare.
+
+        Held dice pushed together against the tray's wall make one blob at the
+        edge of three die areas and more (three held dice side by side: 3.1),
+        which is not a hand reaching in; a hand still counts anywhere once it is
+        :attr:`WatchConfig.hand_area_dice` die areas.
+        """
+        if self.hold_area_mm is None:
+            return False
+        ppm = self.geometry.px_per_mm * self.config.motion_scale
+        hx, hy, hw, hh = self.hold_area_mm
+        spare = self.die_mm / 2
+        return (
+            x / ppm >= hx - spare
+            and y / ppm >= hy - spare
+            and (x + w) / ppm <= hx + hw + spare
+            and (y + h) / ppm <= hy + hh + spare
+        )
+
     def _small_view(self, image: np.ndarray) -> np.ndarray:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         half = cv2.resize(gray, (gray.shape[1] // 2, gray.shape[0] // 2), interpolation=cv2.INTER_AREA)

@@ -131,16 +131,21 @@ class _Voting:
             else:  # no reference image: judge by the reader's box alone
                 lean = max(w, h) > c.lean_box_size * side or max(w, h) / max(1, min(w, h)) > c.lean_box_aspect
             lean = lean or (reason is not None and "lean" in reason.lower())
+            held = self._in_hold(cx, cy)
             if lean:
                 value, reason = None, UnknownReason.LEANING
                 problems.append(
-                    f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; lay it flat or re-roll"
+                    # a held die is not re-rolled: the one thing to do is to lay it flat
+                    f"the held die at ({cx:.0f}, {cy:.0f}) mm is leaning; lay it flat, keep its face up"
+                    if held
+                    else f"the die at ({cx:.0f}, {cy:.0f}) mm is leaning on the wall or another die; "
+                    "lay it flat or re-roll"
                 )
             elif value is not None and d.confidence < c.min_confidence:
                 value, reason = None, UnknownReason.LOW_CONFIDENCE
             if value is None and not lean:
                 problems.append(f"the die at ({cx:.0f}, {cy:.0f}) mm cannot be read ({reason or 'unsure'})")
-            out.append(TrayDie(value, (cx, cy), (x, y, w, h), float(d.confidence), self._in_hold(cx, cy), reason))
+            out.append(TrayDie(value, (cx, cy), (x, y, w, h), float(d.confidence), held, reason))
         return _reading_order(out, self.die_mm), problems
 
     def _in_hold(self, x: float, y: float) -> bool:
@@ -165,7 +170,9 @@ class _Voting:
         dice, problems = self._tray_dice(reading, leaning)
         for x, y, tilted in unexplained:
             problems.append(
-                f"a die at ({x:.0f}, {y:.0f}) mm is leaning on the wall or another die and cannot be read; lay it "
+                f"a held die at ({x:.0f}, {y:.0f}) mm is leaning; lay it flat, keep its face up"
+                if tilted and self._in_hold(x, y)
+                else f"a die at ({x:.0f}, {y:.0f}) mm is leaning on the wall or another die and cannot be read; lay it "
                 "flat or re-roll"
                 if tilted
                 else f"something at ({x:.0f}, {y:.0f}) mm is not read as a die (on its edge, covered, or not a die?); "

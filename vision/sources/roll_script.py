@@ -59,6 +59,9 @@ class ScriptedRoll:
         Frames from the throw until the last die stops.
     rest_frames : int, optional
         Still frames after the last die stops.
+    hold_side_by_side : bool, optional
+        Held dice lie square and side by side in the hold area, two to a row,
+        about 0.5 mm apart (as players push them), not one per slot down it.
     """
 
     values: tuple[int, ...]
@@ -70,6 +73,7 @@ class ScriptedRoll:
     camera: CameraPose | None = None
     tumble_frames: int = 24
     rest_frames: int = 30
+    hold_side_by_side: bool = False
 
     def __post_init__(self) -> None:
         if not 1 <= len(self.values) <= 6 or any(not 1 <= int(v) <= 6 for v in self.values):
@@ -172,9 +176,15 @@ class _State:
     settled: tuple[bool, ...] = field(default=())
 
 
-def _hold_slot(i: int) -> tuple[float, float]:
+def _hold_slot(i: int, side_by_side: tuple[int, ...] = ()) -> tuple[float, float]:
+    """Centre (tray mm) of held die `i`: its own slot down the hold area, or, when `side_by_side`
+    lists the held dice, the `i`-th one's place two to a row, 0.5 mm apart."""
     x, y, w, h = world.HOLD_AREA_MM
-    return x + w / 2, y + 16.0 + i * (h - 32.0) / 5.0
+    if not side_by_side:
+        return x + w / 2, y + 16.0 + i * (h - 32.0) / 5.0
+    k = side_by_side.index(i)
+    step = world.DIE_MM + 0.5
+    return x + w / 2 + (k % 2 - 0.5) * step, y + 16.0 + (k // 2) * step
 
 
 def _free_spot(rng: np.random.Generator, taken: list[tuple[float, float]], lean: bool) -> tuple[float, float]:
@@ -239,8 +249,9 @@ def _plan(
         for i in range(n):
             old = dice[i]
             if i in roll.hold:
-                x, y = _hold_slot(i)
-                finals[i] = _Die(roll.values[i], x, y, old.angle if old else 10.0, held=True)
+                x, y = _hold_slot(i, tuple(sorted(roll.hold)) if roll.hold_side_by_side else ())
+                angle = 0.0 if roll.hold_side_by_side else old.angle if old else 10.0
+                finals[i] = _Die(roll.values[i], x, y, angle, held=True)
                 if old is not None and old.held and i in prev_held and old.value != roll.values[i]:
                     flags.append(("held-changed", i))
             elif i in roll.unmoved and old is not None:

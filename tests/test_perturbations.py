@@ -1,0 +1,76 @@
+"""The perturbation suite (issue 37, item 6): seeded edits of DEV photos and renders, and the reader's floors on a
+small subset of it (every 13th DEV photo, 13 photos and 76 dice; 6 renders per rendered condition)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
+from vision.lab.perturb_suite import PERTURBATIONS, perturbed, run_condition
+
+#: Per condition: (least accuracy on the dice that should be read, most silent errors), from
+#: ``tests/test_perturbations.py``'s subset as measured on 2026-12-03 (accuracy less 0.05, rounded down; silent
+#: errors as measured). Clutter, cocked and stacked dice are the issue's open gaps: their limits are today's
+#: counts (28 keys, buttons and dominoes given a value; 4 of 6 cocked and 6 of 12 stacked dice given one), so
+#: that they can only go down.
+FLOORS: dict[str, tuple[float, int]] = {
+    "glare": (0.42, 1),  # 36/76 right, 39 unknown ("glare on the face" among them)
+    "round_shadow": (0.93, 0),  # 75/76
+    "tilt_35_50": (0.76, 0),  # 62/76
+    "touching_0px": (0.93, 0),  # 88/89
+    "white_card": (0.77, 1),  # 82/99, 14 missed (the card boxed as one die)
+    "clutter": (0.95, 28),  # 76/76; 28 things that are not dice given a value
+    "cocked_15_45": (0.95, 4),  # 24/24 flat dice right; 4 of 6 cocked dice given a value
+    "stacked": (0.95, 6),  # 18/18 flat dice right; 6 of 12 stacked dice given a value
+}
+
+
+@pytest.fixture(scope="module")
+def photos():
+    if not (DEFAULT_DEV_DIR / "labels.json").exists():
+        pytest.skip("the DEV photos are not here")
+    return load_dataset(DEFAULT_DEV_DIR)[::13]
+
+
+@pytest.mark.parametrize("condition", sorted(FLOORS))
+def test_reader_floors_on_the_perturbation_suite(photos, condition):
+    from vision.reader import read_image
+
+    counts = run_condition(condition, photos, read_image, seed=0, renders=6)
+    floor, silent = FLOORS[condition]
+    assert counts.images >= 6 and counts.dice >= 18
+    assert counts.accuracy >= floor, counts
+    assert counts.silent <= silent, counts
+
+
+@pytest.mark.parametrize("condition", PERTURBATIONS)
+def test_every_condition_is_seeded_and_keeps_its_truth_in_the_picture(photos, condition):
+    first = perturbed(condition, photos[:3], seed=1, renders=2)
+    again = perturbed(condition, photos[:3], seed=1, renders=2)
+    assert first and len(first) == len(again)
+    for a, b in zip(first, again):
+        assert a.image.dtype == np.uint8 and a.image.ndim == 3 and np.array_equal(a.image, b.image)
+        assert a.dice == b.dice
+        h, w = a.image.shape[:2]
+        for t in a.dice:
+            x, y, bw, bh = t.box
+            assert 1 <= t.value <= 6 and x >= 0 and y >= 0 and x + bw <= w and y + bh <= h and bw > 0 and bh > 0
+    if condition not in ("none", "ev_plus1", "ev_minus1", "warm", "cool", "cocked_15_45", "stacked"):  # no draws
+        other = perturbed(condition, photos[:3], seed=2, renders=2)
+        assert any(not np.array_equal(a.image, b.image) for a, b in zip(first, other)), "the seed changes nothing"
+
+
+def test_edits_add_the_dice_they_paste_and_renders_label_what_must_get_no_value(photos):
+    cards = [(p, perturbed("white_card", [p], seed=0)) for p in photos]
+    photo, (card,) = next((p, c) for p, c in cards if c)
+    assert len(card.dice) == len(photo.dice) + 2
+    touching = perturbed("touching_0px", photos[:1], seed=0)[0]
+    assert len(touching.dice) == len(photos[0].dice) + 1
+    stacked = perturbed("stacked", [], seed=0, renders=1)[0]
+    assert sum(t.unreadable is not None for t in stacked.dice) == 2 and len(stacked.dice) == 5
+
+
+def test_an_unknown_condition_is_named_with_the_choices():
+    with pytest.raises(ValueError, match="unknown condition 'fog'.*glare"):
+        perturbed("fog", [])
