@@ -114,3 +114,16 @@ def test_a_version_1_store_gets_the_outbox_without_losing_a_game(tmp_path):
     with open_store(tmp_path / "other.sqlite3") as a, open_store(tmp_path / "third.sqlite3") as b:
         ids = [s.conn.execute("SELECT value FROM meta WHERE key='store_id'").fetchone()[0] for s in (a, b)]
         assert ids[0] != ids[1]
+
+
+def test_a_password_file_error_names_the_resolved_path_and_a_directory(tmp_path, monkeypatch):
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "table.toml").write_text(
+        '[mqtt]\nurl = "mqtt://cafe"\ntable = "bar-1"\nuser = "u"\npassword_file = "missing-pw"\n'
+    )
+    monkeypatch.chdir(tmp_path)  # a relative --config: the password file is relative to it, said as resolved
+    with pytest.raises(UsageError, match="no such file") as err:
+        parse(["--config", "conf/table.toml"])
+    assert repr(str(tmp_path / "conf" / "missing-pw")) in str(err.value), err.value
+    with pytest.raises(UsageError, match="is a directory, not a file"):
+        parse(["--mqtt", "mqtt://x", "--table", "t1", "--mqtt-user", "u", "--mqtt-password-file", str(tmp_path)])

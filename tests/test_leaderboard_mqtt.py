@@ -267,12 +267,18 @@ def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
         (["--mqtt", "mqtts://h", "--mqtt-ca", __file__], "is not a CA certificate (PEM)"),
         (["--mqtt", "mqtts://h", "--mqtt-key", __file__], "--mqtt-key needs --mqtt-cert"),
         (["--mqtt", "mqtt://h", "--listen", "203.0.113.9"], "is not an address of this machine"),
+        (["--mqtt", "mqtt://h", "--port", "70000"], "--port must be 0-65535 (0: any free port), got 70000"),
+        (["--mqtt", "mqtt://h", "--port", "-1"], "--port must be 0-65535 (0: any free port), got -1"),
+        (["--mqtt", "mqtt://h", "--listen", "127.0.0.1:70000"], "--port must be 0-65535"),
+        (["--mqtt", "mqtt://h", "--listen", "127.0.0.1:web"], "'web' is not a port number"),
+        (["--mqtt", "mqtt://h", "--mqtt-user", "lb", "--mqtt-password-file", "/tmp"], "is a directory"),
     ],
 )
 def test_cli_bad_input_is_one_line(args, words, tmp_path, capsys):
     from table.cli import main
 
-    assert main(["leaderboard", *args, "--db", str(tmp_path / "b.sqlite3"), "--port", "0"]) == 2
+    port = [] if "--port" in args else ["--port", "0"]
+    assert main(["leaderboard", *args, "--db", str(tmp_path / "b.sqlite3"), *port]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("dicetable leaderboard: error: ") and words in err and "\n" not in err, err
     assert not (tmp_path / "b.sqlite3").exists()  # refused before anything was made
@@ -290,6 +296,17 @@ def test_cli_refuses_the_tables_own_store_and_runs_on_its_own(tmp_path, mosquitt
     assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("leaderboard on http://127.0.0.1:") and f"subscribing to 127.0.0.1:{mosquitto.port}" in out
+
+
+def test_cli_listen_takes_host_and_port(tmp_path, mosquitto, capsys):
+    from conftest import _free_port
+
+    from table.cli import main
+
+    port = _free_port()
+    args = ["leaderboard", "--mqtt", mosquitto.url, "--listen", f"127.0.0.1:{port}", "--duration", "0.3"]
+    assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
+    assert capsys.readouterr().out.startswith(f"leaderboard on http://127.0.0.1:{port}/")
 
 
 def make_ca(folder, name: str) -> tuple:

@@ -65,10 +65,16 @@ def parse_broker_url(url: str) -> tuple[str, int, bool]:
 
 
 def existing_file(option: str, path: str | Path, what: str) -> Path:
-    """`path` (``~`` expanded) if it is a file; else :class:`UsageError` ``OPTION 'PATH': no such file; give WHAT``."""
+    """`path` (``~`` expanded) if it is a file; else :class:`UsageError` ``OPTION 'PATH': no such file; give WHAT``.
+
+    The error names the absolute path looked at (a config file's relative path is relative to the
+    config file, not to where the command runs), and says so when it is a directory.
+    """
     found = Path(path).expanduser()
     if not found.is_file():
-        raise UsageError(f"{option} {str(path)!r}: no such file; give {what}")
+        shown = str(found.absolute())
+        why = "is a directory, not a file" if found.is_dir() else "no such file"
+        raise UsageError(f"{option} {shown!r}: {why}; give {what}")
     return found
 
 

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from table.commands._running import run_until_stopped
+from table.errors import UsageError
 from table.leaderboard.broker import add_mqtt_options
 from table.store.paths import own_db_path
 
@@ -33,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--listen",
         default="127.0.0.1",
-        metavar="ADDR",
-        help="address to serve the page on (default 127.0.0.1; 0.0.0.0 for the TV and phones on the LAN)",
+        metavar="ADDR[:PORT]",
+        help="address to serve the page on (default 127.0.0.1; 0.0.0.0 for the TV and phones on the LAN);"
+        " ADDR:PORT also sets the port",
     )
     p.add_argument("--port", type=int, default=8080, help="port of the page (default 8080; 0: any free port)")
     p.add_argument("--db", default=None, metavar="PATH", help=f"the leaderboard's store (default ${DB_ENV})")
@@ -54,11 +56,43 @@ def db_path(args: argparse.Namespace) -> Path:
     return Path(chosen).expanduser() if chosen else own_db_path().with_name("leaderboard.sqlite3")
 
 
+def listen_address(listen: str, port: int) -> tuple[str, int]:
+    """``(host, port)`` from ``--listen ADDR`` or ``--listen ADDR:PORT`` (``[v6]:PORT`` too) and ``--port``.
+
+    Raises
+    ------
+    UsageError
+        If the port (of either option) is not 0-65535 or is not a number.
+    """
+    from table.commands._live import check_port  # here: _live imports numpy, which `dicetable --help` need not
+
+    host = listen
+    if listen.startswith("[") and "]" in listen:  # [::1] or [::1]:8080
+        host, _, rest = listen[1:].partition("]")
+        if rest:
+            if not rest.startswith(":"):
+                raise UsageError(f"--listen {listen!r} is not ADDR or ADDR:PORT")
+            port = _port_number(listen, rest[1:])
+    elif listen.count(":") == 1:  # one colon: ADDR:PORT (an IPv6 address has two or more)
+        host, text = listen.split(":")
+        port = _port_number(listen, text)
+    check_port(port)
+    return host, port
+
+
+def _port_number(listen: str, text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UsageError(f"--listen {listen!r}: {text!r} is not a port number (give ADDR or ADDR:PORT)") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until stopped; return 0."""
     from table.leaderboard.broker import broker_options
     from table.leaderboard.service import Leaderboard
 
+    args.listen, args.port = listen_address(args.listen, args.port)
     opts = broker_options(args)
     board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
     print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
