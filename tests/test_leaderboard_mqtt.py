@@ -154,10 +154,10 @@ def test_events_sent_while_the_leaderboard_was_away_are_delivered(tmp_path, mosq
         assert lb.store.game_totals() == {gid: totals}
 
 
-def test_broker_down_at_start_and_dropping_then_back(tmp_path, mosquitto):
+def test_broker_down_at_start_and_dropping_then_back(tmp_path, mosquitto, caplog):
     _, payloads, _ = real_game("t1", 1)
     mosquitto.stop()
-    with board(tmp_path, mosquitto) as lb:
+    with caplog.at_level(logging.INFO, logger="table.leaderboard"), board(tmp_path, mosquitto) as lb:
         wait_for(lambda: lb.subscriber.broker.startswith("broker: cannot reach 127.0.0.1"), "the broker line")
         status, tables = get(lb.url + "api/tables")  # it serves meanwhile, saying why
         assert status == 200 and tables["connected"] is False and "Connection refused" in tables["broker"]
@@ -177,6 +177,8 @@ def test_broker_down_at_start_and_dropping_then_back(tmp_path, mosquitto):
         pub.send("dicetable/t1/events", payloads[1])
         wait_for(lambda: lb.subscriber.stored == 2, "the second event")
         pub.close()
+    connected = [r.getMessage() for r in caplog.records if r.getMessage().startswith("connected to ")]
+    assert len(connected) == 2 and all(f"connected to 127.0.0.1:{mosquitto.port} (" in c for c in connected), connected
 
 
 TABLE_PROCESS = """
@@ -304,9 +306,11 @@ def test_cli_listen_takes_host_and_port(tmp_path, mosquitto, capsys):
     from table.cli import main
 
     port = _free_port()
-    args = ["leaderboard", "--mqtt", mosquitto.url, "--listen", f"127.0.0.1:{port}", "--duration", "0.3"]
+    args = ["leaderboard", "--mqtt", mosquitto.url, "--listen", f"127.0.0.1:{port}", "--duration", "2"]
     assert main([*args, "--db", str(tmp_path / "board.sqlite3")]) == 0
-    assert capsys.readouterr().out.startswith(f"leaderboard on http://127.0.0.1:{port}/")
+    out, err = capsys.readouterr()
+    assert out.startswith(f"leaderboard on http://127.0.0.1:{port}/")
+    assert f"leaderboard: connected to 127.0.0.1:{mosquitto.port} (a new session)" in err, err
 
 
 def make_ca(folder, name: str) -> tuple:

@@ -11,6 +11,7 @@ Ctrl-C or SIGTERM; a broker that is down or drops the connection is retried, and
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from pathlib import Path
 
@@ -94,10 +95,19 @@ def run(args: argparse.Namespace) -> int:
 
     args.listen, args.port = listen_address(args.listen, args.port)
     opts = broker_options(args)
-    board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
-    print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
+    # the service's lines (connected, lost, dropped, missing events) on stderr with the time, INFO and up
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s leaderboard: %(message)s", "%H:%M:%S"))
+    log = logging.getLogger("table.leaderboard")
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
     try:
-        run_until_stopped(args.duration)
+        board = Leaderboard(db_path(args), opts, host=args.listen, port=args.port, client_id=args.client_id).start()
+        print(f"leaderboard on {board.url} (store {board.store.path}); subscribing to {opts.where}", flush=True)
+        try:
+            run_until_stopped(args.duration)
+        finally:
+            board.close()
     finally:
-        board.close()
+        log.removeHandler(handler)
     return 0
