@@ -224,6 +224,10 @@ def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
         for path in ("api/players", "api/board"):
             status, body = get(lb.url + path + "?ruleset=poker")
             assert status == 400 and body["error"].startswith("ruleset 'poker' is not one of yahtzee"), path
+        for query, words in (("limit=abc", "limit 'abc': "), ("limit=0", "limit 0 is not 1-1000")):
+            status, body = get(lb.url + "api/games?" + query)
+            assert status == 400 and list(body) == ["error"] and body["error"].startswith(words), body
+            assert "\n" not in body["error"]
         status, page = get(lb.url)
         assert status == 200 and "board.js" in page
 

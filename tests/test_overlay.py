@@ -75,6 +75,11 @@ def test_overlay_page_is_served_and_names_its_files(app):
     page = overlay_client(app).get("/overlay?layout=lower-third")
     assert page.status_code == 200 and "/static/overlay.js" in page.text and "/static/overlay.css" in page.text
     assert "no-store" in page.headers["cache-control"]
+    for layout in ("1280x720", "1920x1080"):
+        assert overlay_client(app).get(f"/overlay?layout={layout}").status_code == 200
+    bogus = overlay_client(app).get("/overlay?layout=bogus")
+    assert bogus.status_code == 400 and bogus.text.count("\n") == 1
+    assert "'bogus' is not one of 1280x720, 1920x1080, lower-third" in bogus.text
     state = overlay_client(app).get("/api/state").json()
     assert "pin" not in state and state["game"]["players"][0]["name"] == "Ann"
 

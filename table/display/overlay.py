@@ -20,12 +20,15 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, PlainTextResponse
 
 from table.display.page_socket import Hub
 from table.display.request_checks import same_origin
 
 log = logging.getLogger(__name__)
+
+#: The page's layouts (``static/overlay.js`` and ``overlay.css`` size each one).
+LAYOUTS = ("1280x720", "1920x1080", "lower-third")
 
 #: What the overlay is told when it sends anything.
 READ_ONLY = "read-only: the overlay takes no commands"
@@ -78,7 +81,13 @@ def add_overlay_routes(app: FastAPI, table: Any, hub: Hub, static: Any) -> None:
     """Add ``/overlay`` and ``/overlay/ws`` to ``app`` (``static``: the folder of ``overlay.html``)."""
 
     @app.get("/overlay")
-    async def overlay() -> Any:
+    async def overlay(layout: str | None = None) -> Any:
+        if layout is not None and layout not in LAYOUTS:  # OBS shows this line in the source
+            return PlainTextResponse(
+                f"layout {layout[:40]!r} is not one of {', '.join(LAYOUTS)}; e.g. /overlay?layout=1280x720\n",
+                status_code=400,
+                headers={"Cache-Control": "no-store"},
+            )
         return FileResponse(static / "overlay.html", headers={"Cache-Control": "no-store"})
 
     @app.websocket("/overlay/ws")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
@@ -57,6 +58,17 @@ def _ruleset(value: str | None, *, required: bool) -> str | None:
     if value not in RULESETS:
         raise UsageError(f"ruleset {str(value)[:20]!r} is not one of {', '.join(RULESETS)}")
     return value
+
+
+def validation_line(exc: RequestValidationError) -> str:
+    """One line for FastAPI's validation error: the first parameter that does not fit, its value and why."""
+    errors = exc.errors()
+    if not errors:
+        return "bad request"
+    first = errors[0]
+    name = str(first.get("loc", ("?",))[-1])
+    value = first.get("input")
+    return f"{name} {str(value)[:40]!r}: {str(first.get('msg', 'not valid')).lower()}"
 
 
 def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.time) -> FastAPI:
@@ -108,6 +120,10 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
     @app.exception_handler(UsageError)
     def bad_query(request: Any, exc: UsageError) -> Response:  # a bad ruleset, period: one line, 400
         return _bad(str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    def bad_parameter(request: Any, exc: RequestValidationError) -> Response:  # e.g. limit=abc: one line, 400
+        return _bad(validation_line(exc))
 
     @app.get("/api/leaderboard")
     def api_leaderboard(ruleset: str = "yahtzee", period: str = "all") -> Any:
