@@ -432,3 +432,52 @@ def test_an_event_the_store_could_not_write_comes_again(tmp_path, mosquitto, mon
         wait_for(lambda: lb.subscriber.stored == 1 and lb.subscriber.connected, "the redelivered event")
         pub.close()
         assert lb.store.read("SELECT COUNT(*) FROM events") == [(1,)]
+
+
+def test_a_broker_restart_without_persistence_is_reconciled_from_the_tables_state(
+    tmp_path, mosquitto, monkeypatch, caplog
+):
+    """Events lost with a broker's sessions: the retained state finishes the game, said in one line."""
+    from table.leaderboard import intake
+
+    monkeypatch.setattr(intake, "RECONCILE_AFTER_S", 0.2)
+    pairs = list(play_game("yahtzee", ("Ann", "Bo"), random.Random(3)))
+    gid = "t1:5eed3:1"
+    payloads = game_payloads("t1", "5eed3", 1, iter(pairs))
+    final, totals = pairs[-1][0], list(pairs[-1][0].totals())
+    half = len(payloads) // 2
+    with caplog.at_level(logging.INFO, logger="table.leaderboard"):
+        with board(tmp_path, mosquitto) as lb:
+            wait_for(lambda: lb.subscriber.connected, "the subscription")
+            pub = Publisher(mosquitto.port)
+            for p in payloads[:half]:
+                pub.send("dicetable/t1/events", p)
+            wait_for(lambda: lb.subscriber.stored == half, "the first half")
+            pub.close()
+        mosquitto.stop()  # no persistence: the leaderboard's session and its queue die with the broker
+        mosquitto.start()
+        pub = Publisher(mosquitto.port)  # the table, back first: the rest, while no session waits for them
+        for p in payloads[half:-1]:
+            if p is not payloads[half + 3]:  # and one event lost for good: a gap
+                pub.send("dicetable/t1/events", p)
+        pub.send("dicetable/t1/state", state_payload("t1", "5eed3", 1, final, time.time()), retain=True)
+        with board(tmp_path, mosquitto) as lb:
+            wait_for(lambda: lb.subscriber.connected, "the subscription")
+            pub.send("dicetable/t1/events", payloads[half + 5])  # comes after the restart: a gap behind it
+            wait_for(lambda: get(lb.url + "api/games")[1]["games"][0]["finished"], "the reconciled game")
+            (game,) = get(lb.url + "api/games")[1]["games"]
+            assert (game["game"], game["totals"], game["totals_from"]) == (gid, totals, "state")
+            assert game["missing_events"] == 5  # seq half+1 .. half+5, below the highest stored one
+            _, scores = get(lb.url + "api/leaderboard?ruleset=yahtzee")
+            assert sorted(r["total"] for r in scores["scores"]) == sorted(totals)
+            assert all(r["from_state"] for r in scores["scores"])
+            assert get(lb.url + "health")[1]["from_state"] == 1
+            pub.send("dicetable/t1/events", payloads[-1])  # the finishing event, re-sent later after all
+            wait_for(lambda: get(lb.url + "api/games")[1]["games"][0]["totals_from"] == "events", "the event")
+            (game,) = get(lb.url + "api/games")[1]["games"]
+            assert game["totals"] == totals and game["finished"] and game["missing_events"] > 0
+            pub.close()
+    lines = [r.getMessage() for r in caplog.records if gid in r.getMessage()]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith(f"events missing for game {gid} (") and "totals from the table's state" in lines[0]
+    assert "finished with" in lines[1] and "events missing" in lines[1]

@@ -220,3 +220,31 @@ def test_another_programs_sqlite_file_is_refused(tmp_path):
     (tmp_path / "junk.sqlite3").write_bytes(b"not a database at all" * 100)
     with pytest.raises(LeaderboardStoreError, match="give --db another file"):
         LeaderboardStore(tmp_path / "junk.sqlite3")
+
+
+def test_a_finished_state_finishes_a_game_whose_events_are_incomplete_and_nothing_else():
+    from table.leaderboard.simulated_table import state_payload
+
+    events, final = game("yatzy", 5)
+    state = json.loads(state_payload("t1", "ab12", 5, final, 1.7e9))
+    with LeaderboardStore(":memory:") as store:
+        assert "no events" in store.reconcile("t1", state)  # not one event came
+        assert store.game_totals() == {"t1:ab12:5": list(final.totals())}
+        assert store.read("SELECT finished, from_state, events FROM games") == [(1, 1, 0)]
+        ranked = queries.high_scores(store, "yatzy", "all", 2e9)
+        assert sorted(r["total"] for r in ranked) == sorted(final.totals()) and all(r["from_state"] for r in ranked)
+    with LeaderboardStore(":memory:") as store:
+        for e in events:
+            store.add_event(e)
+        assert store.reconcile("t1", state) is None  # complete: its own finishing event counts
+        assert store.read("SELECT from_state FROM games") == [(0,)]
+    with LeaderboardStore(":memory:") as store:
+        for e in events[:-1]:
+            store.add_event(e)
+        assert store.reconcile("t1", {**state, "finished": False}) is None  # a game on: nothing to do
+        assert store.reconcile("t1", {**state, "players": [{"name": "Ann", "total": None}]}) is None
+        line = store.reconcile("t1", state)
+        assert f"{len(events) - 1} events up to seq {len(events) - 1}, no finishing event" in line
+        store.add_event(events[-1])
+        assert store.read("SELECT finished, from_state FROM games") == [(1, 0)]
+        assert store.take_notes() == []  # the finishing event came and nothing is missing below it

@@ -28,6 +28,11 @@ MAX_BATCH = 500
 #: Seconds between two "dropped a message" lines.
 LOG_EVERY_S = 10.0
 
+#: Seconds after a table's state says its game is finished before its events are checked for the
+#: finishing one (:meth:`LeaderboardStore.reconcile`): the state and the events travel apart, and a
+#: table re-sends its outbox within its 5 s reconnect back-off, so 10 s leaves room for both.
+RECONCILE_AFTER_S = 10.0
+
 
 class RateLimitedLog:
     """Log at most one line per ``every`` seconds; the next line says how many were left out."""
@@ -76,6 +81,8 @@ class Intake:
         self.dropped = RateLimitedLog(log)
         self.stored = self.duplicates = 0
         self._queue: queue.SimpleQueue[Received | None] = queue.SimpleQueue()
+        # (table, game) -> (when to check its events, monotonic s; the table's state saying it is finished)
+        self._due: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
         self._thread = threading.Thread(target=self._run, name="leaderboard-intake", daemon=True)
 
     def start(self) -> Intake:
@@ -93,7 +100,11 @@ class Intake:
         self._queue.put((topic, payload, token))
 
     def _take(self) -> list[Received] | None:
-        first = self._queue.get()
+        wait = max(0.0, min(d for d, _ in self._due.values()) - time.monotonic()) if self._due else None
+        try:
+            first = self._queue.get(timeout=wait)
+        except queue.Empty:
+            return []  # a reconcile is due
         if first is None:
             return None
         batch = [first]
@@ -132,6 +143,25 @@ class Intake:
                     self.on_stored(message)
             for _, _, token in batch:
                 self._ack(token)
+            for message in good:
+                if isinstance(message, TableState) and message.data.get("finished") and message.data.get("game"):
+                    key = (message.table, str(message.data["game"]))
+                    self._due.setdefault(key, (time.monotonic() + RECONCILE_AFTER_S, message.data))
+            self._reconcile_due()
+            for line in self.store.take_notes():
+                log.warning("%s", line)
+
+    def _reconcile_due(self) -> None:
+        now = time.monotonic()
+        for key in [k for k, (due, _) in self._due.items() if due <= now]:
+            table, data = key[0], self._due.pop(key)[1]
+            try:
+                line = self.store.reconcile(table, data)
+            except Exception as exc:  # the store cannot write: said, and tried again with the next state
+                log.warning("could not check table %s's finished game against its events: %s", table, exc)
+                continue
+            if line:
+                log.warning("%s", line)
 
     def close(self) -> None:
         """Write what is queued, then stop the thread."""

@@ -59,12 +59,15 @@ def high_scores(
 ) -> list[dict[str, Any]]:
     """The best totals of finished ``ruleset`` games in ``period``, best first (ties: earlier first)."""
     rows = store.read(
-        "SELECT s.player, s.total, g.tbl, g.id, g.seen_at FROM seats s JOIN games g ON g.id = s.game"
+        "SELECT s.player, s.total, g.tbl, g.id, g.seen_at, g.from_state FROM seats s JOIN games g ON g.id = s.game"
         " WHERE g.finished = 1 AND g.ruleset = ? AND g.seen_at >= ?"
         " ORDER BY s.total DESC, g.seen_at ASC, s.seat ASC LIMIT ?",
         (ruleset, period_start(period, now), limit),
     )
-    return [{"player": p, "total": t, "table": tb, "game": g, "at": at} for p, t, tb, g, at in rows]
+    return [
+        {"player": p, "total": t, "table": tb, "game": g, "at": at, "from_state": bool(fs)}
+        for p, t, tb, g, at, fs in rows
+    ]
 
 
 def player_stats(store: LeaderboardStore, ruleset: str | None = None, limit: int = TOP_N) -> list[dict[str, Any]]:
@@ -85,10 +88,15 @@ def player_stats(store: LeaderboardStore, ruleset: str | None = None, limit: int
 
 
 def recent_games(store: LeaderboardStore, table: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-    """The games last changed, newest first (of ``table``, else all): totals, ``last_seq``, events, state."""
+    """The games last changed, newest first (of ``table``, else all): totals, ``last_seq``, events, state.
+
+    ``missing_events``: seqs up to ``last_seq`` never received (a gap); ``totals_from``: ``"events"``,
+    or ``"state"`` when the game was finished from the table's retained state (its events incomplete).
+    """
     where, params = ("WHERE tbl = ?", (table,)) if table else ("", ())
     rows = store.read(
-        "SELECT id, tbl, ruleset, players, started_at, updated_at, last_seq, events, finished, abandoned FROM games"
+        "SELECT id, tbl, ruleset, players, started_at, updated_at, last_seq, events, finished, abandoned, from_state"
+        " FROM games"
         f" {where} ORDER BY seen_at DESC, id LIMIT ?",
         (*params, limit),
     )
@@ -112,8 +120,10 @@ def recent_games(store: LeaderboardStore, table: str | None = None, limit: int =
             "events": n,
             "finished": bool(f),
             "abandoned": bool(a),
+            "missing_events": max(0, ls - n),
+            "totals_from": "state" if fs else "events",
         }
-        for g, tb, rs, pl, st, up, ls, n, f, a in rows
+        for g, tb, rs, pl, st, up, ls, n, f, a, fs in rows
     ]
 
 
@@ -127,9 +137,12 @@ def rulesets(store: LeaderboardStore) -> list[str]:
 
 
 def game_count(store: LeaderboardStore) -> dict[str, int]:
-    """Stored games: ``finished``, ``playing`` (neither finished nor abandoned) and ``events``."""
-    ((fin, playing, events),) = store.read(
+    """Stored games: ``finished``, ``playing`` (neither finished nor abandoned), ``events``,
+    ``missing_events`` (seqs never received, over all games) and ``from_state`` (games finished from
+    their table's state)."""
+    ((fin, playing, events, missing, from_state),) = store.read(
         "SELECT COALESCE(SUM(finished), 0), COALESCE(SUM(finished = 0 AND abandoned = 0), 0),"
-        " COALESCE(SUM(events), 0) FROM games"
+        " COALESCE(SUM(events), 0), COALESCE(SUM(MAX(last_seq - events, 0)), 0), COALESCE(SUM(from_state), 0)"
+        " FROM games"
     )
-    return {"finished": fin, "playing": playing, "events": events}
+    return {"finished": fin, "playing": playing, "events": events, "missing_events": missing, "from_state": from_state}

@@ -7,7 +7,9 @@ Tables
 ``games``           one row per game id: ruleset, players, first and last event time (the table's
                     clock), ``seen_at`` (this machine's clock when the latest event came: the periods
                     count by it, as a Pi without a clock source may be days off), ``last_seq``,
-                    ``finished`` (the cards are full), ``abandoned`` (closed by hand before that)
+                    ``finished`` (the cards are full), ``abandoned`` (closed by hand before that),
+                    ``from_state`` (1: finished and totalled from the table's retained state, as some
+                    events never came: :meth:`LeaderboardStore.reconcile`)
 ``events``          every event once: ``id`` is the PRIMARY KEY, so a duplicate (QoS 1 redelivery, a
                     table re-sending its outbox) is dropped by the INSERT
 ``seats``           each game's players with their total (the latest event's ``totals``) and their
@@ -40,7 +42,8 @@ CREATE TABLE IF NOT EXISTS status_changes (
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY, tbl TEXT NOT NULL, ruleset TEXT NOT NULL, players TEXT NOT NULL,
     started_at REAL NOT NULL, updated_at REAL NOT NULL, seen_at REAL NOT NULL, last_seq INTEGER NOT NULL,
-    events INTEGER NOT NULL, finished INTEGER NOT NULL, abandoned INTEGER NOT NULL);
+    events INTEGER NOT NULL, finished INTEGER NOT NULL, abandoned INTEGER NOT NULL,
+    from_state INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS events (
     id TEXT PRIMARY KEY, game TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, at REAL NOT NULL,
     player INTEGER NOT NULL, box TEXT NOT NULL, points INTEGER NOT NULL, received_at REAL NOT NULL);
@@ -96,6 +99,9 @@ class LeaderboardStore:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            columns = {r[1] for r in self._db.execute("PRAGMA table_info(games)")}
+            if "from_state" not in columns:  # a store made before from_state
+                self._db.execute("ALTER TABLE games ADD COLUMN from_state INTEGER NOT NULL DEFAULT 0")
         except LeaderboardStoreError:
             raise
         except (sqlite3.Error, OSError) as exc:
@@ -103,6 +109,7 @@ class LeaderboardStore:
                 f"cannot use {self.path} as the leaderboard's store ({exc}); give --db another file"
             ) from None
         self._lock = threading.Lock()
+        self._notes: list[str] = []  # lines about missing events, for the intake to log
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -160,8 +167,9 @@ class LeaderboardStore:
         )
         if cur.rowcount == 0:
             return False
-        row = db.execute("SELECT last_seq FROM games WHERE id=?", (ev.game,)).fetchone()
-        latest = row is None or ev.seq > row[0]
+        row = db.execute("SELECT last_seq, from_state FROM games WHERE id=?", (ev.game,)).fetchone()
+        # a game totalled from the table's state keeps those totals until its finishing event comes
+        latest = row is None or (ev.seq > row[0] and (ev.finished or not row[1]))
         # a scorecard game closed by hand (game_ended) is abandoned, whatever its `finished` says
         abandoned = ev.type == "game_ended" and ev.ruleset != ""
         fields = (
@@ -182,11 +190,14 @@ class LeaderboardStore:
         elif latest:
             db.execute(
                 "UPDATE games SET ruleset=?, players=?, updated_at=?, seen_at=?, last_seq=?, finished=?, abandoned=?,"
-                " events=events+1, started_at=MIN(started_at, ?) WHERE id=?",
+                " events=events+1, started_at=MIN(started_at, ?), from_state=0 WHERE id=?",
                 (*fields, ev.at, ev.game),
             )
         else:
-            db.execute("UPDATE games SET events=events+1, started_at=MIN(started_at, ?) WHERE id=?", (ev.at, ev.game))
+            db.execute(
+                "UPDATE games SET events=events+1, started_at=MIN(started_at, ?), last_seq=MAX(last_seq, ?) WHERE id=?",
+                (ev.at, ev.seq, ev.game),
+            )
         if latest:
             db.executemany(
                 "INSERT INTO seats VALUES (?,?,?,?,0) ON CONFLICT(game, seat) DO UPDATE"
@@ -196,7 +207,65 @@ class LeaderboardStore:
         # counts change only by a five-alike box, an undo, or an event that arrived after later ones
         if not latest or ev.type == "undone" or ev.box in FIVE_ALIKE_BOXES:
             self._count_fives(db, ev.game)
+        if latest and ev.finished:
+            missing = missing_seqs(db, ev.game)
+            if missing:
+                self._notes.append(
+                    f"game {ev.game} finished with {len(missing)} of its {ev.seq} events missing (seq"
+                    f" {seq_ranges(missing)}); it is ranked with the totals of its finishing event"
+                )
         return True
+
+    def reconcile(self, table: str, data: dict[str, Any], seen_at: float | None = None) -> str | None:
+        """Finish ``table``'s game from its retained state ``data`` when its events are incomplete; say so.
+
+        When the state says game G is finished (a scorecard game, every total known) but G's
+        events have no finishing event, G is recorded finished with the state's totals and
+        ``from_state=1`` (its five-alike counts are those of the events that came). A later
+        finishing event replaces them (:meth:`_add_event`). Returns the line to log, or None when
+        nothing was missing or the state is not of a finished scorecard game.
+        """
+        now = time.time() if seen_at is None else seen_at
+        with self._write() as db:
+            game, players = data.get("game"), data.get("players") or []
+            totals = [p.get("total") for p in players]
+            if not (game and data.get("finished") and data.get("ruleset") and totals):
+                return None
+            if not all(isinstance(t, int) and not isinstance(t, bool) for t in totals):
+                return None
+            g = db.execute("SELECT finished, abandoned, last_seq, events FROM games WHERE id=?", (game,)).fetchone()
+            if g is not None and (g[0] or g[1]):  # its finishing event came, or it was closed by hand
+                return None
+            names = json.dumps([p.get("name", "") for p in players])
+            at = float(data.get("updated") or now)
+            if g is None:
+                db.execute(
+                    "INSERT INTO games (id, tbl, ruleset, players, started_at, updated_at, seen_at, last_seq, events,"
+                    " finished, abandoned, from_state) VALUES (?,?,?,?,?,?,?,0,0,1,0,1)",
+                    (game, table, data["ruleset"], names, at, at, now),
+                )
+            else:
+                db.execute(
+                    "UPDATE games SET ruleset=?, players=?, updated_at=?, seen_at=?, finished=1, from_state=1"
+                    " WHERE id=?",
+                    (data["ruleset"], names, at, now, game),
+                )
+            db.executemany(
+                "INSERT INTO seats VALUES (?,?,?,?,0) ON CONFLICT(game, seat) DO UPDATE"
+                " SET player=excluded.player, total=excluded.total",
+                [(game, k, p.get("name", ""), t) for k, (p, t) in enumerate(zip(players, totals))],
+            )
+        have = "no events" if g is None else f"{g[3]} events up to seq {g[2]}, no finishing event"
+        return (
+            f"events missing for game {game} ({have}); its table's retained state says it is finished:"
+            f" ranked with the totals from the table's state {totals}"
+        )
+
+    def take_notes(self) -> list[str]:
+        """The lines about missing events written since the last call (for the intake to log)."""
+        with self._lock:
+            notes, self._notes = self._notes, []
+        return notes
 
     @staticmethod
     def _count_fives(db: sqlite3.Connection, game: str) -> None:
@@ -247,3 +316,22 @@ class LeaderboardStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def missing_seqs(db: sqlite3.Connection, game: str) -> list[int]:
+    """The seqs below ``game``'s highest stored one that are not stored (a gap in its events)."""
+    seqs = [r[0] for r in db.execute("SELECT seq FROM events WHERE game=? ORDER BY seq", (game,))]
+    have = set(seqs)
+    return [n for n in range(1, (seqs[-1] if seqs else 0) + 1) if n not in have]
+
+
+def seq_ranges(seqs: list[int]) -> str:
+    """``[3, 4, 5, 9]`` -> ``"3-5, 9"`` (at most 5 ranges, then ``...``)."""
+    ranges: list[list[int]] = []
+    for n in seqs:
+        if ranges and n == ranges[-1][1] + 1:
+            ranges[-1][1] = n
+        else:
+            ranges.append([n, n])
+    text = [f"{a}-{b}" if a != b else str(a) for a, b in ranges[:5]]
+    return ", ".join(text) + (", ..." if len(ranges) > 5 else "")
