@@ -123,3 +123,20 @@ def test_tls_with_the_cafes_ca_and_a_wrong_ca_said(tls_broker, tmp_path):
     not_pem.write_text("not a certificate\n")
     with pytest.raises(UsageError, match="is not a CA certificate"):
         Publisher(MqttSettings("127.0.0.1", broker.port, "t8", tls=True, ca=not_pem), db)
+
+
+def test_mqtts_to_a_plain_broker_says_it_does_not_speak_tls(mosquitto, tmp_path):
+    from table.leaderboard.broker import BrokerOptions
+    from table.leaderboard.store import LeaderboardStore
+    from table.leaderboard.subscriber import Subscriber
+
+    db = tmp_path / "g.sqlite3"
+    open_store(db).close()
+    with Publisher(MqttSettings("127.0.0.1", mosquitto.port, "t8", tls=True), db) as pub:
+        _wait(lambda: "TLS" in pub.sharing[1] or "network error" in pub.sharing[1])
+        assert pub.sharing[1] == "scores not shared: TLS error: the broker does not speak TLS on this port?"
+    with LeaderboardStore(":memory:") as store:
+        opts = BrokerOptions("127.0.0.1", mosquitto.port, tls=True)
+        with Subscriber(store, opts, client_id="lb-tls") as sub:
+            _wait(lambda: "TLS" in sub.broker or "cannot reach" in sub.broker)
+            assert sub.broker.startswith("broker: TLS error: the broker does not speak TLS on this port?"), sub.broker

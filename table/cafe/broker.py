@@ -26,6 +26,7 @@ __all__ = [
     "existing_file",
     "parse_broker_url",
     "read_password",
+    "tls_to_plain_port",
 ]
 
 #: Default ports: MQTT over TCP, MQTT over TLS (IANA).
@@ -105,6 +106,18 @@ def check_ca(path: str | Path) -> Path:
     except (ssl.SSLError, OSError, ValueError) as exc:
         raise UsageError(f"--mqtt-ca {str(ca)!r} is not a CA certificate (PEM): {exc}") from None
     return ca
+
+
+#: What a TLS handshake with a plain MQTT listener ends in: it reads the ClientHello as a bad MQTT
+#: packet and closes the connection (a reset, or an EOF in the middle of the handshake).
+NOT_TLS = "TLS error: the broker does not speak TLS on this port?"
+
+
+def tls_to_plain_port(exc: BaseException) -> bool:
+    """Whether `exc`, raised by a TLS connect, looks like a plain (non-TLS) listener hanging up on it."""
+    return isinstance(exc, ConnectionResetError | BrokenPipeError | ssl.SSLEOFError | ssl.SSLZeroReturnError) or (
+        isinstance(exc, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(exc)
+    )
 
 
 def add_broker_options(

@@ -30,7 +30,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 from table.cafe import ha_discovery, topics
-from table.cafe.broker import configure_client
+from table.cafe.broker import NOT_TLS, configure_client, tls_to_plain_port
 from table.cafe.sending import WINDOW, EventSender
 from table.cafe.settings import MqttSettings
 from table.game import GameState
@@ -205,16 +205,10 @@ class Publisher:
             self._client.connect(self.settings.host, self.settings.port, keepalive=KEEPALIVE_S)
         except ConnectionRefusedError:
             return "broker down"
-        except ssl.SSLError as exc:
-            return f"TLS error ({exc.reason or exc})"
-        except ssl.CertificateError as exc:
-            return f"TLS error ({exc})"
-        except socket.gaierror:
-            return f"broker {self.settings.host} not found"
-        except TimeoutError:
-            return "broker does not answer"
         except OSError as exc:
-            return f"network error ({exc.strerror or exc})"
+            if not (self.settings.tls and tls_to_plain_port(exc)):
+                return _connect_failure(exc, self.settings.host)
+            return NOT_TLS
         return ""
 
     def _serve(self, outbox: Outbox) -> None:
@@ -359,3 +353,16 @@ class Publisher:
                 pass
         except (BlockingIOError, OSError):
             pass
+
+
+def _connect_failure(exc: OSError, host: str) -> str:
+    """Why a connect failed, in a few words (TLS, name, timeout or network)."""
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS error ({exc.reason or exc})"
+    if isinstance(exc, ssl.CertificateError):
+        return f"TLS error ({exc})"
+    if isinstance(exc, socket.gaierror):
+        return f"broker {host} not found"
+    if isinstance(exc, TimeoutError):
+        return "broker does not answer"
+    return f"network error ({exc.strerror or exc})"

@@ -22,6 +22,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
+from table.cafe.broker import NOT_TLS, tls_to_plain_port
 from table.leaderboard.broker import BrokerOptions, configure_client
 from table.leaderboard.intake import Intake
 from table.leaderboard.messages import SUBSCRIPTION
@@ -93,7 +94,10 @@ class Subscriber:
             try:
                 self._client.connect(self.opts.host, self.opts.port, keepalive=KEEPALIVE_S)
             except (OSError, ValueError) as exc:
-                self._down(f"cannot reach {self.opts.where} ({_reason(exc)}); retrying in {delay:.0f} s")
+                if self.opts.tls and tls_to_plain_port(exc):
+                    self._down(f"{NOT_TLS} ({self.opts.where}; check mqtts:// and the port); retrying in {delay:.0f} s")
+                else:
+                    self._down(f"cannot reach {self.opts.where} ({_reason(exc)}); retrying in {delay:.0f} s")
             else:
                 if self._stop.is_set():  # closed while connecting
                     self._client.disconnect()
