@@ -103,7 +103,9 @@ def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
                 "window-1", "yahtzee", ("Margaret-Anne", "Christopher L."), 11, 0.7, [0.62, 0.38]
             ),
             "bar-2": mid_game_state("bar-2", "yacht", ("Yuki", "Bo", "Ines"), 12, 0.3),
-            "corner-3": mid_game_state("corner-3", "yahtzee", ("Oluwaseun", "HAL (optimal)"), 13, 1.0 - 1e-9),
+            "corner-3": mid_game_state(  # finished: its 100 % / 0 % are not shown
+                "corner-3", "yahtzee", ("Oluwaseun", "HAL (optimal)"), 13, 1.0 - 1e-9, [1.0, 0.0]
+            ),
             "terrace-4": mid_game_state("terrace-4", "yatzy", ("Dmitri K.", "Ines"), 14, 0.5),
             "back-room-5": state_payload("back-room-5", "ab", None, None, time.time()),
             "upstairs-6": mid_game_state("upstairs-6", "generala", tuple(NAMES[:4]), 15, 0.6, [0.4, 0.3, 0.2, 0.1]),
@@ -130,6 +132,9 @@ def test_leaderboard_page_at_1920x1080(tmp_path, mosquitto):
             assert page.locator("[data-period=all] li .who").first.inner_text() == best["player"]
             assert page.locator(".table.offline .tname").inner_text() == "terrace-4"
             assert page.locator("[data-table=window-1] .pchance").all_inner_texts() == ["62%", "38%"]
+            assert "finished" in page.locator("[data-table=corner-3] .tgame").inner_text()
+            assert page.locator("[data-table=corner-3] .pchance").all_inner_texts() == ["", ""]
+            assert page.locator("[data-table=upstairs-6] .pchance").all_inner_texts() == ["40%", "30%", "20%", "10%"]
             assert page.locator("[data-table=back-room-5] .tgame").inner_text() == "no game on"
             assert page.locator("#broker").inner_text().startswith("broker: connected")
             # a big café: 20 tables of 4 players; 16 cards in four columns, the rest counted

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import random
+import shutil
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -74,6 +78,9 @@ def overlay_client(app, host="192.168.1.30"):
 def test_overlay_page_is_served_and_names_its_files(app):
     page = overlay_client(app).get("/overlay?layout=lower-third")
     assert page.status_code == 200 and "/static/overlay.js" in page.text and "/static/overlay.css" in page.text
+    assert (
+        "/static/win-percent.js" in page.text and overlay_client(app).get("/static/win-percent.js").status_code == 200
+    )
     assert "no-store" in page.headers["cache-control"]
     for layout in ("1280x720", "1920x1080"):
         assert overlay_client(app).get(f"/overlay?layout={layout}").status_code == 200
@@ -113,3 +120,32 @@ def test_overlay_socket_refuses_another_sites_page(app):
         with overlay_client(app).websocket_connect("/overlay/ws", headers={"origin": "http://evil.example"}):
             pass
     assert refused.value.code == 1008
+
+
+NODE = shutil.which("node")
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed (`sudo apt install nodejs`)")
+def test_win_percents_add_up_to_100_by_largest_remainder():
+    """static/win-percent.js (the table page, the overlay and the leaderboard show its strings), run by node."""
+    script = Path(create_app.__code__.co_filename).with_name("static") / "win-percent.js"
+    rng = random.Random(5)
+    cases = [[0.335, 0.665], [1 / 3, 1 / 3, 1 / 3], [0.996, 0.004], [0.5, 0.5], [0.0, 1.0], [0.2, None, 0.8]]
+    for n in (2, 3, 4, 6, 8):
+        for _ in range(40):
+            w = [rng.random() ** 3 for _ in range(n)]
+            cases.append([x / sum(w) for x in w])
+    code = f"const f = require({str(script)!r}); console.log(JSON.stringify(JSON.parse(process.argv[1]).map(f)));"
+    out = json.loads(subprocess.run([NODE, "-e", code, json.dumps(cases)], capture_output=True, check=True).stdout)
+    assert out[:6] == [
+        ["34%", "66%"],  # plain rounding: 34 % + 67 %; two .5 remainders: the earlier seat gets the point
+        ["34%", "33%", "33%"],
+        [">99%", "<1%"],
+        ["50%", "50%"],
+        ["0%", "100%"],
+        ["20%", "", "80%"],
+    ]
+    for chances, shown in zip(cases[6:], out[6:]):
+        whole = [int(s.strip("%<>")) if s[0].isdigit() else (100 if s == ">99%" else 0) for s in shown]
+        assert sum(whole) == 100, (chances, shown)
+        assert all(abs(w - 100 * p) < 1 for w, p in zip(whole, chances)), (chances, shown)

@@ -29,6 +29,8 @@ from table.leaderboard import queries
 from table.leaderboard.store import LeaderboardStore
 
 STATIC = Path(__file__).with_name("static")
+#: Win chances as percents that add up to 100: one file for the table's page, its overlay and this page.
+WIN_PERCENT_JS = Path(__file__).parents[1] / "display" / "static" / "win-percent.js"
 
 #: Rulesets a name may be (the API refuses others in one line rather than answering an empty list).
 RULESETS = ("yahtzee", "yacht", "chaser", "yatzy", "generala")
@@ -84,6 +86,11 @@ def create_app(store: LeaderboardStore, subscriber: Any, *, clock: Any = time.ti
         Unix time now, in seconds (the periods' "today" and "this week").
     """
     app = FastAPI(title="dicetable leaderboard", docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.get("/static/win-percent.js")  # the table's own file (before the mount, which would answer 404)
+    def win_percent() -> Any:
+        return FileResponse(WIN_PERCENT_JS, media_type="text/javascript", headers={"Cache-Control": "no-store"})
+
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     def tables() -> dict[str, Any]:

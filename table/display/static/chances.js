@@ -6,7 +6,7 @@
   const g = s.game;
   const chances = g && s.screen === "game" ? g.win_chances : null;
   if (!chances) return;
-  const pct = (p) => (p > 0.995 && p < 1 ? ">99" : p < 0.005 && p > 0 ? "<1" : String(Math.round(p * 100))) + "%";
+  const shown = window.winPercents(chances);  // win-percent.js: they add up to 100
   const tip = "Chance to win from here if everyone plays the best solitaire strategy";
   // Beside the total while the strip has room (3 players or fewer); with more, in the smaller second
   // row (upper bonus), so the names keep their width on the 7-inch screen.
@@ -14,7 +14,7 @@
   document.querySelectorAll("#players .pl").forEach((pl, i) => {
     if (i >= chances.length) return;
     const e = document.createElement("span");
-    e.className = "chance"; e.textContent = pct(chances[i]); e.title = tip;
+    e.className = "chance"; e.textContent = shown[i]; e.title = tip;
     if (many) {  // rulesets without an upper bonus (Yacht) get a second row of their own
       let row2 = pl.querySelector(".upper");
       if (!row2) { row2 = document.createElement("div"); row2.className = "upper"; pl.appendChild(row2); }
@@ -26,6 +26,6 @@
   const tr = document.createElement("tr");
   tr.className = "chances"; tr.title = tip;
   const head = document.createElement("td"); head.textContent = "Chance to win"; tr.appendChild(head);
-  for (const p of chances) { const td = document.createElement("td"); td.textContent = pct(p); tr.appendChild(td); }
+  for (const text of shown) { const td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }
   body.appendChild(tr);
 });

@@ -26,13 +26,6 @@
     w.appendChild(el("div", "tag", d.held ? "HELD" : ""));
     return w;
   }
-  function percent(p) {
-    if (p === null || p === undefined) return "";
-    if (p > 0.995 && p < 1) return ">99%";
-    if (p < 0.005 && p > 0) return "<1%";
-    return Math.round(p * 100) + "%";
-  }
-
   function draw(s) {
     const g = s && s.game;
     const stage = $("stage");
@@ -51,10 +44,11 @@
     $("ov-title").textContent = g.title;
     $("ov-to-win").textContent = g.win_chances ? "to win" : "";
     const scores = $("ov-scores"); scores.textContent = "";
+    const shown = g.win_chances ? window.winPercents(g.win_chances) : [];  // win-percent.js: they add up to 100
     g.players.forEach((p, i) => {
       const row = el("div", "row" + (p.current ? " current" : ""));
       const chance = g.win_chances ? g.win_chances[i] : null;
-      row.append(el("span", "pname", p.name), el("span", "total", String(p.total)), el("span", "chance", percent(chance)));
+      row.append(el("span", "pname", p.name), el("span", "total", String(p.total)), el("span", "chance", shown[i] || ""));
       const bar = el("div", "bar"); const fill = el("div", "fill");
       fill.style.width = (chance === null || chance === undefined ? 0 : Math.round(chance * 1000) / 10) + "%";
       bar.appendChild(fill); row.appendChild(bar);

@@ -33,14 +33,15 @@ function tableCard(t) {
   }
   const what = s.finished ? "finished" : `round ${s.round}/${s.rounds}`;
   card.append(el("div", "tgame", s.ruleset ? `${s.ruleset} · ${what}` : "free rolling"));
-  const chances = Array.isArray(s.win_chances) ? s.win_chances : null;
+  // a finished game's chances are 100 % / 0 %: the totals say it all
+  const chances = Array.isArray(s.win_chances) && !s.finished ? window.winPercents(s.win_chances) : null;
   s.players.forEach((p, k) => {
     const now = !s.finished && s.current === k;
     const row = el("div", "seat" + (now ? " now" : ""));
     row.append(el("span", "turn", now ? "▶" : ""));
     row.append(el("span", "pname", p.name));
     row.append(el("span", "ptotal", p.total === null ? "" : p.total));
-    row.append(el("span", "pchance", chances ? `${Math.round(chances[k] * 100)}%` : ""));
+    row.append(el("span", "pchance", chances ? chances[k] : ""));
     card.append(row);
   });
   return card;
