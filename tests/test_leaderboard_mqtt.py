@@ -275,7 +275,7 @@ def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
         (["--mqtt", "mqtt://h", "--listen", "203.0.113.9"], "is not an address of this machine"),
         (["--mqtt", "mqtt://h", "--port", "70000"], "--port must be 0-65535 (0: any free port), got 70000"),
         (["--mqtt", "mqtt://h", "--port", "-1"], "--port must be 0-65535 (0: any free port), got -1"),
-        (["--mqtt", "mqtt://h", "--listen", "127.0.0.1:70000"], "--port must be 0-65535"),
+        (["--mqtt", "mqtt://h", "--listen", "127.0.0.1:70000"], "'127.0.0.1:70000': the port must be 0-65535"),
         (["--mqtt", "mqtt://h", "--listen", "127.0.0.1:web"], "'web' is not a port number"),
         (["--mqtt", "mqtt://h", "--mqtt-user", "lb", "--mqtt-password-file", "/tmp"], "is a directory"),
     ],

@@ -83,9 +83,12 @@ def listen_address(listen: str, port: int) -> tuple[str, int]:
 
 def _port_number(listen: str, text: str) -> int:
     try:
-        return int(text)
+        port = int(text)
     except ValueError:
         raise UsageError(f"--listen {listen!r}: {text!r} is not a port number (give ADDR or ADDR:PORT)") from None
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--listen {listen!r}: the port must be 0-65535 (0: any free port)")
+    return port
 
 
 def run(args: argparse.Namespace) -> int:
