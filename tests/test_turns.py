@@ -181,6 +181,10 @@ def test_history_view_and_export_show_throws_holds_rerolls_corrections_and_timer
     assert main(["export", str(game_id), "--history", "--db", str(db)]) == 0
     turns = json.loads(capsys.readouterr().out)["turns"]
     assert turns[0]["corrections"][0]["was"] == 4 and turns[1]["timer"][0]["rolled"] is False
+    # numbered as the CSV and the docs: turn 1, dice 1-5
+    assert [t["turn"] for t in turns] == [1, 2]
+    assert [th["rerolled"] for th in turns[0]["throws"]] == [[1, 2, 3, 4, 5], [3, 4, 5]]
+    assert turns[0]["corrections"][0]["die"] == 3
     assert main(["export", str(game_id), "--history", "--format", "csv", "--db", str(db)]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["player"], r["roll"], r["dice"], r["held"], r["rerolled"]) for r in rows[:2]] == [

@@ -25,7 +25,7 @@ from typing import Any
 
 from table.commands.games import add_db_option, open_for_reading
 from table.errors import UsageError
-from table.game.export import game_to_csv, game_to_json, history_to_csv
+from table.game.export import game_to_csv, game_to_json, history_to_csv, history_to_json
 from table.game.history import turns_of
 
 FORMATS = ("json", "csv")
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         events = store.events(game_id) if analysis or history else ()
     if history:
         turns = turns_of(events)
-        text = json.dumps({"turns": turns}, indent=1) + "\n" if fmt == "json" else history_to_csv(turns)
+        text = json.dumps(history_to_json(turns), indent=1) + "\n" if fmt == "json" else history_to_csv(turns)
     elif analysis:
         text = analysis_text(events, fmt)
     elif fmt == "json":
