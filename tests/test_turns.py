@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -372,3 +373,18 @@ def test_free_roll_on_the_synthetic_camera_reads_the_throw_and_the_watcher_takes
     finally:
         camera.close()
         app.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc and /sys (folders no file can go in)")
+def test_export_says_why_a_folder_cannot_take_the_file(tmp_path, capsys):
+    from table.game import StartGame
+    from table.app.session import GameSession
+    from table.store import open_store
+
+    db = tmp_path / "g.sqlite3"
+    with open_store(db) as store:
+        game_id = GameSession.start(store, StartGame(at=1, ruleset="yacht", players=("Cy",))).game_id
+    for out, why in (("/proc/x.json", "does not exist or cannot hold files"), ("/sys/x.json", "is not writable")):
+        assert main(["export", str(game_id), "-o", out, "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and "free some space" not in err and len(err.strip().splitlines()) == 1

@@ -159,13 +159,24 @@ def run(args: argparse.Namespace) -> int:
             write_whole(output, text)
         except OSError as exc:
             kept = "the file there is left as it was" if existed else "nothing was written"
-            raise UsageError(
-                f"cannot write --output {str(output)!r}: {exc.strerror or exc}; {kept}; free some "
-                "space or give a folder you can write to"
-            ) from None
+            raise UsageError(f"cannot write --output {str(output)!r}: {_why_not_written(exc, output)}; {kept}") from None
     else:
         print(text, end="")
     return 0
+
+
+def _why_not_written(exc: OSError, path: Path) -> str:
+    """What stopped a write to `path`, and what to do, by the error's errno (ENOSPC alone means a full disk)."""
+    import errno
+
+    folder = str(path.parent)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full; free some space or give a folder on another disk"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"the folder {folder!r} is not writable; give a folder you can write to"
+    if exc.errno == errno.ENOENT:
+        return f"the folder {folder!r} does not exist or cannot hold files; give a folder you can write to"
+    return f"{exc.strerror or exc}; give a folder you can write to"
 
 
 def write_whole(path: Path, text: str) -> None:
