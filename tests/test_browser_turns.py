@@ -297,3 +297,28 @@ def test_browser_timer_history_fix_free_roll_and_rolloff_views_fit_for_1_to_8_pl
         page.close()
         server.close()
         app.close()
+
+
+def test_browser_a_bot_rolling_on_screen_gets_no_throw_instruction(browser, tmp_path):
+    """On a bot's turn with on-screen dice the big text says the bot is rolling, as its line does."""
+    app = TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yacht", "forced", ["HAL:easy", "Ann"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=600,  # the bot waits before its first throw: the view before its dice
+        bot_seed=3,
+    ).start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        wait_for(lambda: (app.snapshot.get("bot") or {}).get("dice") == "virtual", what="the bot's turn")
+        page.goto(server.url)
+        settle_pages({"small": page}, app)
+        assert page.locator("#botline").inner_text() == "HAL (bot) rolls on screen."
+        text = page.locator("#dice .empty").inner_text()
+        assert "HAL (bot) is rolling" in text and "Throw" not in text
+    finally:
+        page.close()
+        server.close()
+        app.close()
