@@ -377,8 +377,8 @@ def test_free_roll_on_the_synthetic_camera_reads_the_throw_and_the_watcher_takes
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc and /sys (folders no file can go in)")
 def test_export_says_why_a_folder_cannot_take_the_file(tmp_path, capsys):
-    from table.game import StartGame
     from table.app.session import GameSession
+    from table.game import StartGame
     from table.store import open_store
 
     db = tmp_path / "g.sqlite3"

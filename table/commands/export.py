@@ -159,7 +159,9 @@ def run(args: argparse.Namespace) -> int:
             write_whole(output, text)
         except OSError as exc:
             kept = "the file there is left as it was" if existed else "nothing was written"
-            raise UsageError(f"cannot write --output {str(output)!r}: {_why_not_written(exc, output)}; {kept}") from None
+            raise UsageError(
+                f"cannot write --output {str(output)!r}: {_why_not_written(exc, output)}; {kept}"
+            ) from None
     else:
         print(text, end="")
     return 0
