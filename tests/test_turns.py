@@ -388,3 +388,40 @@ def test_export_says_why_a_folder_cannot_take_the_file(tmp_path, capsys):
         assert main(["export", str(game_id), "-o", out, "--db", str(db)]) == 2
         err = capsys.readouterr().err
         assert why in err and "free some space" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_free_roll_rolls_pressed_while_the_dice_roll_do_not_lose_the_throw(tmp_path):
+    """A second ROLL while the synthetic dice still tumble used to throw anew mid-tumble, so the first
+    throw was never read (three presses, two logged throws): it is refused, and every throw is logged."""
+    import time
+
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table.app.camera import CameraLoop
+    from table.demo.livetray import LiveTray, make_live_reader
+
+    profile, tray = load_profile("default"), LiveTray(seed=5)
+
+    def make(source):
+        read, see = make_live_reader("truth", source, profile.geometry)
+        return make_watcher(profile, read), see
+
+    setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
+    app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()
+    camera = None
+    try:
+        press(app, Command.ROLL)
+        press(app, Command.ROLL)  # no camera reads yet: the first throw is still rolling
+        assert app.snapshot["message"] == "The dice are still rolling." and tray.throws == 1
+        camera = CameraLoop(app, lambda: tray, make, speed=0).start()
+        end = time.monotonic() + 20.0  # waits for the camera thread; not a timed assert
+        while app.snapshot["free"]["count"] < 1 and time.monotonic() < end:
+            time.sleep(0.01)
+        press(app, Command.ROLL)  # read: this one throws
+        while app.snapshot["free"]["count"] < 2 and time.monotonic() < end + 20.0:
+            time.sleep(0.01)
+        assert app.snapshot["free"]["count"] == tray.throws == 2
+    finally:
+        if camera is not None:
+            camera.close()
+        app.close()
