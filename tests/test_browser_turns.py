@@ -322,3 +322,43 @@ def test_browser_a_bot_rolling_on_screen_gets_no_throw_instruction(browser, tmp_
         page.close()
         server.close()
         app.close()
+
+
+def test_browser_free_roll_shows_the_camera_and_a_compact_log(browser, tmp_path):
+    """Free roll on the synthetic camera: the camera's view beside the dice (as on the game screen), and the
+    log only as wide as its throws (a full-width table left a gap between the dice and the sum)."""
+    import time
+
+    profile, tray = load_profile("default"), LiveTray(seed=4)
+
+    def make(source):
+        read, see = make_live_reader("truth", source, profile.geometry)
+        return make_watcher(profile, read), see
+
+    setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
+    app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()
+    server = DisplayServer(app, port=0).start()
+    camera = CameraLoop(app, lambda: tray, make, speed=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        for k in range(3):
+            app.press("roll").result(timeout=10)
+            wait_for(lambda k=k: app.snapshot["free"]["count"] == k + 1, what=f"throw {k + 1} read")
+        wait_for(lambda: app.snapshot["camera"]["has_view"], what="a camera view")
+        page.goto(server.url)
+        for size, (w, h) in SIZES.items():
+            page.set_viewport_size({"width": w, "height": h})
+            page.wait_for_function(f"Number(document.body.dataset.seq || -1) >= {app.seq}", timeout=10000)
+            page.wait_for_function("document.getElementById('free-camera').naturalWidth > 0", timeout=10000)
+            time.sleep(0.2)  # let the picture lay out before the screenshot (not an assert)
+            page.screenshot(path=str(artifacts() / f"turns-free-camera-{size}.png"))
+            assert page.locator("#free-camera").is_visible()
+            log = page.locator("#free-log").bounding_box()
+            free = page.locator("#free").bounding_box()
+            assert page.locator("#free-log tr").count() == 2 and log["width"] < 0.5 * free["width"]
+            assert page.evaluate(OVERFLOW_JS) == [], f"free roll at {size}: overflow"
+    finally:
+        page.close()
+        camera.close()
+        server.close()
+        app.close()
