@@ -425,3 +425,36 @@ def test_free_roll_rolls_pressed_while_the_dice_roll_do_not_lose_the_throw(tmp_p
         if camera is not None:
             camera.close()
         app.close()
+
+
+def test_held_dice_on_the_synthetic_tray_are_not_read_as_leaning():
+    """Held dice in the synthetic tray's hold area, read by the model reader: none boxed as leaning (a held
+    6 laid square was boxed 50 x 68 px, over the watcher's box aspect; the bot game re-threw again and again)."""
+    import numpy as np
+
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table.demo.livetray import LiveTray
+    from vision.reader import read_image
+
+    profile = load_profile("default")
+    watcher = make_watcher(profile, read_image)
+    c, ppm = watcher.config, watcher.geometry.px_per_mm
+    side = watcher.die_mm * ppm
+    rng = np.random.default_rng(0)
+    tray = LiveTray(seed=0)
+    tray.throw([])
+    held = []
+    for keep in ([0, 1, 2], [1, 2, 3], [0, 3], [2]):
+        values = [int(v) for v in rng.integers(1, 7, 5)]
+        for i in keep:
+            values[i] = 6 if rng.random() < 0.5 else values[i]  # a held 6 half the time
+        tray.throw(keep, values)
+        while tray.busy:
+            tray.read()
+        for d in read_image(watcher.geometry.rectify(tray.read().image)).dice:
+            x, y, w, h = d.box
+            if (x + w / 2) / ppm > profile.hold_area_mm[0]:
+                held.append((d.value, max(w, h) / side, max(w, h) / max(1, min(w, h))))
+    assert len(held) == 9
+    assert all(v is not None and size <= c.lean_box_size and aspect <= c.lean_box_aspect for v, size, aspect in held), held
