@@ -457,4 +457,6 @@ def test_held_dice_on_the_synthetic_tray_are_not_read_as_leaning():
             if (x + w / 2) / ppm > profile.hold_area_mm[0]:
                 held.append((d.value, max(w, h) / side, max(w, h) / max(1, min(w, h))))
     assert len(held) == 9
-    assert all(v is not None and size <= c.lean_box_size and aspect <= c.lean_box_aspect for v, size, aspect in held), held
+    assert all(v is not None and size <= c.lean_box_size and aspect <= c.lean_box_aspect for v, size, aspect in held), (
+        held
+    )
