@@ -173,5 +173,20 @@ def test_audit_command_on_a_played_store(tmp_path, capsys):
     assert main(["audit", str(empty), "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert f"game {empty}: no camera-read rolls (no frames kept)" in err and len(err.strip().splitlines()) == 1
+    assert main(["audit", str(empty), "--db", str(db), "--json"]) == 2  # still JSON, with the reason
+    said = json.loads(capsys.readouterr().out)
+    assert said["dice"] == 0 and "no camera-read rolls" in said["reason"] and said["what"] == f"game {empty}"
+    assert main(["audit", "--since", "2030-01-01", "--db", str(db)]) == 2
+    assert "dicetable audit: no games since 2030-01-01: nothing to test" in capsys.readouterr().err
     assert main(["audit", "--since", "yesterday", "--db", str(db)]) == 2
     assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_plot_names_its_y_axis_dice():
+    from table.audit.fairness import fair_dice_test
+    from table.audit.plot import draw
+
+    img = draw(fair_dice_test([10, 12, 9, 11, 8, 10]))
+    strip = img[100:390, 0:24]  # left of the tick numbers, beside the bars: only the axis name is there
+    ink = (strip.min(axis=2) < 128).sum()
+    assert 40 < ink < 800, ink  # some dark pixels: a short word, not a filled block

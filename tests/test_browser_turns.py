@@ -297,3 +297,68 @@ def test_browser_timer_history_fix_free_roll_and_rolloff_views_fit_for_1_to_8_pl
         page.close()
         server.close()
         app.close()
+
+
+def test_browser_a_bot_rolling_on_screen_gets_no_throw_instruction(browser, tmp_path):
+    """On a bot's turn with on-screen dice the big text says the bot is rolling, as its line does."""
+    app = TableApp(
+        tmp_path / "g.sqlite3",
+        setup=Setup("yacht", "forced", ["HAL:easy", "Ann"]),
+        autostart=True,
+        bot_dice="virtual",
+        bot_delay_s=600,  # the bot waits before its first throw: the view before its dice
+        bot_seed=3,
+    ).start()
+    server = DisplayServer(app, port=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        wait_for(lambda: (app.snapshot.get("bot") or {}).get("dice") == "virtual", what="the bot's turn")
+        page.goto(server.url)
+        settle_pages({"small": page}, app)
+        assert page.locator("#botline").inner_text() == "HAL (bot) rolls on screen."
+        text = page.locator("#dice .empty").inner_text()
+        assert "HAL (bot) is rolling" in text and "Throw" not in text
+    finally:
+        page.close()
+        server.close()
+        app.close()
+
+
+def test_browser_free_roll_shows_the_camera_and_a_compact_log(browser, tmp_path):
+    """Free roll on the synthetic camera: the camera's view beside the dice (as on the game screen), and the
+    log only as wide as its throws (a full-width table left a gap between the dice and the sum)."""
+    import time
+
+    profile, tray = load_profile("default"), LiveTray(seed=4)
+
+    def make(source):
+        read, see = make_live_reader("truth", source, profile.geometry)
+        return make_watcher(profile, read), see
+
+    setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
+    app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()
+    server = DisplayServer(app, port=0).start()
+    camera = CameraLoop(app, lambda: tray, make, speed=0).start()
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    try:
+        for k in range(3):
+            app.press("roll").result(timeout=10)
+            wait_for(lambda k=k: app.snapshot["free"]["count"] == k + 1, what=f"throw {k + 1} read")
+        wait_for(lambda: app.snapshot["camera"]["has_view"], what="a camera view")
+        page.goto(server.url)
+        for size, (w, h) in SIZES.items():
+            page.set_viewport_size({"width": w, "height": h})
+            page.wait_for_function(f"Number(document.body.dataset.seq || -1) >= {app.seq}", timeout=10000)
+            page.wait_for_function("document.getElementById('free-camera').naturalWidth > 0", timeout=10000)
+            time.sleep(0.2)  # let the picture lay out before the screenshot (not an assert)
+            page.screenshot(path=str(artifacts() / f"turns-free-camera-{size}.png"))
+            assert page.locator("#free-camera").is_visible()
+            log = page.locator("#free-log").bounding_box()
+            free = page.locator("#free").bounding_box()
+            assert page.locator("#free-log tr").count() == 2 and log["width"] < 0.5 * free["width"]
+            assert page.evaluate(OVERFLOW_JS) == [], f"free roll at {size}: overflow"
+    finally:
+        page.close()
+        camera.close()
+        server.close()
+        app.close()

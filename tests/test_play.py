@@ -608,3 +608,29 @@ def test_regression_play_goes_on_while_a_live_camera_hangs_in_its_open(tmp_path,
     err = capsys.readouterr().err
     assert status == 0 and "page is at" in err
     assert "cannot open the camera: the camera did not open within 0.3 s; the table keeps trying" in err
+
+
+def test_play_says_when_a_game_finishes_and_what_comes_next(tmp_path, capsys, monkeypatch):
+    """A bots-only game finishes by itself: play prints one line (winner, scores, id, the export and audit
+    commands, what comes next) and keeps the table running."""
+    import table.app as app_mod
+    import table.commands.play as play_mod
+
+    apps = []
+    real_start = app_mod.TableApp.start
+    monkeypatch.setattr(app_mod.TableApp, "start", lambda self: apps.append(self) or real_start(self))
+    # play runs until Ctrl-C; here until the game is over (the line is printed before `finished` is set)
+    monkeypatch.setattr(play_mod, "run_until_stopped", lambda duration: apps[0].finished.wait(120))
+    db = tmp_path / "games.sqlite3"
+    argv = ["play", "--camera", "synthetic", "--rules", "yacht", "--players", "HAL:easy,Eve:easy"]
+    argv += ["--bot-dice", "virtual", "--bot-delay", "0", "--no-buttons", "--port", "0", "--db", str(db)]
+    assert main(argv) == 0
+    app = apps[0]
+    assert app.finished.is_set()
+    lines = [x for x in capsys.readouterr().err.splitlines() if "finished" in x]
+    game_id = app.session.game_id
+    totals = app.state.totals()
+    assert len(lines) == 1 and f"game {game_id} finished" in lines[0]
+    assert f"HAL {totals[0]}, Eve {totals[1]}" in lines[0]
+    assert f"dicetable export {game_id}" in lines[0] and f"dicetable audit {game_id}" in lines[0]
+    assert "setup screen" in lines[0] and "Ctrl-C stops" in lines[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -181,6 +182,10 @@ def test_history_view_and_export_show_throws_holds_rerolls_corrections_and_timer
     assert main(["export", str(game_id), "--history", "--db", str(db)]) == 0
     turns = json.loads(capsys.readouterr().out)["turns"]
     assert turns[0]["corrections"][0]["was"] == 4 and turns[1]["timer"][0]["rolled"] is False
+    # numbered as the CSV and the docs: turn 1, dice 1-5
+    assert [t["turn"] for t in turns] == [1, 2]
+    assert [th["rerolled"] for th in turns[0]["throws"]] == [[1, 2, 3, 4, 5], [3, 4, 5]]
+    assert turns[0]["corrections"][0]["die"] == 3
     assert main(["export", str(game_id), "--history", "--format", "csv", "--db", str(db)]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [(r["player"], r["roll"], r["dice"], r["held"], r["rerolled"]) for r in rows[:2]] == [
@@ -368,3 +373,90 @@ def test_free_roll_on_the_synthetic_camera_reads_the_throw_and_the_watcher_takes
     finally:
         camera.close()
         app.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc and /sys (folders no file can go in)")
+def test_export_says_why_a_folder_cannot_take_the_file(tmp_path, capsys):
+    from table.app.session import GameSession
+    from table.game import StartGame
+    from table.store import open_store
+
+    db = tmp_path / "g.sqlite3"
+    with open_store(db) as store:
+        game_id = GameSession.start(store, StartGame(at=1, ruleset="yacht", players=("Cy",))).game_id
+    for out, why in (("/proc/x.json", "does not exist or cannot hold files"), ("/sys/x.json", "is not writable")):
+        assert main(["export", str(game_id), "-o", out, "--db", str(db)]) == 2
+        err = capsys.readouterr().err
+        assert why in err and "free some space" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_free_roll_rolls_pressed_while_the_dice_roll_do_not_lose_the_throw(tmp_path):
+    """A second ROLL while the synthetic dice still tumble used to throw anew mid-tumble, so the first
+    throw was never read (three presses, two logged throws): it is refused, and every throw is logged."""
+    import time
+
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table.app.camera import CameraLoop
+    from table.demo.livetray import LiveTray, make_live_reader
+
+    profile, tray = load_profile("default"), LiveTray(seed=5)
+
+    def make(source):
+        read, see = make_live_reader("truth", source, profile.geometry)
+        return make_watcher(profile, read), see
+
+    setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
+    app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()
+    camera = None
+    try:
+        press(app, Command.ROLL)
+        press(app, Command.ROLL)  # no camera reads yet: the first throw is still rolling
+        assert app.snapshot["message"] == "The dice are still rolling." and tray.throws == 1
+        camera = CameraLoop(app, lambda: tray, make, speed=0).start()
+        end = time.monotonic() + 20.0  # waits for the camera thread; not a timed assert
+        while app.snapshot["free"]["count"] < 1 and time.monotonic() < end:
+            time.sleep(0.01)
+        press(app, Command.ROLL)  # read: this one throws
+        while app.snapshot["free"]["count"] < 2 and time.monotonic() < end + 20.0:
+            time.sleep(0.01)
+        assert app.snapshot["free"]["count"] == tray.throws == 2
+    finally:
+        if camera is not None:
+            camera.close()
+        app.close()
+
+
+def test_held_dice_on_the_synthetic_tray_are_not_read_as_leaning():
+    """Held dice in the synthetic tray's hold area, read by the model reader: none boxed as leaning (a held
+    6 laid square was boxed 50 x 68 px, over the watcher's box aspect; the bot game re-threw again and again)."""
+    import numpy as np
+
+    from calibration.procedure import make_watcher
+    from calibration.profile import load_profile
+    from table.demo.livetray import LiveTray
+    from vision.reader import read_image
+
+    profile = load_profile("default")
+    watcher = make_watcher(profile, read_image)
+    c, ppm = watcher.config, watcher.geometry.px_per_mm
+    side = watcher.die_mm * ppm
+    rng = np.random.default_rng(0)
+    tray = LiveTray(seed=0)
+    tray.throw([])
+    held = []
+    for keep in ([0, 1, 2], [1, 2, 3], [0, 3], [2]):
+        values = [int(v) for v in rng.integers(1, 7, 5)]
+        for i in keep:
+            values[i] = 6 if rng.random() < 0.5 else values[i]  # a held 6 half the time
+        tray.throw(keep, values)
+        while tray.busy:
+            tray.read()
+        for d in read_image(watcher.geometry.rectify(tray.read().image)).dice:
+            x, y, w, h = d.box
+            if (x + w / 2) / ppm > profile.hold_area_mm[0]:
+                held.append((d.value, max(w, h) / side, max(w, h) / max(1, min(w, h))))
+    assert len(held) == 9
+    assert all(v is not None and size <= c.lean_box_size and aspect <= c.lean_box_aspect for v, size, aspect in held), (
+        held
+    )

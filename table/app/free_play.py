@@ -86,11 +86,20 @@ class FreePlayMixin:
     def _free_press(self, c: Command) -> None:
         """A button in a free-roll game: ROLL throws the synthetic dice; the rest say what to do."""
         if c is Command.ROLL and self.tray is not None:
-            self.tray.throw([])
+            self._tray_throw()
         elif c is Command.ROLL:
             self.message = "Throw the dice in the tray: the camera reads and sums them."
         else:
             self.message = "Free roll: throw the dice; MENU: history, fix a die, or a new game."
+
+    def _tray_throw(self) -> None:
+        """Throw all the synthetic tray's dice, unless the last throw is still rolling unread: a new throw
+        would replace it mid-tumble and it would never be read (three quick ROLLs logged two throws)."""
+        if self._dice_rolling(0.0):  # type: ignore[attr-defined]
+            self.message = "The dice are still rolling."
+            return
+        self.tray.throw([])
+        self._verdicts_at_throw = self.verdicts  # type: ignore[attr-defined]
 
     def _start_rolloff(self) -> None:
         names, _ = split_seats(self.screens.setup.names)
@@ -116,7 +125,7 @@ class FreePlayMixin:
             self.rolloff = None
             self.screens = replace(self.screens, screen="setup")
         elif c is Command.ROLL and self.tray is not None and r is not None:
-            self.tray.throw([])
+            self._tray_throw()
         elif r is not None:
             self.message = f"Throw one die for {r.waiting[0]}; MENU leaves the roll-off." if r.waiting else ""
 

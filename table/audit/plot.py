@@ -26,6 +26,17 @@ def _text(img: np.ndarray, text: str, xy: tuple[int, int], scale: float = 0.5, *
     cv2.putText(img, text, (x, xy[1]), _FONT, scale, _INK, 1, cv2.LINE_AA)
 
 
+def _y_label(img: np.ndarray, text: str, centre: tuple[int, int], scale: float = 0.45) -> None:
+    """Write `text` turned a quarter left (read bottom to top), centred on `centre` (x, y): the y axis's name."""
+    (w, h), base = cv2.getTextSize(text, _FONT, scale, 1)
+    strip = np.full((h + base + 4, w + 4, 3), 255, np.uint8)
+    cv2.putText(strip, text, (2, h + 2), _FONT, scale, _INK, 1, cv2.LINE_AA)
+    turned = cv2.rotate(strip, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    th, tw = turned.shape[:2]
+    x0, y0 = max(0, centre[0] - tw // 2), centre[1] - th // 2
+    img[y0 : y0 + th, x0 : x0 + tw] = np.minimum(img[y0 : y0 + th, x0 : x0 + tw], turned)
+
+
 def _nice_top(value: float) -> int:
     """A round axis top just above `value` (1, 2 or 5 times a power of ten steps)."""
     if value <= 0:
@@ -79,6 +90,7 @@ def draw(result: FairDice, *, title: str = "") -> np.ndarray:
         _text(img, label, (cx, top_y - 6), 0.45, centre=True)
     cv2.line(img, (left, bottom), (right, bottom), _INK, 1)
     _text(img, "face", (right - 40, h - 10), 0.45)
+    _y_label(img, "dice", (14, (top + bottom) // 2))
     _text(img, f"green line: expected {n / 6:.1f}; band: 95 % range per face", (left, h - 10), 0.45)
     return img
 

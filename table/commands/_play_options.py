@@ -1,8 +1,11 @@
-"""``play``'s options for the turn timer and free roll, and the hold LEDs' state for a snapshot."""
+"""``play``'s options for the turn timer and free roll, the hold LEDs' state for a snapshot, and the line
+``play`` prints when a game finishes."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from table.errors import UsageError
@@ -66,3 +69,34 @@ def led_state(snap: dict[str, Any]) -> tuple[tuple[bool, ...], bool]:
     """The hold LEDs for a snapshot: the holds, and whether they blink (the turn timer's last seconds)."""
     holds = tuple((snap.get("game") or {}).get("holds") or ())
     return holds, bool((snap.get("timer") or {}).get("warn"))
+
+
+def game_over_line(snap: dict[str, Any], game_id: int) -> str:
+    """The terminal's line for a finished game's snapshot: winner, scores, the game id, and what comes next."""
+    game = snap.get("game") or {}
+    winners = game.get("winners") or []
+    scores = ", ".join(f"{p['name']} {p['total']}" for p in game.get("players") or [])
+    won = f"{' and '.join(winners)} {'tie' if len(winners) > 1 else 'wins'}" if winners else "no winner"
+    return (
+        f"dicetable: game {game_id} finished: {won} ({scores}); 'dicetable export {game_id}' and "
+        f"'dicetable audit {game_id}' read it. The table shows the scores; ROLL goes to its setup screen "
+        "for the next game; Ctrl-C stops dicetable"
+    )
+
+
+def announce_games(app: Any, say: Callable[[str], None] | None = None) -> Any:
+    """Print :func:`game_over_line` once per finished game (from the app's snapshot listener); return `app`.
+
+    Call it before ``app.start()``: a bots-only game can finish before the next line runs.
+    """
+    told: set[int] = set()
+    out = say or (lambda line: print(line, file=sys.stderr, flush=True))
+
+    def listen(seq: int, snap: dict[str, Any]) -> None:
+        game_id = getattr(app.session, "game_id", None)
+        if snap.get("screen") == "end" and game_id is not None and game_id not in told:
+            told.add(game_id)
+            out(game_over_line(snap, game_id))
+
+    app.subscribe(listen)
+    return app

@@ -76,12 +76,16 @@ def run(args: argparse.Namespace) -> int:
             add_game(tally, g.id, store.events(g.id), unreadable)
     what = f"game {args.game}" if args.game is not None else (f"games since {args.since}" if since else "all games")
     if tally.n == 0:
-        frames_said = f"{len(frames)} frames" if frames else "no frames"
-        print(
-            f"dicetable audit: {what}: no camera-read rolls ({frames_said} kept): nothing to test; "
-            "play with the camera ('dicetable play') to audit the dice",
-            file=sys.stderr,
-        )
+        if not games:
+            reason = f"no games since {args.since}" if since is not None else "no games in the store"
+        else:
+            frames_said = f"{len(frames)} frames" if frames else "no frames"
+            reason = f"{what}: no camera-read rolls ({frames_said} kept)"
+        hint = "play with the camera ('dicetable play') to audit the dice"
+        if args.json:  # still JSON, so a script reading stdout gets the reason
+            print(json.dumps({"what": what, "dice": 0, "reason": f"{reason}: nothing to test", "hint": hint}))
+        else:
+            print(f"dicetable audit: {reason}: nothing to test; {hint}", file=sys.stderr)
         return 2
     result = fair_dice_test(tally.counts)
     if args.plot:

@@ -25,7 +25,7 @@ from typing import Any
 
 from table.commands.games import add_db_option, open_for_reading
 from table.errors import UsageError
-from table.game.export import game_to_csv, game_to_json, history_to_csv
+from table.game.export import game_to_csv, game_to_json, history_to_csv, history_to_json
 from table.game.history import turns_of
 
 FORMATS = ("json", "csv")
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         events = store.events(game_id) if analysis or history else ()
     if history:
         turns = turns_of(events)
-        text = json.dumps({"turns": turns}, indent=1) + "\n" if fmt == "json" else history_to_csv(turns)
+        text = json.dumps(history_to_json(turns), indent=1) + "\n" if fmt == "json" else history_to_csv(turns)
     elif analysis:
         text = analysis_text(events, fmt)
     elif fmt == "json":
@@ -160,12 +160,25 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             kept = "the file there is left as it was" if existed else "nothing was written"
             raise UsageError(
-                f"cannot write --output {str(output)!r}: {exc.strerror or exc}; {kept}; free some "
-                "space or give a folder you can write to"
+                f"cannot write --output {str(output)!r}: {_why_not_written(exc, output)}; {kept}"
             ) from None
     else:
         print(text, end="")
     return 0
+
+
+def _why_not_written(exc: OSError, path: Path) -> str:
+    """What stopped a write to `path`, and what to do, by the error's errno (ENOSPC alone means a full disk)."""
+    import errno
+
+    folder = str(path.parent)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full; free some space or give a folder on another disk"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return f"the folder {folder!r} is not writable; give a folder you can write to"
+    if exc.errno == errno.ENOENT:
+        return f"the folder {folder!r} does not exist or cannot hold files; give a folder you can write to"
+    return f"{exc.strerror or exc}; give a folder you can write to"
 
 
 def write_whole(path: Path, text: str) -> None:

@@ -177,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
     from table.app import TableApp
     from table.app.camera import CameraLoop
     from table.app.seats import check_setup
+    from table.commands._play_options import announce_games
     from table.display.server import DisplayServer
     from table.inputs import load_pin_map
     from table.store import DB_ENV
@@ -216,18 +217,20 @@ def run(args: argparse.Namespace) -> int:
     spare: Path | None = None
     try:
         app, spare = _start_app(
-            lambda path: TableApp(
-                path,
-                setup=setup,
-                autostart=args.players is not None or args.rules is not None,
-                tray=tray,
-                pin=args.pin,
-                camera_name=camera_spec,
-                hints=args.hints,
-                bot_dice=args.bot_dice,
-                bot_delay_s=args.bot_delay,
-                bot_seed=args.bot_seed,
-                max_dice=max_dice,
+            lambda path: announce_games(  # one line per finished game: the terminal is not left silent
+                TableApp(
+                    path,
+                    setup=setup,
+                    autostart=args.players is not None or args.rules is not None,
+                    tray=tray,
+                    pin=args.pin,
+                    camera_name=camera_spec,
+                    hints=args.hints,
+                    bot_dice=args.bot_dice,
+                    bot_delay_s=args.bot_delay,
+                    bot_seed=args.bot_seed,
+                    max_dice=max_dice,
+                )
             ),
             db,
         )

@@ -101,6 +101,20 @@ def game_to_csv(state: GameState) -> str:
     return buf.getvalue()
 
 
+def history_to_json(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return a game's history (:func:`table.game.history.turns_of`) for the JSON export, numbered as the CSV is.
+
+    ``turn`` counts from 1, ``rerolled`` and the corrections' ``die`` name dice 1-5 (``turns_of`` keeps them
+    0-based for the page); ``held`` stays five bools, one per die.
+    """
+    out = []
+    for t in turns:
+        throws = [{**th, "rerolled": [i + 1 for i in th["rerolled"]]} for th in t["throws"]]
+        fixes = [{**c, "die": c["die"] + 1} for c in t["corrections"]]
+        out.append({**t, "turn": t["turn"] + 1, "throws": throws, "corrections": fixes})
+    return {"turns": out}
+
+
 def history_to_csv(turns: list[dict[str, Any]]) -> str:
     """Return a game's history (:func:`table.game.history.turns_of`) as CSV: one row per throw.
 

@@ -128,7 +128,9 @@
     botline.hidden = !s.bot;
     botline.textContent = s.bot ? s.bot.text : "";
     const dice = $("dice"); dice.textContent = "";
-    if (!g.dice.length) dice.appendChild(el("div", "empty", s.camera.status === "moving" ? "Dice rolling..." : "Throw all five dice"));
+    const onScreen = s.bot && s.bot.dice === "virtual";  // a bot rolls on screen: nobody throws
+    const none = onScreen ? s.bot.name + " (bot) is rolling..." : s.camera.status === "moving" ? "Dice rolling..." : "Throw all five dice";
+    if (!g.dice.length) dice.appendChild(el("div", "empty", none));
     g.dice.forEach((d, i) => {
       const w = el("div", "die-wrap");
       let cls = d.held ? " held" : "";

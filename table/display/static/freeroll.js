@@ -5,6 +5,8 @@
   const views = (window.onTableSnapshot = window.onTableSnapshot || []);
   const $ = (id) => document.getElementById(id);
 
+  let cameraSeq = -1;
+
   function drawFree(s, dt) {
     const f = s.free;
     const show = !!f && s.screen === "game" && !s.history && !s.fix;
@@ -17,6 +19,8 @@
       f.last.values.forEach((v) => { const w = dt.el("div", "die-wrap"); w.appendChild(dt.die(v)); dice.appendChild(w); });
     }
     else dice.appendChild(dt.el("div", "empty", "Up to " + f.max_dice + " dice; the table reads and sums them"));
+    const cam = $("free-camera");  // the camera's view, as on the game screen
+    if (s.camera.has_view && s.camera.seq !== cameraSeq) { cameraSeq = s.camera.seq; cam.src = "/camera.jpg?n=" + cameraSeq; cam.hidden = false; }
     const log = $("free-log"); log.textContent = "";
     for (const r of f.log.slice(1)) {
       const tr = dt.el("tr");
