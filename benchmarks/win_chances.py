@@ -15,11 +15,13 @@ or 3.  From each position every player's card is played to its end
 ``--continuations`` times by the optimal bot (:func:`table.strategy.simulate.play_out`);
 the players play alone, so their final scores are independent and the Monte
 Carlo P(win) combines every player's sampled scores (all combinations, ties
-split: :func:`table.strategy.win_chances.combine`).  Printed: the mean and worst
-absolute difference model - Monte Carlo in percentage points, overall and per
-round bucket, for normals only and with exact distributions of cards with at
-most 1 or 2 open boxes (:data:`EXACT`), and the Monte Carlo's own standard error (a difference of that
-size is noise, not the model's).
+split: :func:`table.strategy.win_chances.combine`).  Printed, overall, per
+round bucket and per ruleset, for each of :data:`MODELS`: the mean and worst
+absolute difference model - Monte Carlo in percentage points; the Monte
+Carlo's own standard error per player (from :data:`BATCHES` batches); the mean
+of (difference / se)**2 (about 1 where the model is right: the rest is noise);
+and the model's RMS error with the noise taken out,
+sqrt(mean(diff**2) - mean(se**2)).
 """
 
 from __future__ import annotations
@@ -36,11 +38,16 @@ from table.strategy.simulate import MemoOptimalBot, play_out
 from table.strategy.win_chances import combine, win_chances, win_probabilities
 
 RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
-#: The models compared: exact distributions for cards with at most this many open boxes (0: normals only).
-EXACT = (0, 1, 2)
+#: The models compared (name, win_chances options): one normal per player or two split on the lump box
+#: ("mixture"), with exact distributions for cards with at most 2 open boxes or not.
+MODELS = (
+    ("normal", {"exact_open": 0, "lump": False}),
+    ("normal, exact<=2", {"exact_open": 2, "lump": False}),
+    ("mixture", {"exact_open": 0, "lump": True}),
+    ("mixture, exact<=2", {"exact_open": 2, "lump": True}),
+)
 #: Batches the Monte Carlo samples are cut into to estimate its standard error per player.
 BATCHES = 10
-MODELS = [f"exact<={k}" if k else "normals only" for k in EXACT]
 
 
 def draw_position(
@@ -133,7 +140,7 @@ def accuracy(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     for k, (rules, cards, seat, dice, roll, mc, se) in enumerate(positions(args)):
         table = get_table(rules, build=False)
-        models = [win_chances(table, cards, seat if roll else None, dice, roll, exact_open=k) for k in EXACT]
+        models = [win_chances(table, cards, seat if roll else None, dice, roll, **kw) for _, kw in MODELS]
         model = models[-1]
         diffs = [[abs(a - b) * 100 for a, b in zip(m, mc)] for m in models]
         rnd = len(cards[seat]) + 1
@@ -160,12 +167,12 @@ def report(name: str, rows: list) -> None:
         return
     se = np.array([s for r in rows for s in r[5]])
     print(f"{name:14s} positions {len(rows):3d}  mc se mean {se.mean():4.2f} pp")
-    for k in range(len(EXACT)):
+    for k in range(len(MODELS)):
         d = np.array([x for r in rows for x in r[4][k]])
         z2 = np.mean((d / np.maximum(se, 0.05)) ** 2)
         rms = np.sqrt(max(0.0, np.mean(d**2) - np.mean(se**2)))
         print(
-            f"{'':14s} {MODELS[k]:18s} |model - mc| mean {d.mean():4.2f} worst {d.max():5.2f}  "
+            f"{'':14s} {MODELS[k][0]:18s} |model - mc| mean {d.mean():4.2f} worst {d.max():5.2f}  "
             f"z2 {z2:5.2f}  rms {np.sqrt(np.mean(d**2)):4.2f} noise-corrected {rms:4.2f} pp"
         )
 
