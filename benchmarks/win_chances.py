@@ -39,12 +39,13 @@ from table.strategy.win_chances import combine, win_chances, win_probabilities
 
 RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
 #: The models compared (name, win_chances options): one normal per player or two split on the lump box
-#: ("mixture"), with exact distributions for cards with at most 2 open boxes or not.
+#: ("mixture"), with exact distributions for cards with at most 2 or 3 open boxes or none.
 MODELS = (
     ("normal", {"exact_open": 0, "lump": False}),
     ("normal, exact<=2", {"exact_open": 2, "lump": False}),
     ("mixture", {"exact_open": 0, "lump": True}),
     ("mixture, exact<=2", {"exact_open": 2, "lump": True}),
+    ("mixture, exact<=3", {"exact_open": 3, "lump": True}),
 )
 #: Batches the Monte Carlo samples are cut into to estimate its standard error per player.
 BATCHES = 10
