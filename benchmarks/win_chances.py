@@ -42,10 +42,10 @@ RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
 #: ("mixture"), with exact distributions for cards with at most 2 or 3 open boxes or none.
 MODELS = (
     ("normal", {"exact_open": 0, "lump": False}),
-    ("normal, exact<=2", {"exact_open": 2, "lump": False}),
     ("mixture", {"exact_open": 0, "lump": True}),
-    ("mixture, exact<=2", {"exact_open": 2, "lump": True}),
-    ("mixture, exact<=3", {"exact_open": 3, "lump": True}),
+    ("normal, exact<=2", {"exact_open": 2, "lump": False}),  # the model before the mixture
+    ("normal, exact<=3", {"exact_open": 3, "lump": False}),
+    ("mixture, exact<=3", {"exact_open": 3, "lump": True}),  # the default
 )
 #: Batches the Monte Carlo samples are cut into to estimate its standard error per player.
 BATCHES = 10
