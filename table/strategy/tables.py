@@ -196,7 +196,7 @@ def load_table(path: Path, model: Model) -> StrategyTable:
             meta = json.loads(str(data["meta"]))
             values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
             second = data["second"].astype(np.float64) if "second" in data else None
-            lump = data["lump"].astype(np.float64) if "lump" in data else None
+            lump = data["lump"] if "lump" in data else None  # float32: only win chances read it
     except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise StaleTablesError(
             f"{path} is not a strategy table ({exc}); delete it or run 'dicetable strategy build {model.ruleset.id}'"
