@@ -5,8 +5,8 @@ expected final score (what the strategy tables hold); the players' final
 scores are then independent.  Each one's final score is a mixture of two
 normals rounded to whole points: "the lump box (the 50 of five of a kind)
 still scored" and "not", with the weights, means and variances the tables
-hold (:mod:`table.strategy.moments`); one normal where that box is decided.
-With at most
+hold (:mod:`table.strategy.moments`); one normal where that box is decided
+or the table file has no lump statistics.  With at most
 :data:`~table.strategy.late_game.EXACT_OPEN` boxes open, where that shape is
 worst, the exact distribution instead (:mod:`table.strategy.late_game`); a
 player whose card is full has their total for sure.  ``P(win)`` of player ``i`` is the chance their score
