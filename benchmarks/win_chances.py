@@ -6,6 +6,8 @@ Usage::
     python benchmarks/win_chances.py --positions 12 --continuations 200 --rules yacht
     python benchmarks/win_chances.py --last-rounds 3             # end games only
     python benchmarks/win_chances.py --speed-only
+    python benchmarks/win_chances.py --rulesets generala --save /tmp/g.pkl   # keep the Monte Carlo
+    python benchmarks/win_chances.py --load /tmp/g.pkl /tmp/y.pkl            # re-score the models on it
 
 Positions come from real games of the optimal bot (2-4 players, the rulesets
 given), cut at a random round, at the start of a turn or after its throw 1, 2
@@ -13,16 +15,19 @@ or 3.  From each position every player's card is played to its end
 ``--continuations`` times by the optimal bot (:func:`table.strategy.simulate.play_out`);
 the players play alone, so their final scores are independent and the Monte
 Carlo P(win) combines every player's sampled scores (all combinations, ties
-split: :func:`table.strategy.win_chances.combine`).  Printed: the mean and worst
-absolute difference model - Monte Carlo in percentage points, overall and per
-round bucket, for normals only and with exact distributions of cards with at
-most 1 or 2 open boxes (:data:`EXACT`), and the Monte Carlo's own standard error (a difference of that
-size is noise, not the model's).
+split: :func:`table.strategy.win_chances.combine`).  Printed, overall, per
+round bucket and per ruleset, for each of :data:`MODELS`: the mean and worst
+absolute difference model - Monte Carlo in percentage points; the Monte
+Carlo's own standard error per player (from :data:`BATCHES` batches); the mean
+of (difference / se)**2 (about 1 where the model is right: the rest is noise);
+and the model's RMS error with the noise taken out,
+sqrt(mean(diff**2) - mean(se**2)).
 """
 
 from __future__ import annotations
 
 import argparse
+import pickle
 import time
 
 import numpy as np
@@ -33,8 +38,17 @@ from table.strategy.simulate import MemoOptimalBot, play_out
 from table.strategy.win_chances import combine, win_chances, win_probabilities
 
 RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
-#: The models compared: exact distributions for cards with at most this many open boxes (0: normals only).
-EXACT = (0, 1, 2)
+#: The models compared (name, win_chances options): one normal per player or two split on the lump box
+#: ("mixture"), with exact distributions for cards with at most 2 or 3 open boxes or none.
+MODELS = (
+    ("normal", {"exact_open": 0, "lump": False}),
+    ("mixture", {"exact_open": 0, "lump": True}),
+    ("normal, exact<=2", {"exact_open": 2, "lump": False}),  # the model before the mixture
+    ("normal, exact<=3", {"exact_open": 3, "lump": False}),
+    ("mixture, exact<=3", {"exact_open": 3, "lump": True}),  # the default
+)
+#: Batches the Monte Carlo samples are cut into to estimate its standard error per player.
+BATCHES = 10
 
 
 def draw_position(
@@ -66,8 +80,8 @@ def draw_position(
     raise AssertionError("the cut turn always returns")
 
 
-def monte_carlo(bot, cards, seat, dice, roll, rng, n) -> tuple[list[float], float]:
-    """Monte Carlo P(win) per player and its largest standard error (two halves of the samples)."""
+def monte_carlo(bot, cards, seat, dice, roll, rng, n) -> tuple[list[float], list[float]]:
+    """Monte Carlo P(win) per player and each one's standard error (from :data:`BATCHES` batches of the samples)."""
     samples = []
     for i, card in enumerate(cards):
         if i == seat and roll:
@@ -85,8 +99,11 @@ def monte_carlo(bot, cards, seat, dice, roll, rng, n) -> tuple[list[float], floa
         return np.array(combine(pmf))
 
     whole = pwin(slice(None))
-    halves = pwin(slice(0, n // 2)) - pwin(slice(n // 2, None))
-    return list(whole), float(np.max(np.abs(halves)) / 2)  # |half1 - half2| / 2 ~ the whole's SE
+    size = n // BATCHES
+    batches = np.array([pwin(slice(b * size, (b + 1) * size)) for b in range(BATCHES)])
+    # the whole run's variance is about a batch's over BATCHES (every batch pairs its own samples only)
+    se = batches.std(axis=0, ddof=1) / np.sqrt(BATCHES)
+    return list(whole), list(se)
 
 
 def bucket(round_: int, rounds: int) -> str:
@@ -97,90 +114,117 @@ def bucket(round_: int, rounds: int) -> str:
     return "early (1-4)" if round_ <= 4 else "middle"
 
 
-def accuracy(args: argparse.Namespace) -> None:
+def positions(args: argparse.Namespace):
+    """Yield (rules, cards, seat, dice, roll, mc P(win), mc se): drawn and played out, or read from ``--load``."""
+    if args.load:
+        for path in args.load:
+            with open(path, "rb") as fh:
+                for rules, cards, *rest in pickle.load(fh):
+                    yield (rules, [Card(dict(b), y) for b, y in cards], *rest)
+        return
     rng = np.random.default_rng(args.seed)
-    rows = []  # (rules, round, rounds, players, |diff| per player in pp, se in pp, mc P(win))
-    started = time.perf_counter()
+    done = []
     for k in range(args.positions):
         rules = args.rules[k % len(args.rules)]
-        table = get_table(rules, build=False)
-        bot = MemoOptimalBot(table)
-        players = int(rng.integers(2, 5))
-        cards, seat, dice, roll = draw_position(bot, players, rng, args.last_rounds)
-        models = [win_chances(table, cards, seat if roll else None, dice, roll, exact_open=k) for k in EXACT]
-        model = models[0]
+        bot = MemoOptimalBot(get_table(rules, build=False))
+        cards, seat, dice, roll = draw_position(bot, int(rng.integers(2, 5)), rng, args.last_rounds)
         mc, se = monte_carlo(bot, cards, seat, dice, roll, rng, args.continuations)
+        done.append((rules, [(dict(c.boxes), c.yahtzee_bonuses) for c in cards], seat, dice, roll, mc, se))
+        if args.save:  # after every position, so a run cut short keeps what it has
+            with open(args.save, "wb") as fh:
+                pickle.dump(done, fh)
+        yield (rules, cards, seat, dice, roll, mc, se)
+
+
+def accuracy(args: argparse.Namespace) -> None:
+    rows = []  # (rules, round, rounds, players, |diff| per player in pp per model, se per player in pp, mc P(win))
+    started = time.perf_counter()
+    for k, (rules, cards, seat, dice, roll, mc, se) in enumerate(positions(args)):
+        table = get_table(rules, build=False)
+        models = [win_chances(table, cards, seat if roll else None, dice, roll, **kw) for _, kw in MODELS]
+        model = models[-1]
         diffs = [[abs(a - b) * 100 for a, b in zip(m, mc)] for m in models]
         rnd = len(cards[seat]) + 1
-        rows.append((rules, rnd, table.model.n_boxes, players, diffs, se * 100, mc))
+        rows.append((rules, rnd, table.model.n_boxes, len(cards), diffs, [x * 100 for x in se], mc))
         print(
-            f"{k + 1:3d} {rules:9s} round {rnd:2d}/{table.model.n_boxes} throw {roll} {players}p  "
+            f"{k + 1:3d} {rules:9s} round {rnd:2d}/{table.model.n_boxes} throw {roll} {len(cards)}p  "
             f"model {' '.join(f'{p:5.3f}' for p in model)}  mc {' '.join(f'{p:5.3f}' for p in mc)}  "
-            f"worst {' / '.join(f'{max(d):4.1f}' for d in diffs)} pp (mc se {se * 100:3.1f})",
+            f"worst {' / '.join(f'{max(d):4.1f}' for d in diffs)} pp (mc se {max(se) * 100:3.1f})",
             flush=True,
         )
-    print(
-        f"\n{len(rows)} positions, {args.continuations} continuations per player, {time.perf_counter() - started:.0f} s"
-    )
+    print(f"\n{len(rows)} positions, {time.perf_counter() - started:.0f} s")
     report("all", rows)
     report("contested", [r for r in rows if 0.05 < max(r[6]) < 0.95])
     for name in ("early (1-4)", "middle", "last 3 rounds", "last round"):
         report(name, [r for r in rows if bucket(r[1], r[2]) == name])
-    for rules in args.rules:
+    for rules in RULES:
         report(rules, [r for r in rows if r[0] == rules])
 
 
 def report(name: str, rows: list) -> None:
+    """One line per model: mean and worst |diff|, mean (diff / se)**2 (about 1 if the model is right) and the
+    model's own RMS error with the Monte Carlo's noise taken out: sqrt(mean(diff**2) - mean(se**2))."""
     if not rows:
         return
-    se = np.mean([r[5] for r in rows])
-    parts = []
-    for k, exact in enumerate(EXACT):
-        diffs = [d for r in rows for d in r[4][k]]
-        parts.append(f"exact<={exact}: mean {np.mean(diffs):4.2f} worst {max(diffs):5.2f}")
-    print(
-        f"{name:14s} positions {len(rows):3d}  |model - mc| pp  " + " | ".join(parts) + f"  (mc se mean {se:4.2f} pp)"
-    )
+    se = np.array([s for r in rows for s in r[5]])
+    print(f"{name:14s} positions {len(rows):3d}  mc se mean {se.mean():4.2f} pp")
+    for k in range(len(MODELS)):
+        d = np.array([x for r in rows for x in r[4][k]])
+        z2 = np.mean((d / np.maximum(se, 0.05)) ** 2)
+        rms = np.sqrt(max(0.0, np.mean(d**2) - np.mean(se**2)))
+        print(
+            f"{'':14s} {MODELS[k][0]:18s} |model - mc| mean {d.mean():4.2f} worst {d.max():5.2f}  "
+            f"z2 {z2:5.2f}  rms {np.sqrt(np.mean(d**2)):4.2f} noise-corrected {rms:4.2f} pp"
+        )
 
 
-def speed() -> None:
+def speed(rules: list[str]) -> None:
+    """Time P(win) of 8 players: from means and variances, then from cards of each ruleset (default model)."""
     from table.strategy import win_chances as wc
 
     rng = np.random.default_rng(0)
-    table = get_table("yahtzee", build=False)
-    bot = MemoOptimalBot(table)
     means, variances = list(rng.uniform(150, 300, 8)), list(rng.uniform(0, 3000, 8))
     reps = 200
     t = time.perf_counter()
     for _ in range(reps):
         win_probabilities(means, variances)
     print(f"win_probabilities, 8 players: {(time.perf_counter() - t) / reps * 1e3:.2f} ms")
-    cards, seat, dice, roll = draw_position(bot, 8, np.random.default_rng(3))
-    while not roll:
-        cards, seat, dice, roll = draw_position(bot, 8, rng)
-    t = time.perf_counter()
-    for _ in range(reps):
-        win_chances(table, cards, seat, dice, roll)
-    print(f"win_chances, 8 yahtzee players, a turn under way (cached): {(time.perf_counter() - t) / reps * 1e3:.2f} ms")
-    t = time.perf_counter()
-    for _ in range(20):
-        wc._ROLLS.clear()
-        win_chances(table, cards, seat, dice, roll)
-    print(f"win_chances, the same, first throw of a turn (uncached): {(time.perf_counter() - t) / 20 * 1e3:.2f} ms")
+    for name in rules:
+        table = get_table(name, build=False)
+        bot = MemoOptimalBot(table)
+        cards, seat, dice, roll = draw_position(bot, 8, np.random.default_rng(3))
+        while not roll or table.model.n_boxes - len(cards[seat]) <= 3:  # mid-game: the mixture, not the end game
+            cards, seat, dice, roll = draw_position(bot, 8, rng)
+        kind = "one normal" if table.lump is None else "mixtures"
+        t = time.perf_counter()
+        for _ in range(reps):
+            win_chances(table, cards, seat, dice, roll)
+        cached = (time.perf_counter() - t) / reps * 1e3
+        t = time.perf_counter()
+        for _ in range(20):
+            wc._ROLLS.clear()
+            win_chances(table, cards, seat, dice, roll)
+        print(
+            f"win_chances, 8 {name} players ({kind}), a turn under way: {cached:.2f} ms; "
+            f"on a turn's first throw (uncached): {(time.perf_counter() - t) / 20 * 1e3:.2f} ms"
+        )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=36)
     ap.add_argument("--continuations", type=int, default=400)
-    ap.add_argument("--rules", nargs="+", default=list(RULES), choices=RULES)
+    ap.add_argument("--rules", "--rulesets", nargs="+", default=list(RULES), choices=RULES)
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--last-rounds", type=int, default=0, help="cut games in their last N rounds only")
     ap.add_argument("--speed-only", action="store_true")
+    ap.add_argument("--save", help="write the positions and their Monte Carlo to this file (pickle)")
+    ap.add_argument("--load", nargs="+", help="compare the models on positions saved by --save (no Monte Carlo)")
     args = ap.parse_args()
     for r in args.rules:
         find_ruleset(r)
-    speed()
+    if not args.load:
+        speed(args.rules)
     if not args.speed_only:
         accuracy(args)
 

@@ -121,3 +121,42 @@ def test_a_format_1_table_is_stale(tmp_path) -> None:
     with pytest.raises(StaleTablesError, match="stale"):
         load_table(old, model)
     assert math.isfinite(table.final_moments(Card.empty())[1])
+
+
+@pytest.mark.parametrize("rules", ["yacht", "generala"])
+def test_lump_statistics_on_the_last_turn_match_the_exact_distribution(rules: str) -> None:
+    """One box open, the lump box: the points to come are its score, so ``A = P(X > 0)``, ``B = E[X]``,
+    ``C = E[X**2]`` of the exact distribution (:mod:`table.strategy.late_game`, plain Python)."""
+    from table.strategy.late_game import LateGame
+    from table.strategy.moments import lump_box
+
+    table = get_table(rules, build=False)
+    model = table.model
+    lump = model.ruleset.boxes[lump_box(model)]
+    assert lump in ("yacht", "generala")
+    card = Card({b: 0 for b in model.ruleset.boxes if b != lump})
+    pmf = LateGame(table, 200).start(card)
+    k = np.arange(pmf.size)
+    a, b, c = table.lump[model.state_of(card)]
+    assert (a, b, c) == (
+        pytest.approx(1 - pmf[0], rel=1e-5),
+        pytest.approx(pmf @ k, rel=1e-5),
+        pytest.approx(pmf @ k**2, rel=1e-5),
+    )
+    assert 0.01 < a < 0.99
+    other = Card({b: 0 for b in model.ruleset.boxes if b not in (lump, "aces")} | {lump: 50})
+    assert np.all(table.lump[model.state_of(other)] == 0.0)  # the lump box decided: nothing to split
+
+
+def test_lump_statistics_are_a_consistent_split() -> None:
+    """``A`` is a probability and both parts have a non-negative variance, wherever the state is reachable."""
+    model = Model.of("chaser")
+    V, Q = solve_moments(model, lump=True)
+    reach = ~np.isnan(V)
+    S, A, B, C = (Q[..., i][reach] for i in range(4))
+    assert np.all((A >= -1e-12) & (A <= 1 + 1e-12))
+    mid = (A > 1e-6) & (A < 1 - 1e-6)
+    m1, m0 = B[mid] / A[mid], (V[reach][mid] - B[mid]) / (1 - A[mid])
+    assert np.all(C[mid] / A[mid] - m1**2 > -1e-6)
+    assert np.all((S[mid] - C[mid]) / (1 - A[mid]) - m0**2 > -1e-6)
+    assert np.allclose(S, solve_moments(model)[1][reach], rtol=1e-12, atol=0)  # S unchanged by the extra statistics

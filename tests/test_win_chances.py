@@ -129,3 +129,25 @@ def test_the_last_throw_of_the_one_before_last_turn_is_exact() -> None:
     k = np.arange(pmf.size)
     after = Card(dict(card.boxes) | {"full_house": 19})
     assert table.model.banked(card) + pmf @ k == pytest.approx(table.final_moments(after)[0], abs=1e-3)
+
+
+def test_generala_splits_on_the_lump_box_and_a_file_without_it_gives_one_normal(tmp_path) -> None:
+    from dataclasses import replace
+
+    from table.strategy.tables import load_table
+    from table.strategy.win_chances import player_mixture
+
+    table = get_table("generala", build=False)
+    card = Card({"aces": 3, "twos": 6})
+    (w1, m1, v1), (w0, m0, v0) = player_mixture(table, card)
+    mean, var = table.final_moments(card)
+    assert w1 + w0 == pytest.approx(1.0) and 0.05 < w1 < 0.95
+    assert m1 > m0 + 40  # a Generala is worth 50 and opens the Doble's 100
+    assert w1 * m1 + w0 * m0 == pytest.approx(mean, rel=1e-6)
+    assert w1 * (v1 + m1**2) + w0 * (v0 + m0**2) - mean**2 == pytest.approx(var, rel=1e-4)
+    old = replace(table, lump=None).save(tmp_path / "generala-standard.npz")
+    plain = load_table(old, table.model)
+    assert plain.lump is None
+    cards = [card, Card({"fives": 20, "generala": 0})]  # a rival with no Generala to hope for: 4-6 pp apart
+    assert win_chances(plain, cards) == pytest.approx(win_chances(table, cards, lump=False), abs=1e-6)
+    assert abs(win_chances(plain, cards)[0] - win_chances(table, cards)[0]) > 0.02

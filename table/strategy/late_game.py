@@ -24,10 +24,10 @@ from table.strategy.tables import StrategyTable
 
 Array = npt.NDArray[np.float64]
 
-#: Open boxes up to which the exact distribution is used by default: a card with two open boxes costs
-#: 0.1-0.3 s here (memoised per state), one 16-60 ms; with normals only the second-last round was
-#: off by up to 22 pp, with exact distributions up to two boxes 2.5 pp (docs/overlay.md).
-EXACT_OPEN = 2
+#: Open boxes up to which the exact distribution is used by default: a new card with three open boxes
+#: costs 0.3-0.8 s on this loaded 2-core machine (memoised per state; two boxes 0.1-0.3 s, one 16-60 ms);
+#: exact up to two boxes left 3-box positions off by up to 7.8 pp, up to three 2.6 (docs/overlay.md).
+EXACT_OPEN = 3
 #: States whose whole turn is kept (the current player's throws look theirs up), and start distributions kept.
 MEMO_TURNS = 8
 MEMO_STARTS = 4096

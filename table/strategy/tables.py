@@ -8,6 +8,10 @@ A table file is a compressed ``.npz`` holding
 ``second``  float32, the same shape
     Their second moment E[X**2] under the same policy
     (:mod:`table.strategy.moments`); format 2 on.
+``lump``    float32, shape ``model.shape + (3,)``
+    ``A, B, C``: the chance that the lump box is still scored above 0, and
+    ``E[X I]``, ``E[X**2 I]`` (:mod:`table.strategy.moments`); optional (a file
+    without it gives one normal per player in :mod:`table.strategy.win_chances`).
 ``meta``  a JSON string
     ``format``, ``solver`` (versions), ``ruleset``, ``variant``, ``spec``
     (rules document version), ``fingerprint`` (hash of the score tables),
@@ -84,6 +88,8 @@ class StrategyTable:
         Wall time the build took, in seconds (0 if unknown).
     second : ndarray of shape ``model.shape``, optional
         Second moment of the points still to come (None: not known).
+    lump : ndarray of shape ``model.shape + (3,)``, optional
+        ``A, B, C`` of the lump box (see the module; None: not known).
 
     Examples
     --------
@@ -97,6 +103,7 @@ class StrategyTable:
     expected: float
     build_seconds: float = 0.0
     second: npt.NDArray[np.floating] | None = field(default=None, repr=False)
+    lump: npt.NDArray[np.floating] | None = field(default=None, repr=False)
 
     @property
     def ruleset(self) -> Ruleset:
@@ -147,6 +154,8 @@ class StrategyTable:
         arrays = {"values": values, "meta": np.array(json.dumps(self.meta()))}
         if self.second is not None:
             arrays["second"] = np.nan_to_num(self.second.astype(np.float32), nan=0.0)
+        if self.lump is not None:
+            arrays["lump"] = np.nan_to_num(self.lump.astype(np.float32), nan=0.0)
         fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -165,9 +174,9 @@ def build_table(
     """Solve ``ruleset`` / ``variant`` now (no files); see :func:`table.strategy.solver.solve`."""
     model = Model.of(ruleset, variant)
     started = time.perf_counter()
-    values, second = solve_moments(model, progress)
+    values, stats = solve_moments(model, progress, lump=True)
     seconds = time.perf_counter() - started
-    return StrategyTable(model, values, float(values[0, 0, 0]), seconds, second)
+    return StrategyTable(model, values, float(values[0, 0, 0]), seconds, stats[..., 0], stats[..., 1:])
 
 
 def load_table(path: Path, model: Model) -> StrategyTable:
@@ -187,6 +196,7 @@ def load_table(path: Path, model: Model) -> StrategyTable:
             meta = json.loads(str(data["meta"]))
             values = data["values"].astype(np.float64)  # the solver's arithmetic is float64
             second = data["second"].astype(np.float64) if "second" in data else None
+            lump = data["lump"] if "lump" in data else None  # float32: only win chances read it
     except (ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         raise StaleTablesError(
             f"{path} is not a strategy table ({exc}); delete it or run 'dicetable strategy build {model.ruleset.id}'"
@@ -206,9 +216,11 @@ def load_table(path: Path, model: Model) -> StrategyTable:
                 f"{path} is stale: {key} is {meta.get(key)!r}, this dicetable needs {want!r}; "
                 f"run 'dicetable strategy build {model.ruleset.id}' to rebuild it"
             )
+    if lump is not None and lump.shape != values.shape + (3,):
+        lump = None
     if second is None or second.shape != values.shape:
         raise StaleTablesError(f"{path} has no second moment; run 'dicetable strategy build {model.ruleset.id}'")
-    return StrategyTable(model, values, float(meta["expected"]), float(meta["build_seconds"]), second)
+    return StrategyTable(model, values, float(meta["expected"]), float(meta["build_seconds"]), second, lump)
 
 
 _LOADED: dict[tuple[str, str], StrategyTable] = {}

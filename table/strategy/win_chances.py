@@ -2,9 +2,11 @@
 
 Every player is taken to play the rest of the game alone, maximising their own
 expected final score (what the strategy tables hold); the players' final
-scores are then independent.  Each one's final score is given the mean and
-variance the tables hold (:mod:`table.strategy.moments`) and the shape of a
-normal distribution rounded to whole points; with at most
+scores are then independent.  Each one's final score is a mixture of two
+normals rounded to whole points: "the lump box (the 50 of five of a kind)
+still scored" and "not", with the weights, means and variances the tables
+hold (:mod:`table.strategy.moments`); one normal where that box is decided
+or the table file has no lump statistics.  With at most
 :data:`~table.strategy.late_game.EXACT_OPEN` boxes open, where that shape is
 worst, the exact distribution instead (:mod:`table.strategy.late_game`); a
 player whose card is full has their total for sure.  ``P(win)`` of player ``i`` is the chance their score
@@ -40,6 +42,8 @@ from table.strategy.tables import StrategyTable
 
 #: Standard deviations kept on each side of every mean (the normal's tail past 8 sd is below 1e-15).
 SPAN_SD = 8.0
+#: A mixture's component lighter than this is left out (its float32 moments are noise by then).
+MIN_WEIGHT = 1e-4
 
 
 def _normal_cdf(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -96,6 +100,36 @@ def combine(pmf: npt.NDArray[np.float64]) -> list[float]:
     return [float(v) for v in np.einsum("nk,nk->n", pmf, share)]
 
 
+Components = Sequence[tuple[float, float, float]]
+
+
+def mixture_pmfs(players: Sequence[Components], low: int, high: int) -> npt.NDArray[np.float64]:
+    """Each player's mixture of normals, given as ``(weight, mean, variance)`` components, on ``low..high``."""
+    comps = [c for p in players for c in p]
+    weights = np.array([c[0] for c in comps])[:, None]
+    rows = normal_pmfs([c[1] for c in comps], [c[2] for c in comps], low, high) * weights
+    seat = np.repeat(np.arange(len(players)), [len(p) for p in players])
+    out = np.zeros((len(players), rows.shape[1]))
+    np.add.at(out, seat, rows)
+    return out / out.sum(axis=1, keepdims=True)
+
+
+def split(banked: float, stats: Sequence[float], lump: bool = True) -> list[tuple[float, float, float]]:
+    """``(weight, mean, variance)`` of the final score from the points to come's ``(V, S, A, B, C)``.
+
+    Two normals, "lump box still scored" (weight ``A``) and "not" (see :mod:`table.strategy.moments`);
+    one where either is under :data:`MIN_WEIGHT` or ``lump`` is False.
+    """
+    v, s, a, b, c = (float(x) for x in stats)
+    if not lump or a < MIN_WEIGHT or a > 1.0 - MIN_WEIGHT:
+        return [(1.0, banked + v, max(0.0, s - v * v))]
+    m1, m0 = b / a, (v - b) / (1.0 - a)
+    return [
+        (a, banked + m1, max(0.0, c / a - m1 * m1)),
+        (1.0 - a, banked + m0, max(0.0, (s - c) / (1.0 - a) - m0 * m0)),
+    ]
+
+
 def win_probabilities(means: Sequence[float], variances: Sequence[float]) -> list[float]:
     """P(win) of each player from the mean and variance of their final score (see the module)."""
     if not means:
@@ -105,6 +139,22 @@ def win_probabilities(means: Sequence[float], variances: Sequence[float]) -> lis
 
 #: (table's id, state) -> the within-turn moments of that turn-start state (a turn's throws share them).
 _ROLLS: dict[tuple[int, tuple[int, int, int]], tuple[StrategyTable, Any]] = {}
+#: (table's id) -> (table, its (S, A, B, C) stacked, float32: shape ``model.shape + (4,)``) for the within-turn moments.
+_STATS: dict[int, tuple[StrategyTable, npt.NDArray[np.float32]]] = {}
+
+
+def _stats(table: StrategyTable) -> npt.NDArray[np.float32]:
+    hit = _STATS.get(id(table))
+    if hit is None or hit[0] is not table:
+        if len(_STATS) > 2:
+            _STATS.clear()
+        assert table.second is not None
+        if table.lump is None:
+            stacked = table.second
+        else:
+            stacked = np.concatenate([table.second[..., None], table.lump], axis=-1).astype(np.float32)
+        hit = _STATS[id(table)] = (table, stacked)
+    return hit[1]
 
 
 def _roll_pairs(table: StrategyTable, state: tuple[int, int, int]) -> Any:
@@ -114,7 +164,7 @@ def _roll_pairs(table: StrategyTable, state: tuple[int, int, int]) -> Any:
         if len(_ROLLS) > 64:
             _ROLLS.clear()
         m, g, u = (np.array([x], dtype=np.intp) for x in state)
-        hit = _ROLLS[key] = (table, roll_moments(table.model, table.values, table.second, m, g, u))  # type: ignore[arg-type]
+        hit = _ROLLS[key] = (table, roll_moments(table.model, table.values, _stats(table), m, g, u))  # type: ignore[arg-type]
     return hit[1]
 
 
@@ -131,13 +181,25 @@ def player_moments(table: StrategyTable, card: Card, dice: Sequence[int] = (), r
         The player's turn in progress: the five dice after throw ``roll`` (1..3);
         ``roll`` 0 (default) values the card at the start of its next turn.
     """
-    if roll == 0 or len(dice) != N_DICE or len(card) >= table.model.n_boxes:
-        return table.final_moments(card)
+    (_, mean, var), *_ = player_mixture(table, card, dice, roll, lump=False)
+    return mean, var
+
+
+def player_mixture(
+    table: StrategyTable, card: Card, dice: Sequence[int] = (), roll: int = 0, *, lump: bool = True
+) -> list[tuple[float, float, float]]:
+    """A player's final score as one or two normals ``(weight, mean, variance)`` (:func:`split`)."""
+    banked = table.model.banked(card)
     state = table.model.state_of(card)
+    none = [0.0, 0.0, 0.0] if table.lump is None else []  # a table file without the lump statistics: one normal
+    lump = lump and table.lump is not None
+    if roll == 0 or len(dice) != N_DICE or len(card) >= table.model.n_boxes:
+        assert table.second is not None
+        extra = none or list(table.lump[state])  # type: ignore[index]
+        return split(banked, [table.values[state], table.second[state], *extra], lump)
     pairs = _roll_pairs(table, state)[roll - 1]  # W1, W2, W3
     row = INDEX[N_DICE][tuple(sorted(dice))]
-    mean, second = float(pairs[0][row, 0]), float(pairs[1][row, 0])
-    return table.model.banked(card) + mean, max(0.0, second - mean * mean)
+    return split(banked, [pairs[0][row, 0], *np.atleast_1d(pairs[1][row, 0]), *none], lump)
 
 
 def win_chances(
@@ -148,6 +210,7 @@ def win_chances(
     roll: int = 0,
     *,
     exact_open: int = EXACT_OPEN,
+    lump: bool = True,
 ) -> list[float]:
     """Each player's chance to win (sums to 1) from their cards and the turn in progress.
 
@@ -163,27 +226,30 @@ def win_chances(
         That turn's dice and throw (see :func:`player_moments`).
     exact_open : int, optional
         Cards with at most this many open boxes get their exact distribution (0: normals only).
+    lump : bool, optional
+        Two normals split on the lump box (default) or one normal per player.
     """
     n_boxes = table.model.n_boxes
     exact: dict[int, tuple[int, npt.NDArray[np.float64]]] = {}  # seat -> (points banked, distribution of the rest)
-    normal: dict[int, tuple[float, float]] = {}
+    normal: dict[int, list[tuple[float, float, float]]] = {}
     for i, card in enumerate(cards):
         turn = (dice, roll) if i == current else ((), 0)
         left = n_boxes - len(card) - (1 if turn[1] == 3 and len(dice) == N_DICE else 0)  # boxes open after this throw
         if left <= exact_open:
             exact[i] = (table.model.banked(card), _late_pmf(table, card, *turn, exact_open))
         else:
-            normal[i] = player_moments(table, card, *turn)
+            normal[i] = player_mixture(table, card, *turn, lump=lump)
     lows, highs = [b for b, _ in exact.values()], [b + p.size - 1 for b, p in exact.values()]
     if normal:
-        low, high = span([m for m, _ in normal.values()], [v for _, v in normal.values()])
+        comps = [c for p in normal.values() for c in p]
+        low, high = span([c[1] for c in comps], [c[2] for c in comps])
         lows.append(low)
         highs.append(high)
     low, high = min(lows), max(highs)
     pmf = np.zeros((len(cards), high - low + 1))
     if normal:
         seats = list(normal)
-        pmf[seats] = normal_pmfs([normal[i][0] for i in seats], [normal[i][1] for i in seats], low, high)
+        pmf[seats] = mixture_pmfs([normal[i] for i in seats], low, high)
     for i, (banked, rest) in exact.items():
         pmf[i, banked - low : banked - low + rest.size] = rest
     return combine(pmf)
