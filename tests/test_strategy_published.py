@@ -15,8 +15,8 @@ pytestmark = pytest.mark.slow
 
 @functools.cache
 def table_of(ruleset: str, variant: str | None):
-    """Each table is built once per test session (in memory, float64)."""
-    return build_table(ruleset, variant)
+    """Each table is built once per test session (in memory, float64; means only: the published values)."""
+    return build_table(ruleset, variant, moments=False)
 
 
 @pytest.mark.parametrize(
