@@ -129,3 +129,22 @@ def test_the_last_throw_of_the_one_before_last_turn_is_exact() -> None:
     k = np.arange(pmf.size)
     after = Card(dict(card.boxes) | {"full_house": 19})
     assert table.model.banked(card) + pmf @ k == pytest.approx(table.final_moments(after)[0], abs=1e-3)
+
+
+def test_the_turn_moments_kept_stay_bounded_and_the_latest_are_kept() -> None:
+    """Turn-start moments are kept least recently used first, at most ROLLS_KEPT of them: the one in use
+    stays (the old cache held up to 65 and then dropped them all, the one in use too)."""
+    from table.strategy import win_chances as wc
+
+    table = get_table("yacht", build=False)
+    wc._ROLLS.clear()
+    boxes = list(table.ruleset.boxes)
+    cards = [Card({b: 1 + i % 5 for b in boxes[: 1 + i % 8]} | {"choice": i + 5}) for i in range(wc.ROLLS_KEPT + 6)]
+    first = cards[0]
+    for card in cards:
+        player_moments(table, card, (1, 2, 3, 4, 5), 1)
+        player_moments(table, first, (6, 6, 6, 6, 6), 2)  # used again and again: never the oldest
+    assert len(wc._ROLLS) == wc.ROLLS_KEPT
+    states = {key[1] for key in wc._ROLLS}
+    assert table.model.state_of(first) in states and table.model.state_of(cards[-1]) in states
+    assert table.model.state_of(cards[1]) not in states
