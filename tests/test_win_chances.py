@@ -148,3 +148,20 @@ def test_the_turn_moments_kept_stay_bounded_and_the_latest_are_kept() -> None:
     states = {key[1] for key in wc._ROLLS}
     assert table.model.state_of(first) in states and table.model.state_of(cards[-1]) in states
     assert table.model.state_of(cards[1]) not in states
+
+
+def test_the_late_game_keeps_a_few_whole_turns_least_recently_used_first() -> None:
+    """Whole turns (2.7 MB each for Yahtzee) are kept MEMO_TURNS at most; the one looked up again stays."""
+    from table.strategy import late_game
+
+    table = get_table("yacht", build=False)
+    late = LateGame(table, points_bound(table, 2))
+    boxes = list(table.ruleset.boxes)
+    cards = [Card({b: 3 + i for b in boxes if b != boxes[i]}) for i in range(late_game.MEMO_TURNS + 3)]
+    for card in cards:
+        late.turn(card)
+        late.turn(cards[0])  # the current player's turn, looked up at each throw
+    assert len(late._turns) == late_game.MEMO_TURNS
+    kept = set(late._turns)
+    assert table.model.state_of(cards[0]) in kept and table.model.state_of(cards[-1]) in kept
+    assert table.model.state_of(cards[1]) not in kept
