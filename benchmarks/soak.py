@@ -39,6 +39,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -127,6 +128,8 @@ def child(args: argparse.Namespace) -> None:
         return make_watcher(profile, read), see
 
     tray = FaultyTray(seed=args.seed)
+    if args.memlog:
+        threading.Thread(target=memory_probe, args=(Path(args.memlog),), daemon=True).start()
 
     app = TableApp(
         args.db, setup=Setup("yahtzee", "forced", PLAYERS.split(",")), autostart=True, tray=tray, camera_name="soak"
@@ -164,6 +167,51 @@ def child(args: argparse.Namespace) -> None:
                 print(f"soak child: no new game yet: {exc}", file=sys.stderr, flush=True)
         time.sleep(0.2)
     camera.close()  # pragma: no cover - SIGKILLed
+
+
+def memory_probe(path: Path, every_s: float = 60.0) -> None:
+    """Every `every_s` seconds, one JSON line in `path`: RSS, glibc's heap (mallinfo2: bytes in use, free
+    bytes kept in the heap, mmapped blocks; MB), live Python objects and the 12 commonest types.
+    RSS well above "in use" + "mmap" is heap fragmentation, not a leak; growing "in use" or objects is one."""
+    import collections
+    import ctypes
+    import gc
+
+    class MallInfo2(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in "arena ordblks smblks hblks hblkhd usm fsm uord ford keep".split()]
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallinfo2.restype = MallInfo2
+    trace = os.environ.get("SOAK_TRACEMALLOC") == "1"  # investigation only: slows the table down
+    if trace:
+        import tracemalloc
+
+        tracemalloc.start()
+        first = tracemalloc.take_snapshot()
+    t0 = time.monotonic()
+    while True:
+        m = libc.mallinfo2()
+        objs = gc.get_objects()
+        types = collections.Counter(type(o).__name__ for o in objs)
+        line = {
+            "t_s": round(time.monotonic() - t0),
+            "rss_mb": round(rss_mb(os.getpid()), 1),
+            "in_use_mb": round(m.uord / 2**20, 1),
+            "free_mb": round(m.ford / 2**20, 1),
+            "mmap_mb": round(m.hblkhd / 2**20, 1),
+            "objects": len(objs),
+            "threads": threading.active_count(),
+            "top": types.most_common(12),
+        }
+        if trace:
+            now = tracemalloc.take_snapshot()
+            line["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
+            line["growth"] = [str(d) for d in now.compare_to(first, "lineno")[:15]]
+            del now
+        del objs
+        with open(path, "a") as f:
+            f.write(json.dumps(line) + "\n")
+        time.sleep(every_s)
 
 
 # -- the soak (parent) ----------------------------------------------------------------------------
@@ -207,6 +255,7 @@ class Soak:
         self.ctl = work / "ctl"
         self.throws = work / "throws.log"
         self.log = work / "child.log"
+        self.memlog = work / "memory.log"
         self.host = lan_address()
         self.port = args.port or self._free_port()
         self.proc: subprocess.Popen | None = None
@@ -245,6 +294,8 @@ class Soak:
         cmd = [sys.executable, __file__, "--child", "--db", str(self.db), "--models", str(self.models)]
         cmd += ["--ctl", str(self.ctl), "--throws", str(self.throws), "--port", str(self.port)]
         cmd += ["--listen", "0.0.0.0", "--seed", str(self.args.seed), "--speed", str(self.args.speed)]
+        if self.proc is None:  # the first table process: the one whose memory is measured
+            cmd += ["--memlog", str(self.memlog)]
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
         end = time.monotonic() + 120
@@ -490,7 +541,21 @@ class Soak:
                 f"memory (RSS of the first table process): {self.rss[0]:.0f} MB after warm-up, {self.rss[1]:.0f} MB "
                 f"before its kill ({(self.rss[1] / self.rss[0] - 1) * 100:+.1f} %)"
             )
+        self.report_memory()
         print(f"now (last table process): {rss_mb(self.proc.pid):.0f} MB; log: {self.log}")
+
+    def report_memory(self) -> None:
+        """The first table process's memory probe (see :func:`memory_probe`): first, second and last line."""
+        try:
+            lines = [json.loads(x) for x in self.memlog.read_text().splitlines() if x.strip()]
+        except (OSError, ValueError):
+            return
+        print(f"{'memory probe':>14} {'RSS MB':>7} {'in use':>7} {'free':>6} {'mmap':>6} {'objects':>8}")
+        for x in lines[:2] + lines[2:][-1:]:
+            print(
+                f"{x['t_s'] / 60:10.1f} min {x['rss_mb']:7.1f} {x['in_use_mb']:7.1f} {x['free_mb']:6.1f} "
+                f"{x['mmap_mb']:6.1f} {x['objects']:8}"
+            )
 
     def cleanup(self) -> None:
         self.kill()
@@ -509,7 +574,7 @@ def main() -> None:
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true", help="keep the work folder (store, logs)")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    for name in ("--db", "--models", "--ctl", "--throws", "--listen"):
+    for name in ("--db", "--models", "--ctl", "--throws", "--listen", "--memlog"):
         p.add_argument(name, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:

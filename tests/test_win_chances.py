@@ -151,3 +151,39 @@ def test_generala_splits_on_the_lump_box_and_a_file_without_it_gives_one_normal(
     cards = [card, Card({"fives": 20, "generala": 0})]  # a rival with no Generala to hope for: 4-6 pp apart
     assert win_chances(plain, cards) == pytest.approx(win_chances(table, cards, lump=False), abs=1e-6)
     assert abs(win_chances(plain, cards)[0] - win_chances(table, cards)[0]) > 0.02
+
+
+def test_the_turn_moments_kept_stay_bounded_and_the_latest_are_kept() -> None:
+    """Turn-start moments are kept least recently used first, at most ROLLS_KEPT of them: the one in use
+    stays (the old cache held up to 65 and then dropped them all, the one in use too)."""
+    from table.strategy import win_chances as wc
+
+    table = get_table("yacht", build=False)
+    wc._ROLLS.clear()
+    boxes = list(table.ruleset.boxes)
+    cards = [Card({b: 1 + i % 5 for b in boxes[: 1 + i % 8]} | {"choice": i + 5}) for i in range(wc.ROLLS_KEPT + 6)]
+    first = cards[0]
+    for card in cards:
+        player_moments(table, card, (1, 2, 3, 4, 5), 1)
+        player_moments(table, first, (6, 6, 6, 6, 6), 2)  # used again and again: never the oldest
+    assert len(wc._ROLLS) == wc.ROLLS_KEPT
+    states = {key[1] for key in wc._ROLLS}
+    assert table.model.state_of(first) in states and table.model.state_of(cards[-1]) in states
+    assert table.model.state_of(cards[1]) not in states
+
+
+def test_the_late_game_keeps_a_few_whole_turns_least_recently_used_first() -> None:
+    """Whole turns (2.7 MB each for Yahtzee) are kept MEMO_TURNS at most; the one looked up again stays."""
+    from table.strategy import late_game
+
+    table = get_table("yacht", build=False)
+    late = LateGame(table, points_bound(table, 2))
+    boxes = list(table.ruleset.boxes)
+    cards = [Card({b: 3 + i for b in boxes if b != boxes[i]}) for i in range(late_game.MEMO_TURNS + 3)]
+    for card in cards:
+        late.turn(card)
+        late.turn(cards[0])  # the current player's turn, looked up at each throw
+    assert len(late._turns) == late_game.MEMO_TURNS
+    kept = set(late._turns)
+    assert table.model.state_of(cards[0]) in kept and table.model.state_of(cards[-1]) in kept
+    assert table.model.state_of(cards[1]) not in kept

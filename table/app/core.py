@@ -31,6 +31,7 @@ from table.app import screens
 from table.app.bots import BotSeats
 from table.app.fix_history import FixHistoryMixin
 from table.app.free_play import FreePlayMixin
+from table.app.heap import HeapTrimmer
 from table.app.live_chances import LiveChances
 from table.app.presses import PressMixin
 from table.app.publish import PublishMixin
@@ -155,6 +156,7 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
         self.finished = threading.Event()
         self.bots = BotSeats(self, dice=bot_dice, delay_s=bot_delay_s, seed=bot_seed)
         self.store_faults = StoreFaults(self)  # a write that fails: unapplied, said, tried again
+        self.heap = HeapTrimmer()  # freed frames' pages back to the OS every minute (glibc keeps them)
         self.analysis: Any = None
         self.analysis_status = ""
         self._analysis_key: Any = None
@@ -224,6 +226,7 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
                 # ever timing out (a failed store write, or the turn timer's warning or end).
                 if (self.store_faults.due() and self.store_faults.retry()) | self._tick():
                     self._publish()
+                self.heap.maybe_trim()
                 if item is None:
                     break
                 if not item:

@@ -5,8 +5,9 @@ the script grows one roll at a time: :meth:`LiveTray.throw` appends a
 :class:`~vision.sources.synthetic.ScriptedRoll` (held dice go to the hold area,
 the others tumble anew) and the frames of that roll follow; between throws the
 tray shows its last still frame.  The same seed and the same throws give the
-same frames (the script is re-planned from the start, which replays every
-earlier roll identically).
+same frames: each throw is planned after the last one with the random stream
+carried on, as a :class:`SyntheticSource` of the whole script would play it,
+and only the last throw's states are kept.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from table.commands._live import make_reader
-from vision.sources import synthetic
 from vision.sources.base import FrameSource
+from vision.sources.roll_script import RollPlan, _Planner
 from vision.sources.synthetic import ScriptedRoll, SyntheticSource
 
 _IDLE_FRAMES = 2
@@ -41,22 +42,54 @@ def _trim() -> None:
         pass
 
 
-class _GrowingSource(SyntheticSource):
-    """A :class:`SyntheticSource` whose script can be replaced, keeping its rendered tray and noise.
+class _Tail:
+    """The last items of a stream addressed by their global index: ``len()`` counts them all, only the
+    kept ones (from ``base``) can be read; an older index raises IndexError."""
 
-    Re-planning from the seed replays the earlier rolls exactly as a new source
-    would (the constructor plans with ``default_rng(seed)`` too); a test checks it.
+    def __init__(self, items: Sequence[Any], base: int = 0) -> None:
+        self.items, self.base = list(items), base
+
+    def __len__(self) -> int:
+        return self.base + len(self.items)
+
+    def __getitem__(self, k: int) -> Any:
+        if k < 0:
+            k += len(self)
+        if not self.base <= k < len(self):
+            raise IndexError(f"item {k} is no longer kept (kept: {self.base}-{len(self) - 1})")
+        return self.items[k - self.base]
+
+    def __iter__(self) -> Any:
+        return iter(self.items)
+
+
+class _GrowingSource(SyntheticSource):
+    """A :class:`SyntheticSource` that plans one more roll at a time, keeping its rendered tray and noise.
+
+    Only the last roll's states (and the state before them, which rendering and truth look back at) are
+    kept, so memory and time per throw stay constant; the rolls are those a :class:`SyntheticSource` of
+    the whole script would play (the same random stream, carried by the planner); a test checks it.
     """
 
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
+    def __init__(self, *, script: Sequence[ScriptedRoll], idle_frames: int, **kw: Any) -> None:
+        super().__init__(script=script[:1], idle_frames=idle_frames, **kw)
+        self._planner = _Planner(np.random.default_rng(self._seed), idle_frames)
+        states, plan = self._planner.add(script[0])
+        self._states, self._plans = _Tail(self._planner.idle + states), _Tail([plan])
         self._square_holds()
+        for roll in script[1:]:
+            self.add(roll)
 
-    def set_script(self, script: Sequence[ScriptedRoll]) -> None:
-        self._script = tuple(script)
-        self._states, self._plans = synthetic._plan(self._script, np.random.default_rng(self._seed), _IDLE_FRAMES)
+    def add(self, roll: ScriptedRoll) -> RollPlan:
+        """Plan `roll` after the others; return its plan."""
+        before = self._states[-1]
+        states, plan = self._planner.add(roll)
+        self._script = (roll,)
+        self._states = _Tail([before, *states], plan.start_index - 1)
+        self._plans = _Tail([plan], plan.roll)
         self._static_key = None
         self._square_holds()
+        return plan
 
     def _square_holds(self) -> None:
         """Lay held dice square in the hold area, as a player lines them up.
@@ -66,11 +99,12 @@ class _GrowingSource(SyntheticSource):
         and the demo would re-throw forever (the held die never moves); all at
         :data:`HOLD_ANGLE`.
         """
-        self._states = [
+        tail = self._states
+        tail.items = [
             replace(st, dice=tuple(replace(d, angle=HOLD_ANGLE) if d.held else d for d in st.dice))
             if any(d.held for d in st.dice)
             else st
-            for st in self._states
+            for st in tail.items
         ]
 
 
@@ -106,7 +140,7 @@ class LiveTray(FrameSource):
         self._fps = float(fps)
         self._tumble = int(tumble_frames)
         self._rest = int(rest_frames)
-        self._script: list[ScriptedRoll] = []
+        self._last: ScriptedRoll | None = None  # the last throw: the next keeps its held dice
         self._src: SyntheticSource | None = None
         self._k = 0
         self._end = 0
@@ -120,7 +154,7 @@ class LiveTray(FrameSource):
 
     @property
     def describe(self) -> str:
-        return f"synthetic-live:{self.seed} ({len(self._script)} throws)"
+        return f"synthetic-live:{self.seed} ({self.throws} throws)"
 
     @property
     def busy(self) -> bool:
@@ -138,7 +172,7 @@ class LiveTray(FrameSource):
             The five values after the throw (kept dice keep theirs); random when None.
         """
         with self._lock:
-            old = list(self._script[-1].values) if self._script else None
+            old = list(self._last.values) if self._last is not None else None
             kept = sorted(set(int(i) for i in keep)) if old is not None else []
             if old is not None and 4 in kept and len(kept) < 5:
                 # The synthetic world's lowest hold slot is read as a leaning die by the watcher's
@@ -153,15 +187,13 @@ class LiveTray(FrameSource):
             else:
                 new = [int(v) for v in values]
             hold = tuple(kept)
-            self._script.append(
-                ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble, rest_frames=self._rest)
-            )
+            self._last = ScriptedRoll(values=tuple(new), hold=hold, tumble_frames=self._tumble, rest_frames=self._rest)
             if self._src is None:
-                self._src = _GrowingSource(seed=self.seed, script=self._script, fps=self._fps, idle_frames=_IDLE_FRAMES)
+                self._src = _GrowingSource(seed=self.seed, script=[self._last], fps=self._fps, idle_frames=_IDLE_FRAMES)
+                plan = self._src.plan[-1]
                 _trim()
             else:
-                self._src.set_script(self._script)
-            plan = self._src.plan[-1]
+                plan = self._src.add(self._last)
             self._k, self._end = plan.start_index, plan.end_index
             self._idle_image = None
             self.throws += 1

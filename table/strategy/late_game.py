@@ -13,6 +13,8 @@ or stop takes the chosen option's distribution.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,8 +30,11 @@ Array = npt.NDArray[np.float64]
 #: costs 0.3-0.8 s on this loaded 2-core machine (memoised per state; two boxes 0.1-0.3 s, one 16-60 ms);
 #: exact up to two boxes left 3-box positions off by up to 7.8 pp, up to three 2.6 (docs/overlay.md).
 EXACT_OPEN = 3
-#: States whose whole turn is kept (the current player's throws look theirs up), and start distributions kept.
-MEMO_TURNS = 8
+#: States whose whole turn is kept, least recently used first: only the current player's throws look
+#: theirs up again (the others' feed a start distribution once); each is 2.7 MB at 456 points (Yahtzee),
+#: and 8 filled 21 MB of a soak's table in its first late game.
+MEMO_TURNS = 3
+#: Start distributions kept ((points,) each, 3.6 KB at 456 points): about 14 new states a game.
 MEMO_STARTS = 4096
 
 
@@ -46,7 +51,7 @@ class LateGame:
         self.points = points
         # start distributions (small) of every state met; whole turns ((252, points) each, 1-2 MB) of a few
         self._starts: dict[tuple[int, int, int], Array] = {}
-        self._turns: dict[tuple[int, int, int], tuple[Pair, Pair, Pair, Array]] = {}
+        self._turns: OrderedDict[tuple[int, int, int], tuple[Pair, Pair, Pair, Array]] = OrderedDict()
 
     def start(self, card: Card) -> Array:
         """Distribution (shape ``(points,)``) of the points still to come from the start of ``card``'s next turn."""
@@ -71,9 +76,10 @@ class LateGame:
             W2 = _stop_or_keep(stops[1], E3)
             E2 = list(zip(keeper_values(W2[0]), keeper_values(W2[1])))
             W1 = _stop_or_keep(stops[0], E2)
-            if len(self._turns) >= MEMO_TURNS:
-                self._turns.pop(next(iter(self._turns)))  # the oldest
             self._turns[state] = (W1, W2, W3, ROLL_PROB @ W1[1])
+            while len(self._turns) > MEMO_TURNS:
+                self._turns.popitem(last=False)  # the least recently used
+        self._turns.move_to_end(state)
         return self._turns[state]
 
     def scored(self, card: Card, dice: tuple[int, ...], roll: int) -> Array:

@@ -28,6 +28,7 @@ Examples
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -137,8 +138,12 @@ def win_probabilities(means: Sequence[float], variances: Sequence[float]) -> lis
     return combine(normal_pmfs(means, variances, *span(means, variances)))
 
 
-#: (table's id, state) -> the within-turn moments of that turn-start state (a turn's throws share them).
-_ROLLS: dict[tuple[int, tuple[int, int, int]], tuple[StrategyTable, Any]] = {}
+#: (table's id, state) -> the within-turn moments of that turn-start state (a turn's throws share them),
+#: least recently used first.
+_ROLLS: OrderedDict[tuple[int, tuple[int, int, int]], tuple[StrategyTable, Any]] = OrderedDict()
+#: Only the player whose turn it is has throws to value: 8 entries (26 KB each for Yahtzee) keep a few
+#: turns and tables, and the current turn's is never dropped (the old bound cleared all 65 at once).
+ROLLS_KEPT = 8
 #: (table's id) -> (table, its (S, A, B, C) stacked, float32: shape ``model.shape + (4,)``) for the within-turn moments.
 _STATS: dict[int, tuple[StrategyTable, npt.NDArray[np.float32]]] = {}
 
@@ -161,10 +166,11 @@ def _roll_pairs(table: StrategyTable, state: tuple[int, int, int]) -> Any:
     key = (id(table), state)
     hit = _ROLLS.get(key)
     if hit is None or hit[0] is not table:  # (an id can be reused once a table is gone)
-        if len(_ROLLS) > 64:
-            _ROLLS.clear()
         m, g, u = (np.array([x], dtype=np.intp) for x in state)
         hit = _ROLLS[key] = (table, roll_moments(table.model, table.values, _stats(table), m, g, u))  # type: ignore[arg-type]
+        while len(_ROLLS) > ROLLS_KEPT:
+            _ROLLS.popitem(last=False)
+    _ROLLS.move_to_end(key)
     return hit[1]
 
 

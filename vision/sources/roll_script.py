@@ -224,23 +224,33 @@ def default_script(seed: int = 0) -> tuple[ScriptedRoll, ...]:
     )
 
 
-def _plan(
-    script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int, cam: CameraPose = DEFAULT_CAMERA_POSE
-) -> tuple[list[_State], list[RollPlan]]:
-    states: list[_State] = []
-    plans: list[RollPlan] = []
-    light = 0.0
-    dice: list[_Die | None] = []
-    for _ in range(idle_frames):
-        states.append(_State((), None, cam, light, -1, "idle"))
-    prev_held: set[int] = set()
-    for r, roll in enumerate(script):
-        n = len(roll.values)
-        if len(dice) != n:
-            dice = [None] * n
-        start = len(states)
+class _Planner:
+    """Plans a script one roll at a time: :meth:`add` returns only that roll's states and plan.
+
+    It carries what a roll needs from the ones before (dice, light, camera, held dice, the random
+    stream), so rolls added one by one give the same states as :func:`_plan` of the whole script.
+    """
+
+    def __init__(self, rng: np.random.Generator, idle_frames: int, cam: CameraPose = DEFAULT_CAMERA_POSE) -> None:
+        self.rng = rng
+        self.cam = cam
+        self.light = 0.0
+        self.dice: list[_Die | None] = []
+        self.prev_held: set[int] = set()
+        self.rolls = 0
+        self.idle = [_State((), None, cam, 0.0, -1, "idle") for _ in range(idle_frames)]
+        #: Global index of the next state (states of earlier rolls are not kept here).
+        self.count = len(self.idle)
+
+    def add(self, roll: ScriptedRoll) -> tuple[list[_State], RollPlan]:
+        """States of `roll` (global indexes from ``count`` before the call) and its plan."""
+        rng, r, n = self.rng, self.rolls, len(roll.values)
+        states: list[_State] = []
+        dice = self.dice if len(self.dice) == n else [None] * n
+        start = self.count
         if roll.camera is not None:
-            cam = roll.camera
+            self.cam = roll.camera
+        cam, light, prev_held = self.cam, self.light, self.prev_held
         current = tuple(d for d in dice if d is not None)
         # Held dice go to the hold area; dice to roll are picked up (under the hand, when there is one).
         finals: list[_Die] = [None] * n  # type: ignore[list-item]
@@ -310,25 +320,31 @@ def _plan(
                 now.append(_Die(face, x0 + (f.x - x0) * s, y0 + (f.y - y0) * s, ang))
             states.append(_State(tuple(now), None, cam, light, r, "throw"))
             if still:
-                stop_at = len(states) - 1
+                stop_at = start + len(states) - 1
                 break
         assert stop_at is not None
         for k in range(roll.rest_frames - 1):
             if k == roll.rest_frames // 2:
                 light += roll.light_stops
             states.append(_State(tuple(finals), None, cam, light, r, "rest"))
-        dice = list(finals)
-        prev_held = set(roll.hold)
-        plans.append(
-            RollPlan(
-                r,
-                start,
-                stop_at,
-                len(states),
-                tuple(roll.values),
-                tuple(roll.hold),
-                roll.lean is not None,
-                tuple(flags),
-            )
+        self.dice, self.light = list(finals), light
+        self.prev_held = set(roll.hold)
+        self.rolls += 1
+        self.count += len(states)
+        plan = RollPlan(
+            r, start, stop_at, self.count, tuple(roll.values), tuple(roll.hold), roll.lean is not None, tuple(flags)
         )
+        return states, plan
+
+
+def _plan(
+    script: Sequence[ScriptedRoll], rng: np.random.Generator, idle_frames: int, cam: CameraPose = DEFAULT_CAMERA_POSE
+) -> tuple[list[_State], list[RollPlan]]:
+    planner = _Planner(rng, idle_frames, cam)
+    states: list[_State] = list(planner.idle)
+    plans: list[RollPlan] = []
+    for roll in script:
+        more, plan = planner.add(roll)
+        states += more
+        plans.append(plan)
     return states, plans
