@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from table.demo.livetray import _IDLE_FRAMES, LiveTray
+from table.demo.livetray import _IDLE_FRAMES, HOLD_ANGLE, LiveTray
 from vision.sources.roll_script import _plan
 
 
@@ -49,7 +49,7 @@ def test_the_trays_state_stays_bounded_as_throws_go_on():
 
 def test_throws_one_at_a_time_are_those_of_the_whole_script():
     """Each throw's frames are the states the whole script's plan gives for it (same seed, same random
-    stream), held dice laid square: a tray of N throws plays as before, throw for throw."""
+    stream), held dice laid at HOLD_ANGLE: a tray of N throws plays as before, throw for throw."""
     tray = LiveTray(seed=4)
     truths, rolls = [], []
     for n in range(12):
@@ -62,7 +62,7 @@ def test_throws_one_at_a_time_are_those_of_the_whole_script():
         want = states[plan.start_index : plan.end_index]
         for truth, st in zip(got, want):
             assert truth.roll == plan.roll and truth.phase == st.phase
-            square = [replace(d, angle=0.0) if d.held else d for d in st.dice]
+            square = [replace(d, angle=HOLD_ANGLE) if d.held else d for d in st.dice]
             assert [(d.value, d.centre_mm, d.held, d.angle_deg) for d in truth.dice] == [
                 (d.value, (d.x, d.y), d.held, d.angle) for d in square
             ]
