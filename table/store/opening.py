@@ -182,14 +182,7 @@ def probe_write(conn: sqlite3.Connection, path: Path, doing: str, after: str = "
         conn.execute(f"PRAGMA user_version={version}")
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        try:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
-        if is_corruption(exc):
-            raise StoreCorruptError(f"game store {str(path)!r} is damaged ({exc})") from None
-        raise write_error(path, exc, doing, after) from None
+        raise _failed_write(conn, path, exc, doing, after) from None
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, *, readonly: bool) -> None:
@@ -251,14 +244,20 @@ def _migrate_1_to_2(conn: sqlite3.Connection, path: Path) -> None:
     try:
         conn.executescript(f"BEGIN IMMEDIATE;{outbox_schema()}PRAGMA user_version=2; COMMIT;")
     except sqlite3.Error as exc:
-        try:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
-        if is_corruption(exc):
-            raise StoreCorruptError(f"game store {str(path)!r} is damaged ({exc})") from None
-        raise write_error(path, exc, f"cannot add the outbox to the game store {str(path)!r}") from None
+        raise _failed_write(conn, path, exc, f"cannot add the outbox to the game store {str(path)!r}") from None
+
+
+def _failed_write(conn: sqlite3.Connection, path: Path, exc: sqlite3.Error, doing: str, after: str = "") -> StoreError:
+    """The error to raise for a write of `conn` that failed with `exc`, its transaction rolled back:
+    :class:`StoreCorruptError` for a damaged file, else :func:`write_error`'s :class:`StoreWriteError`."""
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+    except sqlite3.Error:
+        pass
+    if is_corruption(exc):
+        return StoreCorruptError(f"game store {str(path)!r} is damaged ({exc})")
+    return write_error(path, exc, doing, after)
 
 
 def set_aside(path: Path, reason: str) -> tuple[Path, str]:
