@@ -3,7 +3,7 @@
 Run: ``python benchmarks/soak.py [--minutes 30] [--repeat 3]`` (as root for a real full disk: the store lives
 on a small tmpfs of its own, as in tests/test_store_faults.py; without root the disk-full fault is left out).
 
-The table is a child process of this script (``--child``): the app, the display server, the camera loop with
+The table is a child process (``benchmarks/soak_table.py``): the app, the display server, the camera loop with
 the real pip reader on a :class:`LiveTray` wrapped in a fault switch, and the demo's player pressing the
 buttons for two seats (table/demo/presser.py); a finished game is followed by a new one. It is SIGKILLed and
 started again for real. Faults, each ``--repeat`` times:
@@ -39,13 +39,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from soak_table import rss_mb  # noqa: E402  (the table process's RSS reader)
 
 KINDS = (
     "disk-full",
@@ -59,162 +61,8 @@ KINDS = (
     "model-missing",
 )
 CAMERA_MODES = {"camera-raise": "raise", "camera-hang": "hang", "camera-none": "none", "camera-size": "size"}
-PLAYERS = "Ann,Bo"
-
-
-# -- the table (child process) ------------------------------------------------------------------
-
-
-def child(args: argparse.Namespace) -> None:
-    import logging
-
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    import vision.detect
-    import vision.face
-    import vision.pips
-
-    models = Path(args.models)
-    vision.face.DEFAULT_MODEL_PATH = models / "face_reader.onnx"
-    vision.detect.DEFAULT_MODEL_PATH = models / "die_detector.onnx"
-    vision.pips.DEFAULT_MODEL_PATH = models / "pip_finder.onnx"
-
-    from calibration.procedure import make_watcher
-    from calibration.profile import PACKAGED_PROFILES_DIR, load_profile
-    from table.app import TableApp
-    from table.app.camera import CameraLoop
-    from table.commands._live import make_reader
-    from table.demo.livetray import LiveTray
-    from table.demo.presser import DemoPlayer
-    from table.display.server import DisplayServer
-    from table.display.snapshot import Setup
-    from table.store import StoreError
-    from vision.sources.base import Frame
-
-    ctl = Path(args.ctl)
-    throws = os.open(args.throws, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-
-    def mode() -> str:
-        try:
-            return ctl.read_text().strip()
-        except OSError:
-            return ""
-
-    class FaultyTray(LiveTray):
-        """The live tray behind a switch the soak sets: raise, hang, None or half-size frames."""
-
-        def throw(self, keep, values=None):  # type: ignore[no-untyped-def]
-            os.write(throws, f"{time.time():.6f}\n".encode())  # logged before: a kill cannot hide a throw
-            super().throw(keep, values)
-
-        def read(self):  # type: ignore[no-untyped-def]
-            m = mode()
-            if m == "raise":
-                raise RuntimeError("soak: the camera library raised")
-            if m == "hang":
-                while mode() == "hang" and not self.closed:
-                    time.sleep(0.05)
-            if m == "none":
-                time.sleep(1 / 30)
-                return None
-            frame = super().read()
-            if m == "size":
-                return Frame(frame.image[::2, ::2].copy(), frame.timestamp_s, frame.index, frame.truth)
-            return frame
-
-    profile = load_profile("default", PACKAGED_PROFILES_DIR)
-
-    def make(source):  # type: ignore[no-untyped-def]
-        read, see = make_reader("model", source, profile.geometry)
-        return make_watcher(profile, read), see
-
-    tray = FaultyTray(seed=args.seed)
-    if args.memlog:
-        threading.Thread(target=memory_probe, args=(Path(args.memlog),), daemon=True).start()
-
-    app = TableApp(
-        args.db, setup=Setup("yahtzee", "forced", PLAYERS.split(",")), autostart=True, tray=tray, camera_name="soak"
-    ).start()
-    server = DisplayServer(app, host=args.listen, port=args.port).start()
-    camera = CameraLoop(app, tray.reopen, make, speed=args.speed).start()
-    print(f"soak child: page at {server.url}", file=sys.stderr, flush=True)
-
-    ro_conn = None
-
-    def store_mode() -> None:
-        nonlocal ro_conn
-        import sqlite3
-
-        store = app._store
-        if mode() == "read-only" and ro_conn is None:
-            ro_conn = store._conn
-            uri = f"{Path(args.db).resolve().as_uri()}?mode=ro"
-            store._conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
-        elif mode() != "read-only" and ro_conn is not None:
-            store._conn.close()
-            store._conn, ro_conn = ro_conn, None
-
-    player = None
-    while True:
-        if (mode() == "read-only") != (ro_conn is not None):
-            app.submit(store_mode).result(timeout=30)
-        if app.screen == "game" and (player is None or not player._thread.is_alive()):
-            player = DemoPlayer(app, delay_s=0.45 / args.speed).start()
-        elif app.screen != "game":
-            time.sleep(1.0)
-            try:
-                app.submit(app._start_game).result(timeout=30)
-            except StoreError as exc:
-                print(f"soak child: no new game yet: {exc}", file=sys.stderr, flush=True)
-        time.sleep(0.2)
-    camera.close()  # pragma: no cover - SIGKILLed
-
-
-def memory_probe(path: Path, every_s: float = 60.0) -> None:
-    """Every `every_s` seconds, one JSON line in `path`: RSS, glibc's heap (mallinfo2: bytes in use, free
-    bytes kept in the heap, mmapped blocks; MB), live Python objects and the 12 commonest types.
-    RSS well above "in use" + "mmap" is heap fragmentation, not a leak; growing "in use" or objects is one."""
-    import collections
-    import ctypes
-    import gc
-
-    class MallInfo2(ctypes.Structure):
-        _fields_ = [(n, ctypes.c_size_t) for n in "arena ordblks smblks hblks hblkhd usm fsm uord ford keep".split()]
-
-    libc = ctypes.CDLL("libc.so.6")
-    libc.mallinfo2.restype = MallInfo2
-    trace = os.environ.get("SOAK_TRACEMALLOC") == "1"  # investigation only: slows the table down
-    if trace:
-        import tracemalloc
-
-        tracemalloc.start()
-        first = tracemalloc.take_snapshot()
-    t0 = time.monotonic()
-    while True:
-        m = libc.mallinfo2()
-        objs = gc.get_objects()
-        types = collections.Counter(type(o).__name__ for o in objs)
-        line = {
-            "t_s": round(time.monotonic() - t0),
-            "rss_mb": round(rss_mb(os.getpid()), 1),
-            "in_use_mb": round(m.uord / 2**20, 1),
-            "free_mb": round(m.ford / 2**20, 1),
-            "mmap_mb": round(m.hblkhd / 2**20, 1),
-            "objects": len(objs),
-            "threads": threading.active_count(),
-            "top": types.most_common(12),
-        }
-        if trace:
-            now = tracemalloc.take_snapshot()
-            line["traced_mb"] = round(tracemalloc.get_traced_memory()[0] / 2**20, 1)
-            line["growth"] = [str(d) for d in now.compare_to(first, "lineno")[:15]]
-            del now
-        del objs
-        with open(path, "a") as f:
-            f.write(json.dumps(line) + "\n")
-        time.sleep(every_s)
-
-
-# -- the soak (parent) ----------------------------------------------------------------------------
+#: The table process (benchmarks/soak_table.py).
+TABLE = Path(__file__).with_name("soak_table.py")
 
 
 def get(url: str, timeout: float = 5.0) -> dict | None:
@@ -223,16 +71,6 @@ def get(url: str, timeout: float = 5.0) -> dict | None:
             return json.loads(r.read())
     except (OSError, ValueError):
         return None
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 def lan_address() -> str:
@@ -291,7 +129,7 @@ class Soak:
 
     def start(self) -> None:
         env = dict(os.environ, DICETABLE_THREADS="1", PYTHONUNBUFFERED="1")
-        cmd = [sys.executable, __file__, "--child", "--db", str(self.db), "--models", str(self.models)]
+        cmd = [sys.executable, str(TABLE), "--db", str(self.db), "--models", str(self.models)]
         cmd += ["--ctl", str(self.ctl), "--throws", str(self.throws), "--port", str(self.port)]
         cmd += ["--listen", "0.0.0.0", "--seed", str(self.args.seed), "--speed", str(self.args.speed)]
         if self.proc is None:  # the first table process: the one whose memory is measured
@@ -545,7 +383,7 @@ class Soak:
         print(f"now (last table process): {rss_mb(self.proc.pid):.0f} MB; log: {self.log}")
 
     def report_memory(self) -> None:
-        """The first table process's memory probe (see :func:`memory_probe`): first, second and last line."""
+        """The first table process's memory probe (see :func:`soak_table.memory_probe`): first, second and last line."""
         try:
             lines = [json.loads(x) for x in self.memlog.read_text().splitlines() if x.strip()]
         except (OSError, ValueError):
@@ -573,13 +411,7 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true", help="keep the work folder (store, logs)")
-    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    for name in ("--db", "--models", "--ctl", "--throws", "--listen", "--memlog"):
-        p.add_argument(name, help=argparse.SUPPRESS)
     args = p.parse_args()
-    if args.child:
-        child(args)
-        return
     work = Path(tempfile.mkdtemp(prefix="dicetable-soak-"))
     soak = Soak(args, work)
     try:
