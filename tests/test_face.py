@@ -294,3 +294,27 @@ def test_the_reader_reads_with_the_mirrored_view():
     assert reading_face_reader().mirrored is True
     twin = networks_from_files(face_model=DEFAULT_MODEL_PATH)["face_reader"]
     assert twin.mirrored is True and twin.rotations == 1
+
+
+def test_mirrored_view_only_where_the_crop_as_it_is_is_unsure():
+    from vision.face import READ_MIRROR_BELOW, reading_face_reader
+
+    crops = [plain_face(v, angle_deg=a) for v, a in ((1, 0), (4, 20), (5, 33), (6, 5))]
+    crops.append(
+        np.ascontiguousarray(np.random.default_rng(1).integers(0, 256, (CROP_SIZE, CROP_SIZE, 3), dtype=np.uint8))
+    )
+    as_is = FaceReader().predict(crops)
+    both = FaceReader(mirrored=True).predict(crops)
+    top = as_is.max(axis=1)
+    below = float(np.sort(top)[2]) + 1e-6  # the two surest crops are read as they are, the others mirrored too
+    cascade = FaceReader(mirrored=True, mirror_below=below).predict(crops)
+    sure = top >= below
+    assert sure.sum() == 2
+    np.testing.assert_allclose(cascade[sure], as_is[sure], atol=1e-6)
+    np.testing.assert_allclose(cascade[~sure], both[~sure], atol=1e-5)
+    # 1.0 mirrors every crop, 0.0 none
+    np.testing.assert_allclose(FaceReader(mirrored=True, mirror_below=1.0).predict(crops), both, atol=1e-6)
+    np.testing.assert_allclose(FaceReader(mirrored=True, mirror_below=0.0).predict(crops), as_is, atol=1e-6)
+    assert reading_face_reader().mirror_below == READ_MIRROR_BELOW < 1.0
+    with pytest.raises(ValueError, match="mirror_below"):
+        FaceReader(mirrored=True, mirror_below=1.5)
