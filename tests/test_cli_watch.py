@@ -18,6 +18,21 @@ from vision.sources.synthetic import SyntheticSource, TruthReader
 from vision.watch import RollWatcher
 
 
+def synthetic_watch(profiles, *extra: str, camera: str = "synthetic:0") -> int:
+    """``dicetable watch`` of `camera` on the profile "syn" with the truth reader, `extra` options after."""
+    return main(
+        ["watch", "--camera", camera, "--profile", "syn", "--profiles-dir", str(profiles), "--reader", "truth", *extra]
+    )
+
+
+def truth_check(camera: str, profile: str, folder, *extra: str) -> int:
+    """``dicetable calibrate --check`` of `camera` on `profile` in `folder` with the truth reader, `extra` after."""
+    return main(
+        ["calibrate", "--check", "--camera", camera, "--profile", profile, "--profiles-dir", str(folder)]
+        + ["--reader", "truth", *extra]
+    )
+
+
 @pytest.fixture(scope="module")
 def profiles(tmp_path_factory):
     folder = tmp_path_factory.mktemp("profiles")
@@ -55,27 +70,7 @@ def test_calibrate_json(tmp_path, capsys):
 
 
 def test_watch_prints_json_events(profiles, capsys):
-    assert (
-        main(
-            [
-                "watch",
-                "--camera",
-                "synthetic:0",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--view",
-                "none",
-                "--json",
-                "--frames",
-                "150",
-            ]
-        )
-        == 0
-    )
+    assert synthetic_watch(profiles, "--view", "none", "--json", "--frames", "150") == 0
     captured = capsys.readouterr()
     events = [json.loads(line) for line in captured.out.splitlines()]
     plan = SyntheticSource(seed=0).plan
@@ -91,26 +86,8 @@ def test_watch_prints_json_events(profiles, capsys):
 def test_watch_human_output_and_audit(profiles, tmp_path, capsys):
     view = tmp_path / "view.png"
     assert (
-        main(
-            [
-                "watch",
-                "--camera",
-                "synthetic:0",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--view",
-                "none",
-                "--frames",
-                "60",
-                "--save-view",
-                str(view),
-                "--audit",
-                str(tmp_path / "audit"),
-            ]
+        synthetic_watch(
+            profiles, "--view", "none", "--frames", "60", "--save-view", str(view), "--audit", str(tmp_path / "audit")
         )
         == 0
     )
@@ -131,28 +108,7 @@ def _free_port():
 
 def test_watch_serves_mjpeg(profiles, capsys):
     port = _free_port()
-    assert (
-        main(
-            [
-                "watch",
-                "--camera",
-                "synthetic:0",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--view",
-                "mjpeg",
-                "--port",
-                str(port),
-                "--frames",
-                "5",
-            ]
-        )
-        == 0
-    )
+    assert synthetic_watch(profiles, "--view", "mjpeg", "--port", str(port), "--frames", "5") == 0
     assert f"live view: http://127.0.0.1:{port}/" in capsys.readouterr().err
     with pytest.raises(urllib.error.URLError):  # closed when the watch ends
         urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2)
@@ -164,25 +120,7 @@ def test_regression_watch_on_a_port_in_use_says_so_as_play_does(profiles, capsys
     busy.listen(1)
     port = busy.getsockname()[1]
     try:
-        status = main(
-            [
-                "watch",
-                "--camera",
-                "synthetic:0",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--view",
-                "mjpeg",
-                "--port",
-                str(port),
-                "--frames",
-                "5",
-            ]
-        )
+        status = synthetic_watch(profiles, "--view", "mjpeg", "--port", str(port), "--frames", "5")
     finally:
         busy.close()
     err = capsys.readouterr().err.strip()
@@ -252,48 +190,12 @@ def test_bad_input_is_one_line_exit_2(argv, words, capsys):
 def test_truth_reader_needs_the_synthetic_camera(tmp_path, profiles, capsys):
     frame = np.zeros((480, 640, 3), np.uint8)
     cv2.imwrite(str(tmp_path / "a.png"), frame)
-    assert (
-        main(
-            [
-                "watch",
-                "--camera",
-                f"images:{tmp_path}",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--view",
-                "none",
-            ]
-        )
-        == 2
-    )
+    assert synthetic_watch(profiles, "--view", "none", camera=f"images:{tmp_path}") == 2
     assert "--reader truth works only with --camera synthetic" in capsys.readouterr().err
 
 
 def test_calibrate_check(profiles, capsys):
-    assert (
-        main(
-            [
-                "calibrate",
-                "--check",
-                "--camera",
-                "synthetic:0",
-                "--profile",
-                "syn",
-                "--profiles-dir",
-                str(profiles),
-                "--reader",
-                "truth",
-                "--min-confidence",
-                "0.6",
-                "--json",
-            ]
-        )
-        == 0
-    )
+    assert truth_check("synthetic:0", "syn", profiles, "--min-confidence", "0.6", "--json") == 0
     info = json.loads(capsys.readouterr().out)
     assert info["events"][-1]["event"] == "settled" and info["min_confidence"] == 0.6
 
@@ -315,26 +217,7 @@ def test_bench_bad_sizes(capsys):
 
 def test_calibrate_check_save_keeps_the_threshold(tmp_path, capsys):
     assert main(["calibrate", "--camera", "synthetic:2", "--name", "s", "--profiles-dir", str(tmp_path)]) == 0
-    assert (
-        main(
-            [
-                "calibrate",
-                "--check",
-                "--camera",
-                "synthetic:2",
-                "--profile",
-                "s",
-                "--profiles-dir",
-                str(tmp_path),
-                "--reader",
-                "truth",
-                "--min-confidence",
-                "0.7",
-                "--save",
-            ]
-        )
-        == 0
-    )
+    assert truth_check("synthetic:2", "s", tmp_path, "--min-confidence", "0.7", "--save") == 0
     assert "saved min_confidence = 0.7" in capsys.readouterr().err
     from calibration.profile import load_profile
 
