@@ -45,6 +45,16 @@ def test_play_bad_camera_is_one_line(capsys, tmp_path):
     assert status == 2 and "bad camera source 'webcam:0'" in err
 
 
+#: A truth-read synthetic game of Yacht between A and B (options for :func:`run_play`).
+TRUTH_YACHT_AB = ("--reader", "truth", "--rules", "yacht", "--players", "A,B")
+
+
+def run_play(db, *extra: str, camera: str = "synthetic:1", port: int = 0, duration: float = 1) -> int:
+    """``dicetable play`` of `camera` without buttons on `db` and `port` for `duration` s, `extra` options after."""
+    argv = ["play", "--camera", camera, "--no-buttons", "--port", str(port), "--db", str(db)]
+    return main([*argv, "--duration", str(duration), *extra])
+
+
 def _get(url: str) -> dict:
     with urllib.request.urlopen(url, timeout=5) as r:
         return json.loads(r.read())
@@ -141,23 +151,8 @@ def test_play_on_a_busy_port_fails_before_a_game_is_stored(tmp_path, capsys):
     busy.listen(1)
     db = tmp_path / "g.sqlite3"
     try:
-        status = main(
-            [
-                "play",
-                "--camera",
-                "synthetic",
-                "--players",
-                "Ann,HAL:optimal",
-                "--bot-dice",
-                "virtual",
-                "--no-buttons",
-                "--port",
-                str(busy.getsockname()[1]),
-                "--db",
-                str(db),
-                "--duration",
-                "1",
-            ]
+        status = run_play(
+            db, "--players", "Ann,HAL:optimal", "--bot-dice", "virtual", camera="synthetic", port=busy.getsockname()[1]
         )
     finally:
         busy.close()
@@ -231,26 +226,7 @@ def test_regression_second_play_on_a_store_in_use_is_refused(tmp_path, capsys):
     db = tmp_path / "g.sqlite3"
     with open_store(db) as running:  # the first table (say, the systemd service) has the store open
         session = GameSession.start(running, StartGame(at=1.0, ruleset="yacht", players=("A", "B")))
-        status = main(
-            [
-                "play",
-                "--camera",
-                "synthetic:1",
-                "--reader",
-                "truth",
-                "--rules",
-                "yacht",
-                "--players",
-                "A,B",
-                "--no-buttons",
-                "--port",
-                "0",
-                "--db",
-                str(db),
-                "--duration",
-                "1",
-            ]
-        )
+        status = run_play(db, *TRUTH_YACHT_AB)
         err = capsys.readouterr().err
         assert status == 2 and err.count("\n") == 1 and "page is at" not in err
         assert err.startswith(
@@ -279,27 +255,7 @@ def test_regression_play_wait_waits_for_the_store_instead_of_exiting(tmp_path, c
         t = threading.Thread(
             target=lambda: result.setdefault(
                 "status",
-                main(
-                    [
-                        "play",
-                        "--wait",
-                        "--camera",
-                        "synthetic:1",
-                        "--reader",
-                        "truth",
-                        "--rules",
-                        "yacht",
-                        "--players",
-                        "A,B",
-                        "--no-buttons",
-                        "--port",
-                        "0",
-                        "--db",
-                        str(db),
-                        "--duration",
-                        "0.5",
-                    ]
-                ),
+                run_play(db, "--wait", *TRUTH_YACHT_AB, duration=0.5),
             )
         )
         t.start()
@@ -326,46 +282,10 @@ def test_play_wait_waits_for_a_port_in_use_but_not_for_a_bad_address(tmp_path, c
     port = busy.getsockname()[1]
     threading_timer = __import__("threading").Timer(0.5, busy.close)
     threading_timer.start()
-    status = main(
-        [
-            "play",
-            "--wait",
-            "--camera",
-            "synthetic:1",
-            "--reader",
-            "truth",
-            "--rules",
-            "yacht",
-            "--players",
-            "A,B",
-            "--no-buttons",
-            "--port",
-            str(port),
-            "--db",
-            str(tmp_path / "g.sqlite3"),
-            "--duration",
-            "0.3",
-        ]
-    )
+    status = run_play(tmp_path / "g.sqlite3", "--wait", *TRUTH_YACHT_AB, port=port, duration=0.3)
     err = capsys.readouterr().err
     assert status == 0 and f"waiting until it is free: port {port} is in use" in err and "page is at" in err
-    status = main(
-        [
-            "play",
-            "--wait",
-            "--camera",
-            "synthetic:1",
-            "--no-buttons",
-            "--listen",
-            "192.0.2.77",
-            "--port",
-            "8123",
-            "--db",
-            str(tmp_path / "h.sqlite3"),
-            "--duration",
-            "0.3",
-        ]
-    )
+    status = run_play(tmp_path / "h.sqlite3", "--wait", "--listen", "192.0.2.77", port=8123, duration=0.3)
     assert status != 0 and "not an address of this machine" in capsys.readouterr().err
 
 
@@ -380,22 +300,7 @@ def test_play_wait_waits_for_a_port_in_use_but_not_for_a_bad_address(tmp_path, c
 def test_regression_play_with_a_recording_that_cannot_open_exits_2(camera, words, tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     db = tmp_path / "g.sqlite3"
-    status = main(
-        [
-            "play",
-            "--camera",
-            camera.format(tmp=tmp_path),
-            "--rules",
-            "yacht",
-            "--no-buttons",
-            "--port",
-            "0",
-            "--db",
-            str(db),
-            "--duration",
-            "1",
-        ]
-    )
+    status = run_play(db, "--rules", "yacht", camera=camera.format(tmp=tmp_path))
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and err.startswith("dicetable play: error:") and words in err
     assert "page is at" not in err and not db.exists()  # told before the page and before a game is stored
@@ -412,20 +317,7 @@ def test_regression_play_says_a_live_camera_is_missing_and_keeps_trying(tmp_path
         raise SourceError(f"could not open {spec}: is the camera plugged in?")
 
     monkeypatch.setattr(vision.sources, "open_source", no_camera)
-    status = main(
-        [
-            "play",
-            "--camera",
-            "opencv:7",
-            "--no-buttons",
-            "--port",
-            "0",
-            "--db",
-            str(tmp_path / "g.sqlite3"),
-            "--duration",
-            "1",
-        ]
-    )
+    status = run_play(tmp_path / "g.sqlite3", camera="opencv:7")
     err = capsys.readouterr().err
     assert status == 0 and len(tries) >= 2  # once before the page, then the camera thread tries again
     assert (
