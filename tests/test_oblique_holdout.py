@@ -8,7 +8,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.lab.holdout import HOLDOUT_FILE, HOLDOUT_KINDS, held_out_names, is_held_out, select_holdout, without_held_out
+from vision.lab.holdout import (
+    HOLDOUT_FILE,
+    HOLDOUT_KINDS,
+    held_out_names,
+    is_held_out,
+    select_holdout,
+    without_held_out,
+)
 from vision.lab.training.data import DEFAULT_TRAIN_DIR, build_samples
 from vision.lab.training.detect_data import build_cache, load_cache
 

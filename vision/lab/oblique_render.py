@@ -33,7 +33,7 @@ from vision.lab.perturb import Perturbed, Truth
 from vision.render._die import DieLook, Light, _side_values
 from vision.render._leaning import _FACES, _face_texture, leaning_vertices
 
-__all__ = ["Camera", "render_oblique_scene", "render_close_up", "LOOKS", "FLOORS"]
+__all__ = ["Camera", "visible_faces", "render_oblique_scene", "render_close_up", "LOOKS", "FLOORS"]
 
 #: Die looks, (body, pip) BGR 0-1: ivory and white with black pips (the matteo webcam dice), then coloured.
 LOOKS = (
@@ -75,7 +75,12 @@ class Camera:
         """Centre C (3,), image right r, image down d, forward f: world vectors."""
         t = math.radians(self.tilt_deg)
         centre = np.array([0.0, -math.sin(t), math.cos(t)]) * self.dist
-        return centre, np.array([1.0, 0, 0]), np.array([0, -math.cos(t), -math.sin(t)]), np.array([0, math.sin(t), -math.cos(t)])
+        return (
+            centre,
+            np.array([1.0, 0, 0]),
+            np.array([0, -math.cos(t), -math.sin(t)]),
+            np.array([0, math.sin(t), -math.cos(t)]),
+        )
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """Image points (N, 2) of world points (N, 3) (all in front of the camera)."""
@@ -105,8 +110,11 @@ def _floor(cam: Camera, rng: np.random.Generator) -> np.ndarray:
     spectrum = rng.normal(0, 1, (256, 256)) + 1j * rng.normal(0, 1, (256, 256))
     noise = np.fft.ifft2(spectrum / (1 + (np.hypot(fx, fy) * 40) ** 2)).real
     noise = (noise / (noise.std() + 1e-9) + 0.3 * rng.normal(0, 1, (256, 256))).astype(np.float32)
+    # floor points on a 4 px grid, interpolated (they vary smoothly over the picture)
+    gy, gx = np.mgrid[0 : h + 4 : 4, 0 : w + 4 : 4].astype(np.float64)
+    grid = cam.floor_points(np.stack([gx.ravel(), gy.ravel()], 1)).reshape(*gx.shape, 2).astype(np.float32)
+    floor = cv2.resize(grid, (gx.shape[1] * 4, gx.shape[0] * 4), interpolation=cv2.INTER_LINEAR)[:h, :w]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    floor = cam.floor_points(np.stack([xs.ravel(), ys.ravel()], 1)).reshape(h, w, 2).astype(np.float32)
     # one noise tile spans 8 die sides; wood's is drawn out 6 times along the grain (x)
     px, py = (48.0, 4.0) if stripes else (8.0, 8.0)
     mx = np.mod(floor[..., 0] / px, 1.0) * 255
@@ -127,11 +135,35 @@ def _shadow(img: np.ndarray, cam: Camera, verts: np.ndarray, light: Light, stren
     lx, ly, lz = light.direction
     on_floor = np.column_stack([verts[:, :2] - np.outer(verts[:, 2] / max(lz, 0.25), [lx, ly]), np.zeros(len(verts))])
     hull = cv2.convexHull(cam.project(on_floor).astype(np.float32)).reshape(-1, 2)
-    side_px = float(np.ptp(hull, axis=0).max())
-    m = np.zeros(img.shape[:2], np.float32)
-    cv2.fillConvexPoly(m, np.round(hull * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-    m = cv2.GaussianBlur(m, (0, 0), 0.06 * side_px + 1.0)
-    img *= (1 - strength * m)[..., None]
+    blur = 0.06 * float(np.ptp(hull, axis=0).max()) + 1.0
+    x0, y0, x1, y1 = _roi(hull, 3 * blur + 2, img.shape)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillConvexPoly(m, np.round((hull - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    img[y0:y1, x0:x1] *= (1 - strength * cv2.GaussianBlur(m, (0, 0), blur))[..., None]
+
+
+def _roi(pts: np.ndarray, margin: float, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """The pixel window (x0, y0, x1, y1) around points (N, 2) plus `margin` px, clipped to an image of `shape`."""
+    x0, y0 = (int(max(math.floor(v - margin), 0)) for v in pts.min(axis=0))
+    x1 = int(min(math.ceil(pts[:, 0].max() + margin), shape[1]))
+    y1 = int(min(math.ceil(pts[:, 1].max() + margin), shape[0]))
+    return x0, y0, x1, y1
+
+
+def visible_faces(cam: Camera, verts: np.ndarray) -> list[tuple[tuple[int, int, int, int], int, np.ndarray]]:
+    """The faces of a cube (8 world vertices) turned towards the camera: (vertex indices, face 0-5, unit normal).
+
+    Face 0 is the one pointing up, 1-4 the sides (:data:`vision.render._leaning._FACES`), 5 the bottom.
+    """
+    centre, cpos, out = verts.mean(axis=0), cam.axes[0], []
+    for idx, which in _FACES:
+        fc = verts[list(idx)].mean(axis=0)
+        n = (fc - centre) / (np.linalg.norm(fc - centre) + 1e-9)
+        if float(np.dot(n, cpos - fc)) > 1e-9:
+            out.append((idx, which, n))
+    return out
 
 
 def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, light: Light, value: int) -> None:
@@ -142,22 +174,20 @@ def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, li
     # the rounded edges between faces: the die's silhouette in a shaded body colour first
     hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
     edge = np.asarray(look.body, np.float32) * 0.6 * (light.ambient + 0.2)
-    m = np.zeros((h, w), np.float32)
-    cv2.fillConvexPoly(m, np.round(hull * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
-    img[:] = img * (1 - m[..., None]) + edge[None, None] * m[..., None]
+    x0, y0, x1, y1 = _roi(hull, 2, img.shape)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m = np.zeros((y1 - y0, x1 - x0), np.float32)
+    cv2.fillConvexPoly(m, np.round((hull - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    roi = img[y0:y1, x0:x1]
+    roi[:] = roi * (1 - m[..., None]) + edge[None, None] * m[..., None]
     a, b, c_, d = _side_values(value)
     values = (value, a, b, c_, d, 7 - value)
-    centre = verts.mean(axis=0)
     side_px = float(np.ptp(pts, axis=0).max())
     size = int(min(512, max(64, 2 ** math.ceil(math.log2(max(side_px, 1.0))))))
     lv = np.asarray(light.direction, np.float64)
-    for idx, which in _FACES:
-        q = verts[list(idx)]
-        fc = q.mean(axis=0)
-        n = (fc - centre) / (np.linalg.norm(fc - centre) + 1e-9)
-        view = cpos - fc
-        if float(np.dot(n, view)) <= 0:
-            continue  # faces away from the camera
+    for idx, which, n in visible_faces(cam, verts):
+        view = cpos - verts[list(idx)].mean(axis=0)
         tex, mask = _face_texture(look, values[which], size)
         half = lv + view / np.linalg.norm(view)
         spec = look.gloss * max(float(np.dot(n, half / np.linalg.norm(half))), 0.0) ** 30
