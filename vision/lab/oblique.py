@@ -12,9 +12,11 @@ Sets (``benchmarks/oblique.py`` prints one row each):
   its own top face); ``"die"`` boxes pair as in ``dicetable eval``
   (:func:`vision.lab.evaluate.match_dice`: IoU 0.5, or the read centre inside).
 - ``render A-B``: :func:`vision.lab.oblique_render.render_oblique_scene`, the
-  camera tilted A-B degrees from the vertical (uniform).
+  camera tilted A-B degrees from the vertical (uniform), every die's top face
+  seen at A-B degrees (:func:`vision.lab.oblique_render.view_angle`: between
+  its normal and the ray to the camera).
 - ``close A-B``: :func:`vision.lab.oblique_render.render_close_up`, one die
-  filling 0.3-0.9 of the picture's height, camera tilted A-B degrees.
+  filling 0.3-0.9 of the picture's height, camera and top face at A-B degrees.
 
 Every die is counted as in :func:`vision.lab.stress.score_rendered`: right,
 unknown, wrong (silent), missed; dice read where none is labelled with a
@@ -121,8 +123,9 @@ def pictures(
     """The pictures of set `name` with whether to pair by centre: ``(picture, by_centre)``.
 
     A photo set yields every `every`-th held-out photo, in ``labels.json``'s order.
-    Renders are drawn until `renders` could be made (a close-up that the
-    picture cannot hold whole is drawn again with the next seed).
+    Renders are drawn until `renders` could be made (one without room for its
+    dice at the set's angles is drawn again with the next seed, at most
+    ``4 * renders`` tries).
 
     Raises
     ------
@@ -145,9 +148,9 @@ def pictures(
         tilt = float(rng.uniform(lo, hi))
         k += 1
         if kind == "scene":
-            pic = render_oblique_scene(sub, tilt)
+            pic = render_oblique_scene(sub, tilt, angles=(lo, hi))
         else:
-            pic = render_close_up(sub, tilt, float(rng.uniform(0.3, 0.9)))
+            pic = render_close_up(sub, tilt, float(rng.uniform(0.3, 0.9)), angles=(lo, hi))
         if pic.applied:
             made += 1
             yield pic, False

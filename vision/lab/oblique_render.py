@@ -33,7 +33,7 @@ from vision.lab.perturb import Perturbed, Truth
 from vision.render._die import DieLook, Light, _side_values
 from vision.render._leaning import _FACES, _face_texture, leaning_vertices
 
-__all__ = ["Camera", "visible_faces", "render_oblique_scene", "render_close_up", "LOOKS", "FLOORS"]
+__all__ = ["Camera", "visible_faces", "view_angle", "render_oblique_scene", "render_close_up", "LOOKS", "FLOORS"]
 
 #: Die looks, (body, pip) BGR 0-1: ivory and white with black pips (the matteo webcam dice), then coloured.
 LOOKS = (
@@ -166,6 +166,13 @@ def visible_faces(cam: Camera, verts: np.ndarray) -> list[tuple[tuple[int, int, 
     return out
 
 
+def view_angle(cam: Camera, verts: np.ndarray) -> float:
+    """Degrees between a flat die's top face normal (world up) and the ray from its centre to the camera."""
+    top = verts[4:].mean(axis=0)  # vertices 4-7 are the top face (z = side)
+    ray = cam.axes[0] - top
+    return math.degrees(math.acos(min(1.0, float(ray[2] / np.linalg.norm(ray)))))
+
+
 def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, light: Light, value: int) -> None:
     """Draw a cube (8 world vertices of :func:`leaning_vertices`) face by face, in place."""
     h, w = img.shape[:2]
@@ -238,11 +245,15 @@ def _cube(x: float, y: float, yaw: float) -> np.ndarray:
     return leaning_vertices((x, y), 1.0, yaw, 0.0)
 
 
-def render_oblique_scene(seed: int, tilt_deg: float, size: tuple[int, int] = (640, 480)) -> Perturbed:
-    """2-6 dice lying flat, seen by a camera tilted `tilt_deg` (0-60) from the vertical.
+def render_oblique_scene(
+    seed: int, tilt_deg: float, size: tuple[int, int] = (640, 480), angles: tuple[float, float] = (0.0, 90.0)
+) -> Perturbed:
+    """2-6 dice lying flat, seen by a camera tilted `tilt_deg` (0-65) from the vertical.
 
-    The dice are 28-70 px across (the nearest die sets the scale), none cut by
-    the border, their boxes apart. Same seed, same picture.
+    The dice are about 28-70 px across, none cut by the border, their boxes
+    apart, each placed only where its top face is seen at a :func:`view_angle`
+    within `angles` (degrees). Same seed, same picture; ``applied`` is False
+    when fewer than 2 dice found room.
     """
     if not 0 <= tilt_deg <= 65:
         raise ValueError(f"tilt_deg must be 0-65 degrees, got {tilt_deg!r}")
@@ -263,6 +274,8 @@ def render_oblique_scene(seed: int, tilt_deg: float, size: tuple[int, int] = (64
         pts = cam.project(verts)
         if pts.min() < 2 or pts[:, 0].max() > w - 2 or pts[:, 1].max() > h - 2:
             continue
+        if not angles[0] <= view_angle(cam, verts) <= angles[1]:
+            continue
         bx, by, bw, bh = _box(pts, size)
         grown = (bx - 0.15 * bw, by - 0.15 * bh, 1.3 * bw, 1.3 * bh)
         if any(_overlap(grown, o[2]) for o in dice) or bw < 12:
@@ -281,8 +294,18 @@ def _overlap(a, b) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
 
-def render_close_up(seed: int, tilt_deg: float, share: float, size: tuple[int, int] = (640, 480)) -> Perturbed:
-    """One die whose box is `share` (0.2-0.9) of the picture's height, camera tilted `tilt_deg` (0-60)."""
+def render_close_up(
+    seed: int,
+    tilt_deg: float,
+    share: float,
+    size: tuple[int, int] = (640, 480),
+    angles: tuple[float, float] = (0.0, 90.0),
+) -> Perturbed:
+    """One die whose box is `share` (0.1-0.95) of the picture's height, camera tilted `tilt_deg` (0-65).
+
+    ``applied`` is False when the die is not whole in the picture or its top
+    face is seen at a :func:`view_angle` outside `angles` (degrees).
+    """
     if not 0.1 <= share <= 0.95:
         raise ValueError(f"share must be 0.1-0.95 of the picture, got {share!r}")
     rng = np.random.default_rng(seed)
@@ -306,4 +329,5 @@ def render_close_up(seed: int, tilt_deg: float, share: float, size: tuple[int, i
     _draw_die(img, cam, verts, look, light, value)
     pts = cam.project(verts)
     whole = bool(pts.min() >= 0 and (pts <= np.array([w, h])).all())
+    whole = whole and angles[0] <= view_angle(cam, verts) <= angles[1]
     return Perturbed(_finish(img, rng), (Truth(value, _box(pts, size)),), applied=whole)
