@@ -1,7 +1,7 @@
 """Oblique and close-up dice (issue 37, item 2): held-out TRAIN photos and tilted renders, read and scored.
 
 Usage: python benchmarks/oblique.py [--quick] [--seed 0] [--renders 40] [--sets matteo,close 0-25,...]
-       [--train-dir ../shared/dice-images/train] [--json FILE] [--save DIR]
+       [--train-dir ../shared/dice-images/train] [--json FILE] [--save DIR] [--reasons]
        [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
 
 Reads every picture of each set of :data:`vision.lab.oblique.SETS` (the
@@ -13,7 +13,9 @@ OpenCV thread and prints per set: pictures, dice, right, unknown, wrong
 silent) and without (xtraU), accuracy, the silent rate ((wrong + xtraV) /
 dice) and the unknown rate (unknown / dice). ``--quick``: 8 renders per set
 (the photos are few: all are read). Seeded. ``--save DIR`` writes each picture
-with a silent error: labels in green, the reading in red (``?`` unknown).
+with a silent error: labels in green, the reading in red (``?`` unknown);
+``--reasons`` prints why the unknown dice were left unknown (counted over
+every die read without a value, extras too).
 Photo sets are skipped, with a note, when the TRAIN set is absent. Tables:
 ``docs/oblique.md``.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -39,6 +42,7 @@ def main() -> None:
     parser.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR, help="the TRAIN set")
     parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
     parser.add_argument("--save", default="", help="write pictures with silent errors to this folder")
+    parser.add_argument("--reasons", action="store_true", help="print the reasons of the unknown dice per set")
     for kind in ("face", "detector", "pip"):
         parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX", help=f"another {kind} model")
     args = parser.parse_args()
@@ -67,13 +71,20 @@ def main() -> None:
             print(f"{c:<13} skipped: no TRAIN set at {args.train_dir}")
             continue
         saver = _saver(Path(args.save), c) if args.save else None
+        reasons: Counter = Counter()
+
+        def on_image(k, pic, reading, counts, saver=saver, reasons=reasons):
+            reasons.update(str(d.reason) for d in reading.dice if d.value is None)
+            if saver is not None:
+                saver(k, pic, reading, counts)
+
         r = run_set(
             c,
             lambda image: read_image(image, **networks),
             train_dir=args.train_dir,
             renders=renders,
             seed=args.seed,
-            on_image=saver,
+            on_image=on_image,
         )
         unknown_rate = r.unknown / r.dice if r.dice else 0.0
         print(
@@ -82,7 +93,10 @@ def main() -> None:
             f"{100 * unknown_rate:5.1f}%",
             flush=True,
         )
+        if args.reasons:
+            print(f"{'':<13} unknown: " + (", ".join(f"{n} {why}" for why, n in reasons.most_common()) or "none"))
         out[c] = {f: getattr(r, f) for f in r.__slots__} | {
+            "reasons": dict(reasons),
             "accuracy": r.accuracy,
             "silent": r.silent,
             "silent_rate": r.silent_rate,
