@@ -64,6 +64,17 @@ def test_the_committed_list_is_the_rule_on_the_train_set_and_no_trainer_sample_c
     assert len(without_held_out(entries)) == len(entries) - len(HELD)
 
 
+@pytest.mark.skipif(not (DEFAULT_TRAIN_DIR / "labels.json").is_file(), reason="needs ../shared/dice-images/train")
+def test_the_detector_cache_of_the_train_set_holds_no_held_out_photo(tmp_path, monkeypatch):
+    # every photo read as a tiny image: only the names matter here, and decoding 1,228 photos takes long
+    monkeypatch.setattr(cv2, "imread", lambda *a, **k: np.zeros((4, 4, 3), np.uint8))
+    out = tmp_path / "cache.npz"
+    entries = json.loads((DEFAULT_TRAIN_DIR / "labels.json").read_text(encoding="utf-8"))["images"]
+    assert build_cache([DEFAULT_TRAIN_DIR], out) == len(entries) - len(HELD)
+    names = set(load_cache(out)[3])
+    assert names and not names & set(HELD)
+
+
 @pytest.fixture()
 def train_with_held_out(tmp_path):
     """A TRAIN-like folder: one kept photo and two held-out ones (real held-out names, drawn images)."""

@@ -232,13 +232,9 @@ def _objects(items: list) -> np.ndarray:
 def load_cache(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[str]]:
     """Read a cache written by :func:`build_cache`: (jpegs, boxes, ignores, names)."""
     data = np.load(path, allow_pickle=True)
-    keep = [k for k, n in enumerate(data["names"]) if not is_held_out(str(n))]  # a cache built before the hold-out
-    return (
-        [data["jpegs"][k] for k in keep],
-        [data["boxes"][k] for k in keep],
-        [data["ignores"][k] for k in keep],
-        [str(data["names"][k]) for k in keep],
-    )
+    jpegs, boxes, ignores, names = (data[key] for key in ("jpegs", "boxes", "ignores", "names"))  # each read once
+    keep = [k for k, n in enumerate(names) if not is_held_out(str(n))]  # a cache built before the hold-out
+    return [jpegs[k] for k in keep], [boxes[k] for k in keep], [ignores[k] for k in keep], [str(names[k]) for k in keep]
 
 
 def main(argv: list[str] | None = None) -> int:
