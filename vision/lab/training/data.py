@@ -40,6 +40,7 @@ import numpy as np
 
 from vision.face import DEFAULT_MARGIN, _crop_square
 from vision.lab.dataset import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
+from vision.lab.holdout import without_held_out
 
 #: Context crops cover this many times the nominal crop side.
 CONTEXT_FACTOR: float = 1.6
@@ -194,7 +195,7 @@ def build_samples(
     rng = np.random.default_rng(seed)
     labels = json.loads((Path(train_dir) / "labels.json").read_text(encoding="utf-8"))
     samples: list[Sample] = []
-    for image in labels["images"]:
+    for image in without_held_out(labels["images"]):  # the oblique evaluation slice (vision/lab/holdout.py)
         W, H = image["width"], image["height"]
         boxes = _die_boxes(image)
         kinds = {k for _, _, k in boxes}

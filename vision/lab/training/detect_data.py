@@ -31,6 +31,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.lab.holdout import is_held_out, without_held_out
 from vision.lab.training.data import save_npz_atomically
 
 #: Long side, in pixels, of the cached photos.
@@ -88,7 +89,7 @@ def build_cache(
 
     for folder in dataset_dirs:
         labels = json.loads((folder / "labels.json").read_text())
-        for entry in labels["images"]:
+        for entry in without_held_out(labels["images"]):  # the oblique evaluation slice (vision/lab/holdout.py)
             image = cv2.imread(str(folder / entry["file"]), cv2.IMREAD_COLOR)
             if image is None:
                 continue
@@ -231,7 +232,9 @@ def _objects(items: list) -> np.ndarray:
 def load_cache(path: Path) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[str]]:
     """Read a cache written by :func:`build_cache`: (jpegs, boxes, ignores, names)."""
     data = np.load(path, allow_pickle=True)
-    return list(data["jpegs"]), list(data["boxes"]), list(data["ignores"]), [str(n) for n in data["names"]]
+    jpegs, boxes, ignores, names = (data[key] for key in ("jpegs", "boxes", "ignores", "names"))  # each read once
+    keep = [k for k, n in enumerate(names) if not is_held_out(str(n))]  # a cache built before the hold-out
+    return [jpegs[k] for k in keep], [boxes[k] for k in keep], [ignores[k] for k in keep], [str(names[k]) for k in keep]
 
 
 def main(argv: list[str] | None = None) -> int:
