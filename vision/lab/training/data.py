@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +40,7 @@ import numpy as np
 from vision.face import DEFAULT_MARGIN, _crop_square
 from vision.lab.dataset import DEFAULT_DEV_DIR  # noqa: F401 (re-exported for the trainers)
 from vision.lab.holdout import without_held_out
+from vision.lab.training.records import recorded_command, save_npz_atomically, source_hash  # noqa: F401 (re-exported)
 
 #: Context crops cover this many times the nominal crop side.
 CONTEXT_FACTOR: float = 1.6
@@ -271,71 +271,6 @@ def context_px(points: np.ndarray, cx: float, cy: float, side: float) -> np.ndar
     f = CONTEXT_SIZE / side_px
     p = np.asarray(points, np.float64).reshape(-1, 3)
     return np.column_stack([(p[:, 0] - x0 + 0.5) * f - 0.5, (p[:, 1] - y0 + 0.5) * f - 0.5, p[:, 2] * f])
-
-
-def save_npz_atomically(path: Path, **arrays: np.ndarray) -> None:
-    """Write a cache file so that no reader ever sees it half written.
-
-    Two trainers started together (a held-out twin and the shipped model) build
-    the same cache; the second used to load the first's file while it was
-    still being written (``BadZipFile``). The arrays go to a temporary file in
-    the same folder, renamed over `path` when complete (``os.replace`` is
-    atomic on one file system).
-
-    Parameters
-    ----------
-    path : Path
-        The ``.npz`` file to write; its folder must exist.
-    **arrays : ndarray
-        Named arrays, as for :func:`numpy.savez`.
-    """
-    path = Path(path)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def recorded_command(module: str, argv: list[str] | None) -> str:
-    """The command line that ran a trainer, for its model's JSON (key ``command``).
-
-    Parameters
-    ----------
-    module : str
-        The trainer's module, e.g. ``"vision.lab.training.train_face"``.
-    argv : list of str or None
-        The arguments given to its ``main``; None means the process's own (``sys.argv[1:]``).
-
-    Returns
-    -------
-    str
-        ``python -m MODULE ARGS``.
-    """
-    import sys
-
-    return f"python -m {module} " + " ".join(sys.argv[1:] if argv is None else argv)
-
-
-def source_hash(*paths: str | Path) -> str:
-    """Short hash of source files, so that caches of drawn or rendered crops follow code changes.
-
-    Parameters
-    ----------
-    *paths : str or Path
-        The files, hashed in the order given.
-
-    Returns
-    -------
-    str
-        The first 8 hex digits of their SHA-1.
-    """
-    h = hashlib.sha1()
-    for path in paths:
-        h.update(Path(path).read_bytes())
-    return h.hexdigest()[:8]
 
 
 def samples_from_noted_photos(
