@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +30,18 @@ from table.app import screens
 from table.app.bots import BotSeats
 from table.app.fix_history import FixHistoryMixin
 from table.app.free_play import FreePlayMixin
+from table.app.game_start import GameStartMixin
 from table.app.heap import HeapTrimmer
 from table.app.live_chances import LiveChances
 from table.app.presses import PressMixin
 from table.app.publish import PublishMixin
-from table.app.seats import check_setup, split_seats
+from table.app.seats import check_setup
 from table.app.session import GameSession
 from table.app.store_faults import StoreFaults
 from table.app.turn import TurnMixin
 from table.app.turn_timer import TimerMixin, TurnTimer
 from table.display.snapshot import Setup
-from table.game import GameError, GameMode, StartGame
 from table.inputs.commands import Command
-from table.rules import find_ruleset
 from table.store import open_store
 
 log = logging.getLogger(__name__)
@@ -57,7 +55,7 @@ def _now() -> float:
     return time.time()
 
 
-class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin, FreePlayMixin):
+class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin, FreePlayMixin, GameStartMixin):
     """The running table (see the module docstring).
 
     Parameters
@@ -366,48 +364,3 @@ class TableApp(PressMixin, TurnMixin, PublishMixin, TimerMixin, FixHistoryMixin,
     menu_confirm = property(lambda self: self.screens.menu_confirm, doc='Whether it asks "End this game?".')
     hints = property(lambda self: self.screens.hints, doc="Whether strategy hints are shown.")
     end_view = property(lambda self: self.screens.end_view, doc="The end screen's view (:data:`END_VIEWS`).")
-
-    def _resumed(self) -> None:
-        st = self.session.state
-        seats = [n + (f":{st.bot_level(i)}" if st.bot_level(i) else "") for i, n in enumerate(st.players)]
-        self.screens = replace(
-            self.screens,
-            setup=Setup(st.ruleset or "yahtzee", st.joker, seats, timer_s=st.timer_s, mode=st.mode.value),
-            screen="end" if st.finished else "game",
-        )
-        if st.finished:
-            self._analyse()
-        self._reselect()
-        if not st.finished:
-            self.resumed = True
-            who = ", ".join(st.players) if len(st.players) <= 3 else f"{len(st.players)} players"
-            self.message = f"Resumed the unfinished game of {who}."
-
-    def _start_game(self) -> None:
-        s = self.setup
-        check_setup(s.ruleset, s.joker, s.names)
-        names, bots = split_seats(s.names)
-        free = s.mode == GameMode.FREE_ROLL.value
-        cmd = StartGame(
-            at=self.clock(),
-            ruleset="" if free else s.ruleset,
-            players=tuple(names),
-            joker=s.joker,
-            bots=tuple(bots) if any(bots) else (),
-            timer_s=None if free else s.timer_s,
-            mode=GameMode(s.mode),
-        )
-        try:
-            self.session = GameSession.start(self._store, cmd)
-        except GameError as exc:  # e.g. bots in a free roll: said, the setup stays
-            self.message = str(exc)
-            return
-        self.screens = replace(self.screens, screen="game")
-        self.selected = None
-        self.warnings.clear()
-        self.pending = None
-        self.analysis, self.analysis_status, self._analysis_key = None, "", None
-        title = "Free roll" if free else find_ruleset(s.ruleset).title
-        timer = f" Turn timer: {s.timer_s} s." if s.timer_s and not free else ""
-        self.message = f"New game: {title}.{timer} {'Throw the dice' if free else names[0] + ' to roll'}."
-        self.finished.clear()
