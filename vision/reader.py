@@ -55,6 +55,7 @@ from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_body import bare_pip
 from vision.reader_glints import glint_pips
+from vision.reader_oblique import side_face_boxes
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
     BLUR_SHARPNESS,
     BRIGHT_SHARE,
@@ -279,6 +280,8 @@ def read_image(
     # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size),
     # nor is a lone "pip" on the bare floor (a 1 without a die's body around it)
     specks = [s or (d.value == 1 and bare_pip(image, d.box)) for d, s in zip(dice, _specks(dice))]
+    # nor is a die's side face boxed under its top face in an oblique photo (vision.reader_oblique)
+    specks = [s or side for s, side in zip(specks, side_face_boxes([d.box for d in dice]))]
     kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
 
