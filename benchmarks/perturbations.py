@@ -125,7 +125,7 @@ def main() -> None:
         print("\n".join(format_reliability(table)))
         out["reliability"] = table
         if args.reliability:
-            cv2.imwrite(args.reliability, draw_reliability_grid(table))
+            cv2.imwrite(args.reliability, draw_reliability_grid(table), [cv2.IMWRITE_PNG_COMPRESSION, 9])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     if args.floors:

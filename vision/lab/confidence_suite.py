@@ -132,7 +132,7 @@ def bins_of(table: dict[str, dict], name: str) -> list[ReliabilityBin]:
     return [ReliabilityBin(**b) for b in table[name]["bins"]]
 
 
-def draw_reliability_grid(table: dict[str, dict], columns: int = 4, tile: tuple[int, int] = (480, 430)) -> np.ndarray:
+def draw_reliability_grid(table: dict[str, dict], columns: int = 6, tile: tuple[int, int] = (400, 380)) -> np.ndarray:
     """A reliability diagram per condition of :func:`reliability_table` (``"all"`` first) in a grid; BGR uint8."""
     from vision.lab.reliability import draw_reliability
 
