@@ -1,7 +1,7 @@
 """The perturbation suite (issue 37, item 6): DEV photos edited as other readers' users report failures.
 
 Usage: python benchmarks/perturbations.py [DATASET_DIR] [--quick] [--seed 0] [--renders 40]
-       [--conditions glare,clutter,...] [--json FILE] [--save DIR] [--floors]
+       [--conditions glare,clutter,...] [--json FILE] [--save DIR] [--floors] [--reliability [PNG]]
        [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
 
 Edits every DEV photo (``--quick``: every fourth, 40 photos, and 12 renders
@@ -12,7 +12,8 @@ wrong (silent), missed, dice that must get no value (cocked, stacked) and how
 many got one, dice read where none is with a value (xtraV, silent) and without
 (xtraU), accuracy, the silent rate (wrong + novalV + xtraV over all dice), and
 a reliability line per condition (issue 37, item 5): the mean stated
-confidence of the values given against the share of them that were right.
+confidence of the values given against the share of them that were right
+(``--reliability``: per bin of stated confidence, and a plot with ``PNG``).
 Seeded: the same seed gives the same pictures. ``--save DIR`` writes each
 picture with a silent error, truth in green (red: must get no value), the
 reading in red (``?`` unknown). ``--floors`` prints a ``FLOORS`` dict for
@@ -30,6 +31,13 @@ from pathlib import Path
 
 import cv2
 
+from vision.lab.confidence_suite import (
+    ValuedDie,
+    draw_reliability_grid,
+    format_reliability,
+    reliability_table,
+    valued_outcomes,
+)
 from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
 from vision.lab.perturb_suite import PERTURBATIONS, run_condition
 
@@ -44,6 +52,15 @@ def main() -> None:
     parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
     parser.add_argument("--save", default="", help="write pictures with silent errors to this folder")
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_perturbations.py")
+    parser.add_argument(
+        "--reliability",
+        default=None,
+        nargs="?",
+        const="",
+        metavar="PNG",
+        help="print the reliability curve per condition (stated confidence against observed, per bin; "
+        "vision.lab.confidence_suite), into --json too; with PNG also draw it",
+    )
     for kind in ("face", "detector", "pip"):
         parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX", help=f"another {kind} model")
     args = parser.parse_args()
@@ -69,12 +86,14 @@ def main() -> None:
         f"{'noval':>5} {'novalV':>6} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'stated':>7} {'observd':>7}"
     )
     out = {}
+    given: list[ValuedDie] = []  # every value given, for --reliability
     for c in names:
         saver = _saver(Path(args.save), c) if args.save else None
         stated: list[float] = []
 
-        def on_image(k, pic, reading, counts, saver=saver, stated=stated):
+        def on_image(k, pic, reading, counts, saver=saver, stated=stated, c=c, given=given):
             stated.extend(d.confidence for d in reading.dice if d.value is not None)
+            given.extend(ValuedDie(c, reading.dice[i].confidence, ok, None) for i, ok in valued_outcomes(pic, reading))
             if saver is not None:
                 saver(k, pic, reading, counts)
 
@@ -101,6 +120,12 @@ def main() -> None:
         "read where none is, with / without a value; silent = (wrong + novalV + xtraV) / all dice; "
         "stated: mean stated confidence of the values given; observed: right / values given"
     )
+    if args.reliability is not None:
+        table = reliability_table(given)
+        print("\n".join(format_reliability(table)))
+        out["reliability"] = table
+        if args.reliability:
+            cv2.imwrite(args.reliability, draw_reliability_grid(table), [cv2.IMWRITE_PNG_COMPRESSION, 9])
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     if args.floors:

@@ -486,16 +486,27 @@ def test_grey_image_is_accepted():
     assert reading.values == (2,)
 
 
-def test_stated_confidence_of_a_value_is_the_calibrated_one():
+def test_stated_confidence_of_a_value_is_the_calibrated_one(monkeypatch):
+    import vision.confidence_model as cm
     from vision.confidence import default_confidence_map
 
     det = FakeDetector([Detection((100, 100, 40, 40), 0.9)])
     faces = FakeFaceReader([_probs(3, 0.95)])
     raw = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]), calibrated=False)
-    cal = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]))
+    with cm.recording() as rec:
+        cal = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]))
     assert raw.values == cal.values == (3,)
     assert raw.dice[0].confidence == pytest.approx(0.95, abs=1e-6)
-    assert cal.dice[0].confidence == pytest.approx(default_confidence_map()(raw.dice[0].confidence), abs=1e-9)
+    # the packaged model of the probability and the die's warnings (vision.confidence_model) ...
+    assert [(box, value) for box, value, _ in rec] == [((100, 100, 40, 40), 3)]
+    assert rec[0][2][0] == pytest.approx(np.log(0.95 / 0.05))  # logit_p
+    model = cm.default_confidence_model()
+    if model is not None:
+        assert cal.dice[0].confidence == pytest.approx(float(model(rec[0][2])), abs=1e-9)
+    # ... or, without one, the isotonic map of the probability alone
+    monkeypatch.setattr(cm, "default_confidence_model", lambda: None)
+    mapped = read_image(IMAGE, detector=det, face_reader=faces, tta=False, pip_finder=FakePipFinder([3]))
+    assert mapped.dice[0].confidence == pytest.approx(default_confidence_map()(0.95), abs=1e-9)
 
 
 @pytest.mark.parametrize("marked", [0, 4, 6])

@@ -15,7 +15,9 @@ certainty from a few dice.
 
 The map is fitted by ``python -m vision.lab.training.fit_confidence`` and shipped as
 ``vision/models/reader_confidence.json``; without that file the raw
-probability is used as it is.
+probability is used as it is. When that file also holds a ``"model"``, the
+reader states confidence by it instead (:mod:`vision.confidence_model`: the
+probability and the die's warnings, fitted on the perturbation suite too).
 
 With few wrong values a curve is noise. Refitted on 2026-12-02 for the mirrored
 view (both folds' twins; 893 held-out values, 6 wrong), isotonic regression

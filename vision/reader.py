@@ -51,6 +51,7 @@ from typing import Protocol
 import numpy as np
 
 from vision.closeups import close_up_dice, same_die_boxes
+from vision.confidence_model import stated_confidences
 from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_body import bare_pip
@@ -149,8 +150,9 @@ def read_image(
         The second opinion's pip marker; default :func:`vision.pips.default_pip_finder`.
     calibrated : bool, optional
         State each reported value's confidence as the accuracy observed for
-        such values on held-out photos (:func:`vision.confidence.default_confidence_map`);
-        False gives the face reader's raw probability (used to fit that map).
+        such values, from the face reader's probability and the die's warnings
+        (:func:`vision.confidence_model.stated_confidences`);
+        False gives the face reader's raw probability (used to fit the map).
         Unknown dice always carry the raw probability of the best value.
 
     Returns
@@ -188,10 +190,6 @@ def read_image(
         from vision.pips import default_pip_finder
 
         pip_finder = default_pip_finder()
-    from vision.confidence import default_confidence_map
-
-    confidence_map = default_confidence_map()
-
     problems, blown, step = _exposure(image)
 
     detections = list(detector.detect(image))
@@ -232,11 +230,13 @@ def read_image(
     not_a_die = np.maximum(first_look[:, 0], probs[:, 0])
 
     kept: list[tuple[Detection, np.ndarray, np.ndarray]] = []
+    kept_first: list[np.ndarray] = []  # the first look's probabilities, for the stated confidence
     pips_disagree: list[bool] = []
-    for det, p, crop, p_not_a_die, forced in zip(detections, probs, crops, not_a_die, forced_unknown):
+    for det, p, crop, p_not_a_die, forced, p1 in zip(detections, probs, crops, not_a_die, forced_unknown, first_look):
         if p_not_a_die >= DROP_NOT_A_DIE_PROB and det.score < DROP_MAX_DETECTOR_SCORE:
             continue  # a phantom: a pip-like spot or a tray edge
         kept.append((det, p, crop))
+        kept_first.append(p1)
         pips_disagree.append(forced)
     if not kept:
         problems += _too_bright(blown, step, [])
@@ -270,13 +270,15 @@ def read_image(
         if reason is not None:
             dice.append(DieReading(None, det.box, best_p, reason))
         elif agree:
-            dice.append(DieReading(best, det.box, confidence_map(best_p) if calibrated else best_p, None))
+            dice.append(DieReading(best, det.box, best_p, None))
         elif best_p >= value_threshold:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.PIPS_DISAGREE))
         elif p[0] >= best_p:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.NOT_A_FACE))
         else:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.LOW_CONFIDENCE))
+    if calibrated:  # the probability and the die's warnings (glint, odd box, doubt...): vision.confidence_model
+        dice = stated_confidences(image, dice, [d.score for d, _, _ in kept], [p for _, p, _ in kept], kept_first)
     # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size),
     # nor is a lone "pip" on the bare floor (a 1 without a die's body around it)
     specks = [s or (d.value == 1 and bare_pip(image, d.box)) for d, s in zip(dice, _specks(dice))]

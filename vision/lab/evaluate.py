@@ -194,10 +194,14 @@ class EvalResult:
 
     def to_json(self) -> dict:
         """Everything as plain JSON types (the ``metrics.json`` of ``--report``)."""
+        from vision.lab.eval_reasons import silent_errors, unknown_reasons
+
         return {
             "dataset": str(self.dataset),
             "reliability": self.reliability(),
             "overall": self.metrics(),
+            "unknown_reasons": unknown_reasons(self),
+            "silent_errors": silent_errors(self),
             "by_source": self.by_source(),
             "by_face": {str(k): v for k, v in self.by_face().items()},
             "confusion": {

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.images import load_image, output_folder, save_image, write_output
+from vision.lab.eval_reasons import reason_lines
 from vision.reading import UnknownReason, short_reason
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def format_report(result: EvalResult) -> str:
         f"time per image (read_image, one OpenCV thread): median {m['median_ms']:.1f} ms, p95 {m['p95_ms']:.1f} ms "
         f"wall clock; CPU time median {m['median_cpu_ms']:.1f} ms, p95 {m['p95_cpu_ms']:.1f} ms",
         _calibration_line(result.reliability()),
+        *reason_lines(result),
         "",
         "confusion (rows: true face; columns: read)",
         "true      1     2     3     4     5     6  unknown  missed",
