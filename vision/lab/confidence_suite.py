@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.confidence_model import FEATURES, recording
@@ -134,7 +135,7 @@ def bins_of(table: dict[str, dict], name: str) -> list[ReliabilityBin]:
 
 def draw_reliability_grid(table: dict[str, dict], columns: int = 6, tile: tuple[int, int] = (400, 380)) -> np.ndarray:
     """A reliability diagram per condition of :func:`reliability_table` (``"all"`` first) in a grid; BGR uint8."""
-    from vision.lab.reliability import draw_reliability
+    from vision.lab.reliability import draw_legend, draw_reliability
 
     names = ["all", *[n for n in table if n != "all"]]
     tiles = [
@@ -144,4 +145,17 @@ def draw_reliability_grid(table: dict[str, dict], columns: int = 6, tile: tuple[
     ]
     while len(tiles) % columns:
         tiles.append(np.full_like(tiles[0], 255))
-    return np.vstack([np.hstack(tiles[i : i + columns]) for i in range(0, len(tiles), columns)])
+    grid = np.vstack([np.hstack(tiles[i : i + columns]) for i in range(0, len(tiles), columns)])
+    header = np.full((40, grid.shape[1], 3), 255, np.uint8)
+    end = draw_legend(header, 80, 26)
+    cv2.putText(
+        header,
+        "above the diagonal: under-confident; ECE: expected calibration error",
+        (end, 28),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.45,
+        (40, 40, 40),
+        1,
+        cv2.LINE_AA,
+    )
+    return np.vstack([header, grid])

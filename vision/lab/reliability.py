@@ -140,6 +140,10 @@ def _text(img, s, xy, scale=0.45, colour=_INK, thick=1, anchor="left"):
     cv2.putText(img, s, (int(x), int(y)), _FONT, scale, colour, thick, cv2.LINE_AA)
 
 
+#: A diagram narrower than this (px) is drawn as a grid's tile: a short subtitle and no legend.
+COMPACT_BELOW_PX: int = 600
+
+
 def draw_reliability(
     bins: Sequence[ReliabilityBin],
     *,
@@ -195,13 +199,13 @@ def draw_reliability(
     ece = expected_calibration_error(bins) if ece is None else float(ece)
     ece_text = f"{100 * ece:.1f}%" if total else "n/a"  # no dice: nothing to measure, not a perfect 0
     _text(img, title, (W // 2, 24), 0.6, thick=2, anchor="centre")
-    _text(
-        img,
-        f"{total} dice given a value; expected calibration error (ECE) {ece_text}; above the line: under-confident",
-        (W // 2, 48),
-        0.45,
-        anchor="centre",
+    compact = W < COMPACT_BELOW_PX  # a tile of a grid: short subtitle, the legend is the grid's
+    subtitle = (
+        f"{total} values, ECE {ece_text}"
+        if compact
+        else f"{total} dice given a value; expected calibration error (ECE) {ece_text}; above the line: under-confident"
     )
+    _text(img, subtitle, (W // 2, 48), 0.45, anchor="centre")
     digits = 1 if s_hi - s_lo > 0.5 else 2
     for t in np.linspace(s_lo, s_hi, 6):
         cv2.line(img, (px(t), top), (px(t), bottom), _GRID, 1)
@@ -247,17 +251,22 @@ def draw_reliability(
             cv2.rectangle(img, (x0, s_bot - max(hgt, 1)), (x1, s_bot), (160, 160, 160), -1)
         _text(img, str(b.count), ((x0 + x1) // 2, s_bot + 15), 0.38, anchor="centre")
     cv2.line(img, (left, s_bot), (right, s_bot), _INK, 1)
-    # Legend: one row under the title, outside the plot.
-    lx, ly = left, 76
-    cv2.rectangle(img, (lx, ly - 9), (lx + 16, ly + 3), _BAR, -1)
-    _text(img, "accuracy in bin", (lx + 22, ly + 2), 0.4)
-    lx += 140
-    cv2.circle(img, (lx + 8, ly - 3), 5, (30, 30, 30), -1, cv2.LINE_AA)
-    _text(img, "bin (size: dice)", (lx + 20, ly + 2), 0.4)
-    lx += 150
-    cv2.line(img, (lx, ly - 3), (lx + 16, ly - 3), (120, 120, 120), 2, cv2.LINE_AA)
-    _text(img, "calibrated", (lx + 22, ly + 2), 0.4)
-    lx += 105
-    cv2.rectangle(img, (lx, ly - 9), (lx + 16, ly + 3), _GAP, 1)
-    _text(img, "over-confident gap", (lx + 22, ly + 2), 0.4)
+    if not compact:
+        draw_legend(img, left, 76)  # one row under the title, outside the plot
     return img
+
+
+def draw_legend(img: np.ndarray, x: int, y: int) -> int:
+    """Draw the reliability diagram's legend in one row from (`x`, `y`) (text baseline); return the x it ends at."""
+    cv2.rectangle(img, (x, y - 9), (x + 16, y + 3), _BAR, -1)
+    _text(img, "accuracy in bin", (x + 22, y + 2), 0.4)
+    x += 140
+    cv2.circle(img, (x + 8, y - 3), 5, (30, 30, 30), -1, cv2.LINE_AA)
+    _text(img, "bin (size: dice)", (x + 20, y + 2), 0.4)
+    x += 150
+    cv2.line(img, (x, y - 3), (x + 16, y - 3), (120, 120, 120), 2, cv2.LINE_AA)
+    _text(img, "calibrated", (x + 22, y + 2), 0.4)
+    x += 105
+    cv2.rectangle(img, (x, y - 9), (x + 16, y + 3), _GAP, 1)
+    _text(img, "over-confident gap", (x + 22, y + 2), 0.4)
+    return x + 160
