@@ -56,7 +56,7 @@ def test_reliability_per_condition_bins_stated_against_observed():
     assert any(line.strip().startswith("glare") and "0.90-1.00: 95.0/80.0% (10)" in line for line in lines)
     assert any(line.strip().startswith("clutter") and "0.40-0.50: 45.0/0.0% (3)" in line for line in lines)
     grid = draw_reliability_grid(table, columns=2, tile=(320, 300))
-    assert grid.shape == (2 * 300, 2 * 320, 3) and grid.dtype == np.uint8
+    assert grid.shape == (40 + 2 * 300, 2 * 320, 3) and grid.dtype == np.uint8
 
 
 def test_the_fitting_command_refits_from_saved_rows_and_keeps_the_map(tmp_path, capsys):
