@@ -1,0 +1,222 @@
+"""The top face of a die as a shape: its outline in the photo and what lies beside it.
+
+A die lying flat shows a square top face; seen off the camera's axis its side
+faces show too, beside the top face on the side towards the photo's principal
+point (the top face is nearer the camera, so it is drawn farther out). A die
+cocked on an edge shows a top face foreshortened to ``cos(tilt)`` and a side
+face ``sin(tilt)`` of a side wide in the direction it leans, wherever it lies.
+:func:`outline_top_face` grows the top face from the box's middle over the
+face's own colour (side faces are shaded otherwise) and outlines it as a
+quadrilateral; the die's body is the face and the pixels of the die's
+chromaticity joined to it (a side face is the die's colour in other light, a
+shadow the floor's), and how far it reaches beyond each edge of the top face
+is what :mod:`vision.reader_stacked` judges.
+
+Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
+``(x, y, w, h)`` and points ``(x, y)`` in pixels of the photo.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+__all__ = ["TopFace", "outline_top_face"]
+
+#: Side of the die box after scaling the region down, px: the masks are cheap
+#: at this size and a pip (about 0.15 of a side) is still 5 px across.
+WORK_SIDE: int = 40
+#: The region cut around a die box, as a share of its long side on each side.
+REGION_MARGIN: float = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class TopFace:
+    """A die's top face outline and its body around it, px of the photo.
+
+    Attributes
+    ----------
+    quad : ndarray of shape (4, 2), float32
+        The top face's corners ``(x, y)``, in order around it.
+    body : ndarray of shape (K, 2), float32
+        The convex hull of the die's body (top and side faces), ``(x, y)``.
+    aspect : float
+        Short side over long side of the top face, 0-1 (1: square).
+    fill : float
+        Share of its bounding rectangle the face's region fills, 0-1 (a face
+        cut out cleanly fills it; a face run into a side face or a shadow does not).
+    side : float
+        The top face's long side, px.
+    beyond : tuple of 4 (normal, width)
+        For each edge of the top face: its outward unit normal ``(x, y)`` and
+        how far (px) the body reaches beyond that edge (a side face, or a
+        bevel: a little).
+    """
+
+    quad: np.ndarray
+    body: np.ndarray
+    aspect: float
+    fill: float
+    side: float
+    beyond: tuple[tuple[np.ndarray, float], ...]
+
+
+def _region(image: np.ndarray, box: tuple[float, float, float, float]) -> tuple[np.ndarray, float, int, int]:
+    """The region around `box`, scaled so the box's long side is :data:`WORK_SIDE` px; scale, x0, y0."""
+    x, y, w, h = box
+    side = max(w, h, 1)
+    m = REGION_MARGIN * side
+    x0, y0 = int(max(0, x - m)), int(max(0, y - m))
+    x1, y1 = int(min(image.shape[1], x + w + m)), int(min(image.shape[0], y + h + m))
+    scale = WORK_SIDE / side
+    roi = image[y0:y1, x0:x1]
+    small = cv2.resize(
+        roi, (max(1, round(roi.shape[1] * scale)), max(1, round(roi.shape[0] * scale))), interpolation=cv2.INTER_AREA
+    )
+    return small, scale, x0, y0
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 1, -1)
+    return out
+
+
+def outline_top_face(
+    image: np.ndarray, box: tuple[float, float, float, float], seed: tuple[float, float] | None = None
+) -> TopFace | None:
+    """The top face of the die in `box` as a quadrilateral, or None where it cannot be cut out.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The photo, BGR.
+    box : (x, y, w, h)
+        The die's box, px.
+    seed : (x, y), optional
+        A point of the top face (the middle of its pips), px; default the box's centre.
+
+    Returns
+    -------
+    TopFace or None
+    """
+    small, scale, x0, y0 = _region(image, box)
+    if min(small.shape[:2]) < 8:
+        return None
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    if seed is None:
+        seed = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+    sx, sy = (seed[0] - x0) * scale, (seed[1] - y0) * scale
+    found = _face_region(lab, (sx, sy))
+    if found is None:
+        return None
+    face, colour = found
+    contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    rect = cv2.minAreaRect(contour)
+    quad = cv2.boxPoints(rect)
+    (rw, rh) = rect[1]
+    aspect = float(min(rw, rh) / max(rw, rh, 1e-6))
+    fill = float(cv2.contourArea(contour) / max(rw * rh, 1e-6))
+    body = _die_material(small, face, box, scale, x0, y0)
+    if body is None:
+        return None
+    bcont, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(max(bcont, key=cv2.contourArea)).reshape(-1, 2).astype(np.float32)
+    to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
+    # how far the die's body reaches beyond each edge of the top face (px of the photo), edge by edge
+    centre = np.asarray(rect[0], np.float32)
+    ang = np.radians(rect[2])
+    axes = np.array([[np.cos(ang), np.sin(ang)], [-np.sin(ang), np.cos(ang)]], np.float32)
+    half = np.array([rw, rh], np.float32) / 2
+    ys, xs = np.nonzero(body)
+    rel = np.column_stack([xs, ys]).astype(np.float32) + 0.5 - centre
+    beyond = []
+    for k in range(2):
+        proj = rel @ axes[k]
+        beyond.append((axes[k] / 1.0, float(proj.max() - half[k]) / scale))
+        beyond.append((-axes[k], float(-proj.min() - half[k]) / scale))
+    return TopFace(to_photo(quad), to_photo(hull), aspect, fill, float(max(rw, rh) / scale), tuple(beyond))
+
+
+def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray, np.ndarray] | None:
+    """The top face: pixels of the face colour around `seed` (region px), connected to it, pips filled; its colour."""
+    h, w = lab.shape[:2]
+    cx, cy = int(np.clip(round(seed[0]), 0, w - 1)), int(np.clip(round(seed[1]), 0, h - 1))
+    r = max(2, WORK_SIDE // 8)
+    near = lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3)
+    # the face's colour: the median around the seed, pips being the minority there
+    colour = np.median(near, axis=0)
+    dist = np.linalg.norm(lab - colour, axis=2)
+    tol = float(np.clip(2.5 * np.median(np.linalg.norm(near - colour, axis=1)), 12.0, 30.0))
+    like = (dist < tol).astype(np.uint8)
+    n, labels = cv2.connectedComponents(like)
+    if n <= 1:
+        return None
+    around = labels[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].ravel()
+    around = around[around > 0]
+    if around.size == 0:
+        return None
+    face = (labels == np.bincount(around).argmax()).astype(np.uint8)
+    face = _fill_holes(cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
+    if face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any():
+        return None  # it runs out of the region: the floor or another die is of the face's colour
+    return face, colour
+
+
+#: Least distance between the die's and the floor's chromaticity (r, g, b over
+#: their sum: shading does not change it) for the side faces to be told from
+#: the floor and its shadow.
+MIN_CHROMA_GAP: float = 0.06
+#: Pixels darker than this (sum of B, G, R, 0-765) have no chromaticity to trust.
+MIN_BRIGHTNESS: float = 45.0
+#: The body is looked for within the die's box and this share of its side around it.
+BOX_MARGIN: float = 0.0
+
+
+def _chromaticity(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's (b, g, r) over their sum, ``(h, w, 3)`` float32, and whether it is bright enough to tell."""
+    f = small.astype(np.float32)
+    total = f.sum(axis=2, keepdims=True)
+    return f / np.maximum(total, 1.0), total[..., 0] >= MIN_BRIGHTNESS
+
+
+def _die_material(
+    small: np.ndarray, face: np.ndarray, box: tuple[float, float, float, float], scale: float, x0: int, y0: int
+) -> np.ndarray | None:
+    """The die's body: the top face and the pixels of its colour at any brightness (side faces) joined to it.
+
+    Brightness aside, a side face has the die's colour and a shadow the
+    floor's; None where the two are too alike (:data:`MIN_CHROMA_GAP`).
+    Kept within the die's box and a little more (neighbours lie outside it).
+    """
+    chroma, bright = _chromaticity(small)
+    border = np.concatenate([chroma[0], chroma[-1], chroma[:, 0], chroma[:, -1]])
+    floor = np.median(border, axis=0)
+    die = np.median(chroma[face > 0], axis=0)
+    gap = float(np.linalg.norm(die - floor))
+    if gap < MIN_CHROMA_GAP:
+        return None
+    to_die = np.linalg.norm(chroma - die, axis=2)
+    to_floor = np.linalg.norm(chroma - floor, axis=2)
+    material = ((to_die < to_floor) & (to_die < 0.5 * gap) & bright).astype(np.uint8)
+    x, y, w, h = box
+    m = BOX_MARGIN * max(w, h)
+    inside = np.zeros_like(material)
+    cv2.rectangle(
+        inside,
+        (int((x - m - x0) * scale), int((y - m - y0) * scale)),
+        (int((x + w + m - x0) * scale), int((y + h + m - y0) * scale)),
+        1,
+        -1,
+    )
+    material = cv2.morphologyEx(material & inside | face, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) | face
+    n, labels = cv2.connectedComponents(material)
+    ids = labels[face > 0]
+    ids = ids[ids > 0]
+    if ids.size == 0:
+        return None
+    return _fill_holes((labels == np.bincount(ids).argmax()).astype(np.uint8))
