@@ -48,7 +48,7 @@ SQUARE_ASPECT: float = 0.95
 STACKED_SIDE_RATIO: float = 1.09
 #: ... and with die material beyond it this much farther (share of a side) than
 #: the other dice's widest reach, lies on another die.
-STACKED_REACH: float = 0.05
+STACKED_REACH: float = 0.1
 #: Least share of its bounding rectangle a top face outline must fill ...
 MIN_FILL: float = 0.85
 #: ... and least aspect, to be trusted.

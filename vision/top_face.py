@@ -173,6 +173,10 @@ def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray
 MIN_CHROMA_GAP: float = 0.06
 #: Pixels darker than this (sum of B, G, R, 0-765) have no chromaticity to trust.
 MIN_BRIGHTNESS: float = 45.0
+#: Without a colour to go by, a pixel this many times brighter than the floor ...
+BRIGHTER: float = 1.2
+#: ... or darker than this share of it (a cast shadow keeps at least half the light) is the die.
+SHADOW_DEPTH: float = 0.45
 #: The body is looked for within the die's box and this share of its side around it.
 BOX_MARGIN: float = 0.0
 
@@ -198,11 +202,17 @@ def _die_material(
     floor = np.median(border, axis=0)
     die = np.median(chroma[face > 0], axis=0)
     gap = float(np.linalg.norm(die - floor))
-    if gap < MIN_CHROMA_GAP:
-        return None
-    to_die = np.linalg.norm(chroma - die, axis=2)
-    to_floor = np.linalg.norm(chroma - floor, axis=2)
-    material = ((to_die < to_floor) & (to_die < 0.5 * gap) & bright).astype(np.uint8)
+    if gap >= MIN_CHROMA_GAP:
+        to_die = np.linalg.norm(chroma - die, axis=2)
+        to_floor = np.linalg.norm(chroma - floor, axis=2)
+        material = ((to_die < to_floor) & (to_die < 0.5 * gap) & bright).astype(np.uint8)
+    else:
+        # a grey die on a grey floor: only what is clearly brighter than the floor, or darker than
+        # its deepest shadow, is the die
+        level = small.astype(np.float32).sum(axis=2)
+        ring = np.concatenate([level[0], level[-1], level[:, 0], level[:, -1]])
+        floor_level = float(np.median(ring))
+        material = ((level > BRIGHTER * floor_level + 30) | (level < SHADOW_DEPTH * floor_level - 30)).astype(np.uint8)
     x, y, w, h = box
     m = BOX_MARGIN * max(w, h)
     inside = np.zeros_like(material)
@@ -220,3 +230,28 @@ def _die_material(
     if ids.size == 0:
         return None
     return _fill_holes((labels == np.bincount(ids).argmax()).astype(np.uint8))
+
+
+#: Colour (BGR) of the top face's outline in drawings.
+OUTLINE_COLOUR: tuple[int, int, int] = (255, 255, 0)
+
+
+def draw_top_face(
+    drawing: np.ndarray,
+    image: np.ndarray,
+    box: tuple[float, float, float, float],
+    offset: tuple[float, float] = (0.0, 0.0),
+    scale: float = 1.0,
+) -> None:
+    """Draw the top face outline of the die in `box` of `image` onto `drawing`, in place (nothing if none).
+
+    A point ``p`` of `image` is drawn at ``(p - offset) * scale`` (a crop or
+    an enlarged copy of the photo). For ``dicetable read --annotate`` and the
+    failure sheet of ``dicetable eval --report``.
+    """
+    face = outline_top_face(image, box)
+    if face is None:
+        return
+    pts = np.round((face.quad - np.asarray(offset, np.float32)) * scale * 16).astype(np.int32)
+    thick = max(1, round(max(drawing.shape[:2]) / 700))
+    cv2.polylines(drawing, [pts], True, OUTLINE_COLOUR, thick, cv2.LINE_AA, 4)
