@@ -49,10 +49,6 @@ STACKED_SIDE_RATIO: float = 1.09
 #: ... and with die material beyond it this much farther (share of a side) than
 #: the other dice's widest reach, lies on another die.
 STACKED_REACH: float = 0.1
-#: Least share of its bounding rectangle a top face outline must fill ...
-MIN_FILL: float = 0.85
-#: ... and least aspect, to be trusted.
-MIN_ASPECT: float = 0.7
 
 
 def cocked_or_stacked(
@@ -106,8 +102,8 @@ def reach_beyond(face: TopFace, towards: np.ndarray | None) -> float:
 
 
 def trusted(face: TopFace | None) -> bool:
-    """Whether an outline is clean enough to judge by (:data:`MIN_FILL`, :data:`MIN_ASPECT`)."""
-    return face is not None and face.fill >= MIN_FILL and face.aspect >= MIN_ASPECT
+    """Whether an outline is clean enough to judge by: its body was measured (:data:`vision.top_face.CLEAN_FILL`)."""
+    return face is not None and bool(face.beyond)
 
 
 def judge_faces(faces: list[TopFace | None], towards: list[np.ndarray | None]) -> list[UnknownReason | None]:

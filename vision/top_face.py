@@ -28,6 +28,10 @@ __all__ = ["TopFace", "outline_top_face"]
 #: Side of the die box after scaling the region down, px: the masks are cheap
 #: at this size and a pip (about 0.15 of a side) is still 5 px across.
 WORK_SIDE: int = 40
+#: Least share of its bounding rectangle a top face must fill ...
+CLEAN_FILL: float = 0.85
+#: ... and least aspect, to be cut out cleanly: only then is the body around it measured.
+CLEAN_ASPECT: float = 0.7
 #: The region cut around a die box, as a share of its long side on each side.
 REGION_MARGIN: float = 0.2
 
@@ -49,10 +53,11 @@ class TopFace:
         cut out cleanly fills it; a face run into a side face or a shadow does not).
     side : float
         The top face's long side, px.
-    beyond : tuple of 4 (normal, width)
+    beyond : tuple of 4 (normal, width), or empty
         For each edge of the top face: its outward unit normal ``(x, y)`` and
         how far (px) the body reaches beyond that edge (a side face, or a
-        bevel: a little).
+        bevel: a little). Empty (and `body` the face itself) where the face
+        was not cut out cleanly (:data:`CLEAN_FILL`, :data:`CLEAN_ASPECT`).
     """
 
     quad: np.ndarray
@@ -126,13 +131,15 @@ def outline_top_face(
     (rw, rh) = rect[1]
     aspect = float(min(rw, rh) / max(rw, rh, 1e-6))
     fill = float(cv2.contourArea(contour) / max(rw * rh, 1e-6))
+    to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
+    if fill < CLEAN_FILL or aspect < CLEAN_ASPECT:  # not cut out cleanly: nothing to measure beyond it
+        return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), ())
     body = _die_material(small, face, box, scale, x0, y0)
     if body is None:
         return None
     bcont, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     hull = cv2.convexHull(max(bcont, key=cv2.contourArea)).reshape(-1, 2).astype(np.float32)
     edge = np.concatenate([c.reshape(-1, 2) for c in bcont]).astype(np.float32)  # the body's farthest pixels
-    to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
     # how far the die's body reaches beyond each edge of the top face (px of the photo), edge by edge
     centre = np.asarray(rect[0], np.float32)
     ang = np.radians(rect[2])
