@@ -30,8 +30,12 @@ __all__ = ["TopFace", "outline_top_face"]
 WORK_SIDE: int = 40
 #: Least share of its bounding rectangle a top face must fill ...
 CLEAN_FILL: float = 0.85
-#: ... and least aspect, to be cut out cleanly: only then is the body around it measured.
+#: ... and least aspect ...
 CLEAN_ASPECT: float = 0.7
+#: ... and least long side, as a share of the box's (a flat die's top face spans 0.7 of its box or more,
+#: the box holding its side faces too; a pip taken for the face, 0.16 in a DEV photo shifted warm), to be
+#: cut out cleanly: only then is the body around it measured.
+CLEAN_SIDE: float = 0.3
 #: The region cut around a die box, as a share of its long side on each side.
 REGION_MARGIN: float = 0.2
 
@@ -132,7 +136,8 @@ def outline_top_face(
     aspect = float(min(rw, rh) / max(rw, rh, 1e-6))
     fill = float(cv2.contourArea(contour) / max(rw * rh, 1e-6))
     to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
-    if fill < CLEAN_FILL or aspect < CLEAN_ASPECT:  # not cut out cleanly: nothing to measure beyond it
+    small_face = max(rw, rh) < CLEAN_SIDE * WORK_SIDE  # a pip or a glint, not a face
+    if fill < CLEAN_FILL or aspect < CLEAN_ASPECT or small_face:  # not cut out cleanly: nothing to measure beyond it
         return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), ())
     body = _die_material(small, face, box, scale, x0, y0)
     if body is None:
