@@ -124,10 +124,9 @@ def outline_top_face(
     if seed is None:
         seed = (box[0] + box[2] / 2, box[1] + box[3] / 2)
     sx, sy = (seed[0] - x0) * scale, (seed[1] - y0) * scale
-    found = _face_region(lab, (sx, sy))
-    if found is None:
+    face = _face_region(lab, (sx, sy))
+    if face is None:
         return None
-    face, colour = found
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea)
     rect = cv2.minAreaRect(contour)
@@ -154,13 +153,13 @@ def outline_top_face(
     beyond = []
     for k in range(2):
         proj = rel @ axes[k]
-        beyond.append((axes[k] / 1.0, float(proj.max() - half[k]) / scale))
+        beyond.append((axes[k].copy(), float(proj.max() - half[k]) / scale))
         beyond.append((-axes[k], float(-proj.min() - half[k]) / scale))
     return TopFace(to_photo(quad), to_photo(hull), aspect, fill, float(max(rw, rh) / scale), tuple(beyond))
 
 
-def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The top face: pixels of the face colour around `seed` (region px), connected to it, pips filled; its colour."""
+def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | None:
+    """The top face, uint8 0/1: pixels of the face colour around `seed` (region px) joined to it, pips filled."""
     h, w = lab.shape[:2]
     cx, cy = int(np.clip(round(seed[0]), 0, w - 1)), int(np.clip(round(seed[1]), 0, h - 1))
     r = max(2, WORK_SIDE // 8)
@@ -168,6 +167,7 @@ def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray
     # the face's colour: the median around the seed, pips being the minority there
     colour = _middle(near)
     spread = np.sqrt(((near - colour) ** 2).sum(axis=1))
+    # Lab units (8-bit): at least JPEG noise and the face's own shading, at most less than a side face's step
     tol = float(np.clip(2.5 * _middle(spread), 12.0, 30.0))
     like = (((lab - colour) ** 2).sum(axis=2) < tol * tol).astype(np.uint8)
     n, labels = cv2.connectedComponents(like)
@@ -181,7 +181,7 @@ def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray
     face = _fill_holes(cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     if face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any():
         return None  # it runs out of the region: the floor or another die is of the face's colour
-    return face, colour
+    return face
 
 
 #: Least distance between the die's and the floor's chromaticity (r, g, b over
