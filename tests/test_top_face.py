@@ -114,3 +114,18 @@ def test_reader_names_a_stacked_die():
     assert "dice stacked: separate them" in reading.problems
     flat = [(by_truth[j].value, t.value) for j, t in enumerate(pic.dice) if t.unreadable is None]
     assert all(read == true for read, true in flat) and len(flat) == 3
+
+
+def test_annotate_outlines_the_top_faces():
+    from vision.annotate import annotate_reading
+    from vision.reading import DieReading, ImageReading
+    from vision.top_face import OUTLINE_COLOUR
+
+    image, boxes, _ = _scene("flat")
+    reading = ImageReading(tuple(DieReading(None, box, 0.5, "low confidence") for box in boxes))
+    out = annotate_reading(image, reading)
+    near = np.abs(out.astype(int) - OUTLINE_COLOUR).max(axis=2) < 60  # drawn anti-aliased
+    cyan = near & (np.abs(image.astype(int) - OUTLINE_COLOUR).max(axis=2) >= 60)  # red dice, green cloth: none
+    for x, y, w, h in boxes:  # each die's outline drawn inside its box
+        assert cyan[y : y + h, x : x + w].sum() >= 20
+    assert not cyan[:60, 250:400].any()  # nothing drawn on the bare floor

@@ -214,7 +214,7 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     crop = padded[y1 + s : y1 + 2 * s, x1 + s : x1 + 2 * s]
     crop = cv2.resize(crop, (tile, tile - 24), interpolation=cv2.INTER_AREA)
     if o.box is not None and min(o.box[2], o.box[3]) > 0:
-        draw_top_face(crop, image, o.box, offset=(x1, y1), scale=tile / s)  # the top face the reader saw
+        draw_top_face(crop, image, o.box, offset=(x1, y1), scale=(tile / s, (tile - 24) / s))  # the top face seen
     label = np.zeros((24, tile, 3), np.uint8)
     colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
     truth = "-" if o.truth is None else str(o.truth)
