@@ -3,7 +3,8 @@
 Read dice get a green box with their value; unknown dice an orange box with
 ``?`` and the short form of the reason (:attr:`vision.reading.UnknownReason.short`:
 ``? unsure``, ``? cut``, ``? lean``...); in evaluation drawings, wrong values are red, missed dice magenta and
-extra dice blue. Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
+extra dice blue. Each die's top face is outlined in cyan where it could be
+(:func:`vision.top_face.draw_top_face`). Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import cv2
 import numpy as np
 
 from vision.reading import ImageReading, short_reason
+from vision.top_face import draw_top_face
 
 __all__ = ["READ_COLOUR", "UNKNOWN_COLOUR", "MIN_DRAWING_PX", "annotate_reading", "annotate_outcomes"]
 
@@ -82,6 +84,7 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
     k = max(1, -(-MIN_DRAWING_PX // max(image_bgr.shape[:2])))
     out = image_bgr.copy() if k == 1 else cv2.resize(image_bgr, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
     for d in reading.dice:
+        draw_top_face(out, image_bgr, d.box, scale=k)  # the face that was read (vision.top_face)
         box = tuple(v * k for v in d.box)
         if d.value is None:
             _draw(out, box, f"? {short_reason(d.reason)}" if d.reason else "?", UNKNOWN_COLOUR)

@@ -34,7 +34,8 @@ on ``../shared/dice-images/dev`` with ``dicetable eval``):
 * otherwise unknown, with a reason (:class:`vision.reading.UnknownReason`:
   ``"low confidence"``, ``"not a readable face"``, ``"pip count disagrees"``,
   ``"leaning"``, ``"cut off by the picture's edge"``, ``"too small in the picture"``,
-  ``"only part of a die boxed"``, ``"glare on the face"``: :mod:`vision.reader_glints`).
+  ``"only part of a die boxed"``, ``"glare on the face"``: :mod:`vision.reader_glints`;
+  ``"leaning"`` or ``"stacked on another die"`` by the top face's shape: :mod:`vision.reader_stacked`).
 
 The design and the measurements behind each rule and threshold, with their
 dates, are in ``docs/reader.md``.
@@ -73,6 +74,7 @@ from vision.reader_second_look import (  # noqa: F401  (SECOND_LOOK_BELOW re-exp
     _second_look,
     pip_contrast_view,
 )
+from vision.reader_stacked import cocked_or_stacked
 from vision.reader_verdict import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_verdict)
     CUT_ASPECT,
     CUT_SIDE_RATIO,
@@ -264,6 +266,10 @@ def read_image(
     for i, glint in zip(valued, glare):
         if glint:
             aside[i], agrees[i] = UnknownReason.GLARE, False
+    # a die cocked on an edge or lying on another shows no settled face: its top face's shape says so
+    for i, verdict in enumerate(cocked_or_stacked(image, [d.box for d, _, _ in kept])[0]):
+        if verdict is not None and aside[i] is None:
+            aside[i], agrees[i] = verdict, False
     dice: list[DieReading] = []
     for (det, p, _), best, reason, agree in zip(kept, bests, aside, agrees):
         best_p = float(p[best])

@@ -18,7 +18,7 @@ import numpy as np
 from vision.images import MIN_SIDE_PX
 from vision.reading import DieReading, UnknownReason
 
-__all__ = ["DARK_MEAN_LEVEL", "BLUR_SHARPNESS", "BRIGHT_SHARE", "SMALL_DIE_PX", "check_image"]
+__all__ = ["DARK_MEAN_LEVEL", "BLUR_SHARPNESS", "BRIGHT_SHARE", "SMALL_DIE_PX", "STACKED_PROBLEM", "check_image"]
 
 #: Mean grey level (0-255) under which a frame is "too dark".
 DARK_MEAN_LEVEL: float = 35.0
@@ -35,6 +35,9 @@ BLUR_SHARPNESS: float = 0.025
 #: exposed 1.8 times brighter, 0.33 and more (kingpi, nell). Outside the dice,
 #: so that an ivory die filling a close-up is not taken for over-exposure.
 BRIGHT_SHARE: float = 0.25
+
+#: The problem reported when a die lies on another (:attr:`UnknownReason.STACKED`).
+STACKED_PROBLEM: str = "dice stacked: separate them"
 
 #: Dice whose median box is under this many pixels across are too small in the
 #: picture to tell blur from size; when some of them are unreadable the reader
@@ -155,7 +158,7 @@ def _is_blurred(crops: list[np.ndarray]) -> bool:
 
 
 def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]:
-    """The problems that kept dice from being read: too small or blurred, leaning, cut off, unreadable.
+    """The problems that kept dice from being read: too small or blurred, leaning, stacked, cut off, unreadable.
 
     Parameters
     ----------
@@ -172,6 +175,7 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
     problems: list[str] = []
     leaning_count = sum(d.reason == UnknownReason.LEANING for d in dice)
     cut_count = sum(d.reason == UnknownReason.CUT_OFF for d in dice)
+    stacked = any(d.reason == UnknownReason.STACKED for d in dice)
     die_px = float(np.median([max(d.box[2], d.box[3]) for d in dice]))
     unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
     if die_px < SMALL_DIE_PX:
@@ -186,6 +190,8 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
             f"{_dice_word(leaning_count)} leaning on the wall or another die: "
             f"re-roll or nudge {_it_or_them(leaning_count)} flat"
         )
+    if stacked:
+        problems.append(STACKED_PROBLEM)
     if cut_count:
         problems.append(
             f"{_dice_word(cut_count)} cut off by the edge of the picture: move {_it_or_them(cut_count)} into view"

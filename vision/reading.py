@@ -26,6 +26,7 @@ class UnknownReason(StrEnum):
     TOO_SMALL = "too small in the picture"
     PART_OF_A_DIE = "only part of a die boxed"
     GLARE = "glare on the face"
+    STACKED = "stacked on another die"
 
     @property
     def short(self) -> str:
@@ -34,8 +35,8 @@ class UnknownReason(StrEnum):
 
     @property
     def needs_reroll(self) -> bool:
-        """Whether this die is simply unreadable (re-roll or adjust), rather than leaning or cut off by the edge."""
-        return self not in (UnknownReason.LEANING, UnknownReason.CUT_OFF)
+        """Whether this die is simply unreadable (re-roll or adjust), not leaning, stacked or cut off by the edge."""
+        return self not in (UnknownReason.LEANING, UnknownReason.CUT_OFF, UnknownReason.STACKED)
 
 
 _REASON_SHORT = {
@@ -47,6 +48,7 @@ _REASON_SHORT = {
     UnknownReason.TOO_SMALL: "small",
     UnknownReason.PART_OF_A_DIE: "part",
     UnknownReason.GLARE: "glare",
+    UnknownReason.STACKED: "stack",
 }
 
 

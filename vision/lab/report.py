@@ -16,6 +16,7 @@ import numpy as np
 from vision.images import load_image, output_folder, save_image, write_output
 from vision.lab.eval_reasons import reason_lines
 from vision.reading import UnknownReason, short_reason
+from vision.top_face import draw_top_face
 
 if TYPE_CHECKING:
     from vision.lab.evaluate import DieOutcome, EvalResult
@@ -214,6 +215,8 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     padded = cv2.copyMakeBorder(image, s, s, s, s, cv2.BORDER_CONSTANT, value=(0, 0, 0))
     crop = padded[y1 + s : y1 + 2 * s, x1 + s : x1 + 2 * s]
     crop = cv2.resize(crop, (tile, tile - 24), interpolation=cv2.INTER_AREA)
+    if o.box is not None and min(o.box[2], o.box[3]) > 0:
+        draw_top_face(crop, image, o.box, offset=(x1, y1), scale=(tile / s, (tile - 24) / s))  # the top face seen
     label = np.zeros((24, tile, 3), np.uint8)
     colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
     truth = "-" if o.truth is None else str(o.truth)

@@ -1,0 +1,144 @@
+"""Cocked and stacked dice told by their top face's shape (issue 37, items 1 and 4).
+
+A die cocked on an edge or lying on another die must get no value: its top
+face is not the face a settled roll shows. :func:`vision.top_face.outline_top_face`
+outlines each die's top face and measures how far its body reaches beyond
+each edge; each die is then judged against the other dice of the same
+picture, whose top faces give the picture's own die size, shape and
+perspective (:func:`judge_faces`):
+
+* **leaning** (cocked): the body reaches well beyond an edge of the top face
+  where a flat die shows no side face (edges facing away from the principal
+  point, or any edge under the camera), farther than the other dice's reach;
+  or its top face is foreshortened (``cos(tilt)``) while theirs are square and
+  a side face shows beside it;
+* **stacked**: the top face is bigger than the others' (nearer the camera by a
+  die's height) and die material reaches beyond it (the die under it).
+
+Only clean outlines are judged (:func:`trusted`), and only with two clean
+others to compare with; anything else is left to the reader's other rules.
+Thresholds were set on the renders of :mod:`vision.lab.perturb_render` and
+checked to cost no right DEV die (``docs/perturbations.md``, 2026-12-03).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.reading import UnknownReason
+from vision.top_face import TopFace, outline_top_face
+
+__all__ = ["cocked_or_stacked", "judge_faces", "trusted"]
+
+#: A die's body reaching this far (share of its top face's side) beyond an edge
+#: of its top face where no side face of a flat die shows ...
+LEAN_REACH: float = 0.3
+#: ... and this much farther than the median reach of the other dice in the
+#: picture (their bevels and outline noise: about 0.15 on flat rendered dice)
+#: is cocked on an edge.
+LEAN_REACH_OVER: float = 0.15
+#: A top face at most this square (short over long side: cos 32 degrees) ...
+LEAN_ASPECT: float = 0.85
+#: ... while the other dice's top faces are at least this square, with a side
+#: face at least :data:`LEAN_REACH` wide beside it, is tilted: cocked.
+SQUARE_ASPECT: float = 0.95
+#: A top face this many times the side of the other dice's top faces is nearer
+#: the camera by about a die's height (1.095 for the renders' camera at 12.5
+#: die sides) ...
+STACKED_SIDE_RATIO: float = 1.09
+#: ... and with die material beyond it this much farther (share of a side) than
+#: the other dice's widest reach, lies on another die.
+STACKED_REACH: float = 0.1
+
+
+def cocked_or_stacked(
+    image: np.ndarray, boxes: list[tuple[int, int, int, int]]
+) -> tuple[list[UnknownReason | None], list[TopFace | None]]:
+    """Judge every die of one photo: leaning, stacked or None; and their top faces.
+
+    Parameters
+    ----------
+    image : ndarray of shape (H, W, 3), dtype uint8
+        The photo, BGR.
+    boxes : list of N (x, y, w, h)
+        The dice found, px.
+
+    Returns
+    -------
+    verdicts : list of N UnknownReason or None
+        :attr:`UnknownReason.LEANING`, :attr:`UnknownReason.STACKED` or None.
+    faces : list of N TopFace or None
+        Each die's outline (None: none found), for drawing.
+    """
+    if len(boxes) < 3:
+        return [None] * len(boxes), [None] * len(boxes)
+    faces = [outline_top_face(image, box) for box in boxes]
+    height, width = image.shape[:2]
+    centre = np.array([width / 2.0, height / 2.0])
+    towards: list[np.ndarray | None] = []
+    for face in faces:
+        if face is None:
+            towards.append(None)
+            continue
+        # the principal point at the photo's centre, as in vision.reader_agreement; under it no side face shows
+        p = centre - face.quad.mean(axis=0)
+        towards.append(None if float(np.hypot(*p)) < face.side else p)
+    return judge_faces(faces, towards), faces
+
+
+def reach_beyond(face: TopFace, towards: np.ndarray | None) -> float:
+    """How far (share of the top face's side) the body reaches beyond the top face where no side face should show.
+
+    `towards` is the direction (px) from the die to the photo's principal
+    point: a flat die's side faces show on that side only, beyond the edges
+    whose normals point within about 73 degrees of it. None: every edge.
+    """
+    reach = [
+        width
+        for normal, width in face.beyond
+        if towards is None or float(np.dot(normal, towards)) < 0.3 * float(np.hypot(*towards))
+    ]
+    return max(reach, default=0.0) / max(face.side, 1e-6)
+
+
+def trusted(face: TopFace | None) -> bool:
+    """Whether an outline is clean enough to judge by: its body was measured (:data:`vision.top_face.CLEAN_FILL`)."""
+    return face is not None and bool(face.beyond)
+
+
+def judge_faces(faces: list[TopFace | None], towards: list[np.ndarray | None]) -> list[UnknownReason | None]:
+    """For each die: leaning (cocked on an edge), stacked (lying on another die) or None.
+
+    Parameters
+    ----------
+    faces : list of N TopFace or None
+        The dice's top faces in one picture.
+    towards : list of N ndarray of shape (2,) or None
+        Direction (px) from each die to the principal point; None under it.
+
+    Returns
+    -------
+    list of N UnknownReason or None
+    """
+    ok = [trusted(f) for f in faces]
+    reach = [reach_beyond(f, t) if o else 0.0 for f, t, o in zip(faces, towards, ok)]
+    widest = [reach_beyond(f, None) if o else 0.0 for f, o in zip(faces, ok)]
+    out: list[UnknownReason | None] = []
+    for i, face in enumerate(faces):
+        others = [j for j in range(len(faces)) if j != i and ok[j]]
+        if face is None or not ok[i] or len(others) < 2:
+            out.append(None)
+            continue
+        side = float(np.median([faces[j].side for j in others]))
+        square = float(np.median([faces[j].aspect for j in others]))
+        usual = float(np.median([reach[j] for j in others]))
+        usual_widest = float(np.median([widest[j] for j in others]))
+        if face.side >= STACKED_SIDE_RATIO * side and widest[i] - usual_widest >= STACKED_REACH:
+            out.append(UnknownReason.STACKED)
+        elif reach[i] >= LEAN_REACH and reach[i] - usual >= LEAN_REACH_OVER:
+            out.append(UnknownReason.LEANING)
+        elif face.aspect <= LEAN_ASPECT and square >= SQUARE_ASPECT and widest[i] >= LEAN_REACH:
+            out.append(UnknownReason.LEANING)
+        else:
+            out.append(None)
+    return out
