@@ -24,12 +24,16 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["GLINT_LEVEL", "GLINT_ABOVE_FACE", "glint_spots", "glint_pips"]
+__all__ = ["GLINT_LEVEL", "GLINT_ABOVE_FACE", "glint_spots", "glint_spots_and_mask", "glint_pips"]
 
 #: Least grey level, in every channel, of a glint's pixels (a blown-out highlight).
 #: At 240 and 60 levels over the face, 13 right DEV values had such a spot
 #: where the read value's pips were not all white; at 245 and 80, 4.
 GLINT_LEVEL: int = 245
+#: Least grey level of a glint's pixels in every channel: a glint a few pixels
+#: across is blurred by the lens, so only its core reaches GLINT_LEVEL - 15
+#: (a glint 0.08 of a 30 px die's side peaks at 234-241 on the glare edits).
+GLINT_FLOOR: int = 200
 #: Least difference between a glint's pixels and the face's median grey level.
 GLINT_ABOVE_FACE: int = 80
 #: A glint and a pip mark are one spot when their centres are closer than their
@@ -58,35 +62,68 @@ def glint_spots(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray
         radius (of a disc of its area), in units of the box's long side (the
         units of :func:`vision.pip_marks.marked_pips`).
     """
+    return glint_spots_and_mask(image, box)[0][:, :3]
+
+
+def glint_spots_and_mask(
+    image: np.ndarray, box: tuple[int, int, int, int]
+) -> tuple[np.ndarray, tuple[int, int, np.ndarray] | None]:
+    """:func:`glint_spots`, and the spots' pixels: ``(x0, y0, labels)``, ``int32 (h, w)`` at ``(x0, y0)`` px.
+
+    ``labels`` is ``k + 1`` on spot ``k``'s pixels, 0 elsewhere. Two more
+    columns of the spots: the spot's brightest level (least channel), and its
+    elongation (long over short axis of its second moments; 1 for a disc).
+
+    The face's level is its least channel (median over the box's central
+    three fifths): a glint is white in every channel, so on a saturated face
+    (yellow, red) it stands out in the channel the face lacks.
+    """
     x, y, w, h = (int(v) for v in box)
     x0, y0 = max(0, x), max(0, y)
     roi = image[y0 : y + h, x0 : x + w]
     side = float(max(w, h))
+    none = np.zeros((0, 5)), None
     if roi.size == 0 or side < 1:
-        return np.zeros((0, 3))
+        return none
     rh, rw = roi.shape[:2]
-    grey = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
-    face = float(np.median(grey[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5]))
+    least = roi.min(axis=2)
+    face = float(np.median(least[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5]))
     if face + GLINT_ABOVE_FACE > GLINT_LEVEL:
-        return np.zeros((0, 3))  # a light face: a blown-out spot on it is not told from the face
-    white = (roi.min(axis=2) >= GLINT_LEVEL).astype(np.uint8)
+        return none  # a light face: a blown-out spot on it is not told from the face
+    white = (least >= max(GLINT_FLOOR, face + GLINT_ABOVE_FACE)).astype(np.uint8)
     if not white.any():
-        return np.zeros((0, 3))
+        return none
     n, labels, stats, cents = cv2.connectedComponentsWithStats(white, connectivity=8)
     out = []
+    mask = np.zeros((rh, rw), np.int32)
     ring_px = max(2, int(round(0.06 * side)))
     for k, ((bx, by, bw, bh, area), (cx, cy)) in enumerate(zip(stats[1:n], cents[1:n]), start=1):
-        if area < 2 or not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
+        peak = int(least[labels == k].max())
+        if area < 2 or peak < GLINT_LEVEL - 15 or not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
             continue
         # brighter than the face right around it (a light face's blown-out part is not a glint)
         ya, yb = max(0, by - ring_px), min(rh, by + bh + ring_px)
         xa, xb = max(0, bx - ring_px), min(rw, bx + bw + ring_px)
         spot = labels[ya:yb, xa:xb] == k
         ring = cv2.dilate(spot.astype(np.uint8), np.ones((2 * ring_px + 1,) * 2, np.uint8)).astype(bool) & ~spot
-        if ring.any() and float(grey[ya:yb, xa:xb][ring].mean()) > GLINT_LEVEL - GLINT_ABOVE_FACE:
+        if ring.any() and float(least[ya:yb, xa:xb][ring].mean()) > GLINT_LEVEL - GLINT_ABOVE_FACE:
             continue
-        out.append(((cx + x0 - x - w / 2) / side, (cy + y0 - y - h / 2) / side, np.sqrt(area / np.pi) / side))
-    return np.array(out, np.float64).reshape(-1, 3)
+        mask[ya:yb, xa:xb][spot] = len(out) + 1
+        r = np.sqrt(area / np.pi) / side
+        out.append(((cx + x0 - x - w / 2) / side, (cy + y0 - y - h / 2) / side, r, peak, _elongation(spot)))
+    if not out:
+        return none
+    return np.array(out, np.float64).reshape(-1, 5), (x0, y0, mask)
+
+
+def _elongation(spot: np.ndarray) -> float:
+    """Long over short axis of a spot's second moments (bool mask); 1 for a disc, for a spot under 5 px too."""
+    if int(spot.sum()) < 5:
+        return 1.0
+    m = cv2.moments(spot.astype(np.uint8), binaryImage=True)
+    a, b, c = m["mu20"], m["mu11"], m["mu02"]
+    root = np.sqrt(max(0.0, (a - c) ** 2 + 4 * b * b))
+    return float(np.sqrt((a + c + root) / max(a + c - root, 1e-9)))
 
 
 def glint_pips(pip_finder, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float) -> list[bool]:

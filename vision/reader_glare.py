@@ -1,0 +1,202 @@
+"""Glints are not pips: taken off a die's crop before it is read; one that may hide a pip leaves the die unknown.
+
+A glint (a small lamp reflected in a glossy face, :func:`vision.reader_glints.glint_spots_and_mask`)
+is brighter than any pip colour and than the face. On a die whose pips are
+not light it is neither a pip nor the face, so :func:`glare_free_crops` paints
+it over with the face around it (inpainting, Telea 2004, as OpenCV's
+``cv2.inpaint``) before the face reader and the pip finder look: a glint
+beside a pip no longer adds one, and one that covers part of a pip leaves the
+rest of that pip to be read. A glint can still cover a whole pip: then the
+pips seen hold a smaller value's layout. :func:`glint_may_hide_pip` says when
+that can be so: the glint lies where no pip is seen and the pips seen plus one
+at the glint hold a layout too (a glint in the middle of a 4 may hide the
+middle pip of a 5); such a die is reported unknown ("glare on the face").
+
+Dice whose pips are light (white pips on a dark die: every pip the pip
+finder marks away from the spots is light, or every mark lies on a spot) are
+left as they are: their pips are such spots.
+
+Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
+``(x, y, w, h)`` in pixels, ``x`` right, ``y`` down; pip and glint positions
+are relative to the box centre in units of its long side
+(:func:`vision.pip_marks.marked_pips`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+
+from vision.reader_glints import GLINT_ABOVE_FACE, GLINT_LEVEL, glint_spots_and_mask
+
+__all__ = ["glare_free_crops", "glint_may_hide_pip"]
+
+#: The spot's mask grows by this share of the box side before it is painted
+#: over: a glint's edge is blurred, lighter than the face but under GLINT_LEVEL.
+GLINT_HALO: float = 0.025
+#: A glint and a pip mark are one spot when their centres are closer than
+#: their radii together plus this share of the box side.
+MATCH_SLACK: float = 0.04
+#: On a die with light pips, a spot is a glint when its brightest level (least
+#: channel) is this much over the brightest of every pip marked off the spots.
+BRIGHTER_THAN_PIPS: int = 20
+#: Where every pip marked lies on a spot (white pips, or a glint on a face whose
+#: pips the pip finder missed), the spots are taken off only when the face
+#: reader then names another value with at least this probability.
+FACE_LEFT: float = 0.5
+#: A glint with a radius under this share of the pips' can hide no pip (a
+#: reflection inside a black pip is about 0.1 of its radius).
+HIDE_SHARE: float = 0.5
+
+
+def glare_free_crops(
+    pip_finder, face_reader, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The dice's crops with their glints painted over, and the glints taken off each.
+
+    The pip finder is asked (once, as a batch) only about the dice with a
+    glint-like spot: whether their pips are light (then nothing is taken off).
+
+    Parameters
+    ----------
+    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
+    face_reader : object with ``predict(crops) -> ndarray (N, 7)``
+        Asked only about dice whose every marked pip lies on a spot.
+    image : ndarray of shape (H, W, 3), dtype uint8
+    boxes : list of N (x, y, w, h)
+        The dice's boxes, px.
+    crops : list of N ndarray of shape (S, S, 3), dtype uint8
+        Their crops (:func:`vision.face.crop_die` with `margin`).
+    margin : float
+        The crops' margin (fraction of the box's long side).
+
+    Returns
+    -------
+    crops : list of N ndarray
+        The crops, a new one for each die whose glints were taken off.
+    glints : list of N ndarray of shape (G, 3), dtype float64
+        The glints taken off each die (centre ``x``, ``y``, radius); empty when none.
+    """
+    from vision.face import crop_die
+    from vision.pip_marks import PIP_THRESHOLD, marked_pips
+
+    found = [glint_spots_and_mask(image, b) for b in boxes]
+    out_crops, glints = list(crops), [np.zeros((0, 3)) for _ in boxes]
+    ask = [i for i, (spots, _) in enumerate(found) if len(spots)]
+    unsure: list[int] = []
+    if not ask:
+        return out_crops, glints
+    maps = np.asarray(pip_finder.predict([crops[i] for i in ask]), np.float32)
+    for i, m in zip(ask, maps):
+        spots, (x0, y0, labels) = found[i]
+        marks = marked_pips(m, margin, PIP_THRESHOLD)
+        off = marks[~_on_spots(marks, spots)]
+        levels = [_level_at(image, boxes[i], mark) for mark in off]
+        if len(marks) and not len(off):
+            unsure.append(i)  # every pip marked is such a spot: light pips, or glints on a face whose pips are unmarked
+            glint = np.ones(len(spots), bool)
+        elif levels and min(levels) >= GLINT_LEVEL - GLINT_ABOVE_FACE:
+            # light pips: a spot brighter than every one of them is a glint
+            glint = spots[:, 3] >= max(levels) + BRIGHTER_THAN_PIPS
+        else:
+            glint = np.ones(len(spots), bool)  # pips not light (or none marked)
+        if glint.any():
+            paint = np.isin(labels, np.flatnonzero(glint) + 1)
+            out_crops[i] = _painted_crop(image, boxes[i], margin, x0, y0, paint, crop_die)
+            glints[i] = spots[glint, :3]
+    if unsure:
+        # the spots were glints when the face reader names another value without them: the face has other pips
+        probs = np.asarray(face_reader.predict([c for i in unsure for c in (crops[i], out_crops[i])]), np.float64)
+        for i, before, after in zip(unsure, probs[0::2], probs[1::2]):
+            if float(after[1:].max()) < FACE_LEFT or np.argmax(after[1:]) == np.argmax(before[1:]):
+                out_crops[i], glints[i] = crops[i], np.zeros((0, 3))
+    return out_crops, glints
+
+
+def glint_may_hide_pip(pip_map: np.ndarray, margin: float, value: int, glints: np.ndarray) -> bool:
+    """Whether a glint taken off a die may hide a pip of its face: the value read could be another.
+
+    Parameters
+    ----------
+    pip_map : ndarray of shape (S, S), dtype float32
+        The pip finder's map of the die's glare-free crop.
+    margin : float
+        The crop's margin.
+    value : int
+        The value read, 1-6.
+    glints : ndarray of shape (G, 3)
+        The glints taken off (:func:`glare_free_crops`).
+
+    Returns
+    -------
+    bool
+        True when a glint big enough to cover a pip lies where no pip is
+        marked and a pip there would make the marked pips another value's
+        layout; also when no reading of the map holds `value`'s layout whole
+        (the glint cannot be placed on the face's grid).
+    """
+    from vision.pip_marks import _holds_layout, _readings
+
+    if not len(glints):
+        return False
+    for marks, sized in _readings(pip_map, margin):
+        if len(marks) == value and _holds_layout(marks, sized):
+            break
+    else:
+        return True
+    area = float(np.median(marks[:, 2])) if sized else 1.0
+    pip_r = float(np.sqrt(area / np.pi)) if sized else 0.06
+    free = [
+        (gx, gy, area)
+        for gx, gy, gr in glints
+        if gr >= HIDE_SHARE * pip_r  # big enough to cover a pip
+        and not np.any(np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < pip_r + gr + MATCH_SLACK)  # not on a seen pip
+    ]
+    for k in range(1, min(len(free), 6 - value) + 1):
+        for hidden in itertools.combinations(free, k):
+            if _holds_layout(np.vstack([marks, hidden]), sized):
+                return True
+    return False
+
+
+def _on_spots(marks: np.ndarray, spots: np.ndarray) -> np.ndarray:
+    """Which marks lie on one of the spots (bool per mark)."""
+    on = np.zeros(len(marks), bool)
+    mark_r = np.sqrt(marks[:, 2] / np.pi)
+    for gx, gy, gr in spots[:, :3]:
+        on |= np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < mark_r + gr + MATCH_SLACK
+    return on
+
+
+def _painted_crop(image, box, margin, x0, y0, mask, crop_die) -> np.ndarray:
+    """The die's crop cut from a copy of the photo around it with the spots' pixels painted over."""
+    x, y, w, h = box
+    side = max(w, h)
+    half = side * (0.5 + margin) + 2
+    cx, cy = x + w / 2, y + h / 2
+    H, W = image.shape[:2]
+    rx0, ry0 = max(0, int(cx - half)), max(0, int(cy - half))
+    rx1, ry1 = min(W, int(np.ceil(cx + half)) + 1), min(H, int(np.ceil(cy + half)) + 1)
+    roi = np.ascontiguousarray(image[ry0:ry1, rx0:rx1])
+    paint = np.zeros(roi.shape[:2], np.uint8)
+    mask = mask.astype(np.uint8)
+    mh, mw = mask.shape
+    ya, xa = y0 - ry0, x0 - rx0
+    ys, xs = slice(max(0, ya), min(paint.shape[0], ya + mh)), slice(max(0, xa), min(paint.shape[1], xa + mw))
+    paint[ys, xs] = mask[ys.start - ya : ys.stop - ya, xs.start - xa : xs.stop - xa]
+    grow = max(1, int(round(GLINT_HALO * side)))
+    paint = cv2.dilate(paint, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * grow + 1,) * 2))
+    roi = cv2.inpaint(roi, paint, max(2, int(round(0.05 * side))), cv2.INPAINT_TELEA)
+    return crop_die(roi, (x - rx0, y - ry0, w, h), margin=margin)
+
+
+def _level_at(image: np.ndarray, box, mark: np.ndarray) -> int:
+    """The brightest level (least channel) of the photo within 0.04 box sides of a mark's centre (box side units)."""
+    x, y, w, h = box
+    side = max(w, h)
+    px, py = int(x + w / 2 + mark[0] * side), int(y + h / 2 + mark[1] * side)
+    r = max(1, int(0.04 * side))
+    patch = image[max(0, py - r) : py + r + 1, max(0, px - r) : px + r + 1]
+    return int(patch.min(axis=2).max()) if patch.size else 0
