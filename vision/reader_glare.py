@@ -24,12 +24,10 @@ are relative to the box centre in units of its long side
 
 from __future__ import annotations
 
-import itertools
-
 import cv2
 import numpy as np
 
-from vision.reader_glints import GLINT_ABOVE_FACE, GLINT_LEVEL, glint_spots_and_mask
+from vision.reader_glints import glint_spots_and_mask
 
 __all__ = ["glare_free_crops", "glint_may_hide_pip"]
 
@@ -39,16 +37,32 @@ GLINT_HALO: float = 0.025
 #: A glint and a pip mark are one spot when their centres are closer than
 #: their radii together plus this share of the box side.
 MATCH_SLACK: float = 0.04
-#: On a die with light pips, a spot is a glint when its brightest level (least
-#: channel) is this much over the brightest of every pip marked off the spots.
-BRIGHTER_THAN_PIPS: int = 20
+#: On a die with light pips, a spot is a glint when its level (least channel,
+#: median around its centre) is this much over that of every pip marked off
+#: the spots (white pips that are such spots on DEV: at most 9 over the others).
+BRIGHTER_THAN_PIPS: int = 25
 #: Where every pip marked lies on a spot (white pips, or a glint on a face whose
 #: pips the pip finder missed), the spots are taken off only when the face
 #: reader then names another value with at least this probability.
 FACE_LEFT: float = 0.5
+#: Pips are light when the median level (least channel) of every pip marked
+#: off the spots is this much over the face's (white and pink pips on a dark or
+#: red die; red or yellow pips have a dark least channel, as a smoky face).
+LIGHT_PIPS_ABOVE_FACE: int = 60
+#: A spot at least this elongated (long over short axis) is a streak, no pip:
+#: a pip is a disc (white pips that are such spots on DEV: at most 1.65).
+STREAK: float = 2.0
+#: Around a lone pip (a 1), a glint this close (box sides) may hide a pip of a
+#: 2 or 3: corner to corner is 2 * sqrt(2) * 0.27 = 0.76 of a face's side
+#: (:data:`vision.render.PIP_OFFSET`), centre to corner half that.
+LONE_PIP_REACH: float = 0.45
+#: On a die with light pips, a spot under a pip mark is that pip only when its
+#: radius is at least this share of the pips' (white pips that are such spots
+#: on DEV: 0.75 and more).
+PIP_SHARE: float = 0.6
 #: A glint with a radius under this share of the pips' can hide no pip (a
 #: reflection inside a black pip is about 0.1 of its radius).
-HIDE_SHARE: float = 0.5
+HIDE_SHARE: float = 0.8
 
 
 def glare_free_crops(
@@ -97,9 +111,17 @@ def glare_free_crops(
         if len(marks) and not len(off):
             unsure.append(i)  # every pip marked is such a spot: light pips, or glints on a face whose pips are unmarked
             glint = np.ones(len(spots), bool)
-        elif levels and min(levels) >= GLINT_LEVEL - GLINT_ABOVE_FACE:
-            # light pips: a spot brighter than every one of them is a glint
-            glint = spots[:, 3] >= max(levels) + BRIGHTER_THAN_PIPS
+        elif levels and min(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
+            # light pips, of one colour and size on a face: a spot much brighter than all of them, a streak,
+            # or one under no pip-sized mark is a glint
+            brighter = (
+                np.array([_level_at(image, boxes[i], spot) for spot in spots]) >= max(levels) + BRIGHTER_THAN_PIPS
+            )
+            pip_area = float(np.median(off[:, 2]))
+            pip_marks = marks[marks[:, 2] >= 0.5 * pip_area]
+            under_pip = np.array([_on_spots(pip_marks, spot[None]).any() for spot in spots], bool)
+            under_pip &= spots[:, 2] >= PIP_SHARE * np.sqrt(pip_area / np.pi)  # a blown-out pip is most of its disc
+            glint = brighter | (spots[:, 4] >= STREAK) | ~under_pip
         else:
             glint = np.ones(len(spots), bool)  # pips not light (or none marked)
         if glint.any():
@@ -132,10 +154,11 @@ def glint_may_hide_pip(pip_map: np.ndarray, margin: float, value: int, glints: n
     Returns
     -------
     bool
-        True when a glint big enough to cover a pip lies where no pip is
-        marked and a pip there would make the marked pips another value's
-        layout; also when no reading of the map holds `value`'s layout whole
-        (the glint cannot be placed on the face's grid).
+        True when a glint big enough to cover a pip, on no pip marked, lies
+        on an empty position of the face's 3x3 pip grid (fitted to the pips
+        marked: the one farthest from their centre is a corner), or for a 1
+        within :data:`LONE_PIP_REACH` of its pip; also when no reading of the
+        map holds `value`'s layout whole (the grid cannot be fitted).
     """
     from vision.pip_marks import _holds_layout, _readings
 
@@ -152,13 +175,25 @@ def glint_may_hide_pip(pip_map: np.ndarray, margin: float, value: int, glints: n
         (gx, gy, area)
         for gx, gy, gr in glints
         if gr >= HIDE_SHARE * pip_r  # big enough to cover a pip
-        and not np.any(np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < pip_r + gr + MATCH_SLACK)  # not on a seen pip
+        and not np.any(np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < max(pip_r, gr))  # not on a seen pip
     ]
-    for k in range(1, min(len(free), 6 - value) + 1):
-        for hidden in itertools.combinations(free, k):
-            if _holds_layout(np.vstack([marks, hidden]), sized):
-                return True
-    return False
+    if not free:
+        return False
+    pts = marks[:, :2]
+    centre = pts.mean(axis=0)
+    if value == 1:
+        # a lone pip: the other pips of a 2 or 3 would lie up to a face's diagonal pip spacing from it
+        return any(np.hypot(gx - centre[0], gy - centre[1]) < LONE_PIP_REACH for gx, gy, _ in free)
+    # the face's 3x3 grid: the pip farthest from the centre is a corner, s * sqrt(2) out
+    corner = pts[int(np.argmax(np.hypot(*(pts - centre).T)))] - centre
+    spacing = float(np.hypot(*corner)) / np.sqrt(2.0)
+    turn = np.arctan2(corner[1], corner[0]) - np.pi / 4
+    u = np.array([np.cos(turn), np.sin(turn)]) * spacing
+    v = np.array([-np.sin(turn), np.cos(turn)]) * spacing
+    grid = np.array([centre + i * u + j * v for i in (-1, 0, 1) for j in (-1, 0, 1)])
+    empty = grid[np.min(np.hypot(*(grid[:, None, :] - pts[None]).transpose(2, 0, 1)), axis=1) > 0.5 * spacing]
+    # a glint on an empty grid position leaves it bright where a pip may be
+    return any(np.min(np.hypot(empty[:, 0] - gx, empty[:, 1] - gy)) < 0.5 * spacing for gx, gy, _ in free)
 
 
 def _on_spots(marks: np.ndarray, spots: np.ndarray) -> np.ndarray:
@@ -192,11 +227,19 @@ def _painted_crop(image, box, margin, x0, y0, mask, crop_die) -> np.ndarray:
     return crop_die(roi, (x - rx0, y - ry0, w, h), margin=margin)
 
 
+def _face_level(image: np.ndarray, box) -> float:
+    """The face's level: median least channel over the box's central three fifths."""
+    x, y, w, h = (int(v) for v in box)
+    roi = image[max(0, y) : y + h, max(0, x) : x + w]
+    rh, rw = roi.shape[:2]
+    return float(np.median(roi[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5].min(axis=2))) if roi.size else 0.0
+
+
 def _level_at(image: np.ndarray, box, mark: np.ndarray) -> int:
-    """The brightest level (least channel) of the photo within 0.04 box sides of a mark's centre (box side units)."""
+    """The median level (least channel) of the photo within 0.04 box sides of a mark's centre (box side units)."""
     x, y, w, h = box
     side = max(w, h)
     px, py = int(x + w / 2 + mark[0] * side), int(y + h / 2 + mark[1] * side)
     r = max(1, int(0.04 * side))
     patch = image[max(0, py - r) : py + r + 1, max(0, px - r) : px + r + 1]
-    return int(patch.min(axis=2).max()) if patch.size else 0
+    return int(np.median(patch.min(axis=2))) if patch.size else 0
