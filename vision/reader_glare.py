@@ -37,29 +37,36 @@ GLINT_HALO: float = 0.025
 #: A glint and a pip mark are one spot when their centres are closer than
 #: their radii together plus this share of the box side.
 MATCH_SLACK: float = 0.04
-#: On a die with light pips, a spot is a glint when its level (least channel,
-#: median around its centre) is this much over that of every pip marked off
-#: the spots (white pips that are such spots on DEV: at most 9 over the others).
-BRIGHTER_THAN_PIPS: int = 25
-#: Where every pip marked lies on a spot (white pips, or a glint on a face whose
-#: pips the pip finder missed), the spots are taken off only when the face
-#: reader then names another value with at least this probability.
-FACE_LEFT: float = 0.5
-#: Pips are light when the median level (least channel) of every pip marked
-#: off the spots is this much over the face's (white and pink pips on a dark or
+#: Pips are light when the median level (least channel) of a pip marked off
+#: the spots is this much over the face's (one is enough: a shadow can cross the face) (white and pink pips on a dark or
 #: red die; red or yellow pips have a dark least channel, as a smoky face).
 LIGHT_PIPS_ABOVE_FACE: int = 60
+#: Where the only pip marked lies on a spot (a light 1, or a glint on a face
+#: whose pips the pip finder missed), the spots are taken off only when the
+#: face reader then names another value with at least this probability.
+FACE_LEFT: float = 0.5
+#: Most glints on one face: a die with more light spots is left alone (white
+#: swirls on a smoky die at +1 EV make 7).
+MOST_GLINTS: int = 3
 #: A spot at least this elongated (long over short axis) is a streak, no pip:
-#: a pip is a disc (white pips that are such spots on DEV: at most 1.65).
-STREAK: float = 2.0
+#: a pip is a disc (white pips that are such spots: at most 1.65 on DEV, 2.02
+#: where a shadow's edge crosses one).
+STREAK: float = 2.5
 #: Around a lone pip (a 1), a glint this close (box sides) may hide a pip of a
 #: 2 or 3: corner to corner is 2 * sqrt(2) * 0.27 = 0.76 of a face's side
 #: (:data:`vision.render.PIP_OFFSET`), centre to corner half that.
 LONE_PIP_REACH: float = 0.45
+#: On a die with light pips, a mark is a pip's when its area is at least this
+#: share of the median mark off the spots (white pips that are spots on DEV:
+#: 0.7 and more; glints marked on a white 1: 0.3 and 0.54).
+PIP_MARK_SHARE: float = 0.6
 #: On a die with light pips, a spot under a pip mark is that pip only when its
-#: radius is at least this share of the pips' (white pips that are such spots
-#: on DEV: 0.75 and more).
-PIP_SHARE: float = 0.6
+#: radius is at least this share of the pips' (a white pip's blown-out centre
+#: at +1 EV: 0.54; a glint on the middle of a white 4 marked as a fifth pip: 0.45).
+PIP_SHARE: float = 0.5
+#: ... and at most this many times its radius (white pips that are such spots:
+#: at most 1.0 on DEV and under shadows; a glint over a pink pip, 1.7).
+BIGGER_THAN_PIP: float = 1.3
 #: A glint with a radius under this share of the pips' can hide no pip (a
 #: reflection inside a black pip is about 0.1 of its radius).
 HIDE_SHARE: float = 0.8
@@ -98,7 +105,8 @@ def glare_free_crops(
 
     found = [glint_spots_and_mask(image, b) for b in boxes]
     out_crops, glints = list(crops), [np.zeros((0, 3)) for _ in boxes]
-    ask = [i for i, (spots, _) in enumerate(found) if len(spots)]
+    # a lamp makes a glint or two on a face; many light spots are the die's own marks (swirls, pip rings)
+    ask = [i for i, (spots, _) in enumerate(found) if 0 < len(spots) <= MOST_GLINTS]
     unsure: list[int] = []
     if not ask:
         return out_crops, glints
@@ -108,20 +116,20 @@ def glare_free_crops(
         marks = marked_pips(m, margin, PIP_THRESHOLD)
         off = marks[~_on_spots(marks, spots)]
         levels = [_level_at(image, boxes[i], mark) for mark in off]
-        if len(marks) and not len(off):
-            unsure.append(i)  # every pip marked is such a spot: light pips, or glints on a face whose pips are unmarked
+        if len(marks) >= 2 and not len(off):
+            continue  # every pip marked is such a spot: light pips
+        if len(marks) == 1 and not len(off):
+            unsure.append(i)  # a light 1, or a glint on a face whose pips are not marked
             glint = np.ones(len(spots), bool)
-        elif levels and min(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
-            # light pips, of one colour and size on a face: a spot much brighter than all of them, a streak,
-            # or one under no pip-sized mark is a glint
-            brighter = (
-                np.array([_level_at(image, boxes[i], spot) for spot in spots]) >= max(levels) + BRIGHTER_THAN_PIPS
-            )
-            pip_area = float(np.median(off[:, 2]))
-            pip_marks = marks[marks[:, 2] >= 0.5 * pip_area]
+        elif levels and max(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
+            # light pips, of one size on a face: a streak, or a spot under no mark of a pip's size, is a glint
+            pip_area = float(np.median(marks[:, 2]))  # the pips of one face are one size
+            pip_marks = marks[marks[:, 2] >= PIP_MARK_SHARE * float(np.median(off[:, 2]))]
             under_pip = np.array([_on_spots(pip_marks, spot[None]).any() for spot in spots], bool)
-            under_pip &= spots[:, 2] >= PIP_SHARE * np.sqrt(pip_area / np.pi)  # a blown-out pip is most of its disc
-            glint = brighter | (spots[:, 4] >= STREAK) | ~under_pip
+            pip_r = np.sqrt(pip_area / np.pi)
+            under_pip &= spots[:, 2] >= PIP_SHARE * pip_r  # a blown-out pip is most of its disc
+            under_pip &= spots[:, 2] <= BIGGER_THAN_PIP * pip_r  # and no more
+            glint = (spots[:, 4] >= STREAK) | ~under_pip
         else:
             glint = np.ones(len(spots), bool)  # pips not light (or none marked)
         if glint.any():

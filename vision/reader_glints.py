@@ -34,6 +34,9 @@ GLINT_LEVEL: int = 245
 #: across is blurred by the lens, so only its core reaches GLINT_LEVEL - 15
 #: (a glint 0.08 of a 30 px die's side peaks at 234-241 on the glare edits).
 GLINT_FLOOR: int = 200
+#: Largest radius of a glint (of a disc of its area), box sides: pip-sized (a
+#: 1's pip, the largest, is about 0.2 of the side across).
+GLINT_MAX_R: float = 0.15
 #: Least difference between a glint's pixels and the face's median grey level.
 GLINT_ABOVE_FACE: int = 80
 #: A glint and a pip mark are one spot when their centres are closer than their
@@ -99,7 +102,9 @@ def glint_spots_and_mask(
     ring_px = max(2, int(round(0.06 * side)))
     for k, ((bx, by, bw, bh, area), (cx, cy)) in enumerate(zip(stats[1:n], cents[1:n]), start=1):
         peak = int(least[labels == k].max())
-        if area < 2 or peak < GLINT_LEVEL - 15 or not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
+        if area < 2 or area > np.pi * (GLINT_MAX_R * side) ** 2 or peak < GLINT_LEVEL - 15:
+            continue  # a glint is pip-sized: a bigger light region is part of the face or of the scene
+        if not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
             continue
         # brighter than the face right around it (a light face's blown-out part is not a glint)
         ya, yb = max(0, by - ring_px), min(rh, by + bh + ring_px)
