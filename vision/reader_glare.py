@@ -72,6 +72,23 @@ BIGGER_THAN_PIP: float = 1.3
 HIDE_SHARE: float = 0.8
 
 
+#: Every face's pips as cells of its 3x3 grid (column, row: -1, 0, 1), each way round.
+FACES: tuple[frozenset[tuple[int, int]], ...] = tuple(
+    frozenset(f)
+    for f in (
+        [(0, 0)],
+        [(-1, -1), (1, 1)],
+        [(-1, 1), (1, -1)],
+        [(-1, -1), (0, 0), (1, 1)],
+        [(-1, 1), (0, 0), (1, -1)],
+        [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+        [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)],
+        [(-1, -1), (1, -1), (-1, 1), (1, 1), (-1, 0), (1, 0)],
+        [(-1, -1), (1, -1), (-1, 1), (1, 1), (0, -1), (0, 1)],
+    )
+)
+
+
 def glare_free_crops(
     pip_finder, face_reader, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -162,11 +179,12 @@ def glint_may_hide_pip(pip_map: np.ndarray, margin: float, value: int, glints: n
     Returns
     -------
     bool
-        True when a glint big enough to cover a pip, on no pip marked, lies
-        on an empty position of the face's 3x3 pip grid (fitted to the pips
-        marked: the one farthest from their centre is a corner), or for a 1
-        within :data:`LONE_PIP_REACH` of its pip; also when no reading of the
-        map holds `value`'s layout whole (the grid cannot be fitted).
+        True when glints big enough to cover a pip, on no pip marked, lie
+        on empty positions of the face's 3x3 pip grid (fitted to the pips
+        marked: the one farthest from their centre is a corner) where pips
+        would make another face with the pips seen (:data:`FACES`), or for a
+        1 within :data:`LONE_PIP_REACH` of its pip; also when no reading of
+        the map holds `value`'s layout whole (the grid cannot be fitted).
     """
     from vision.pip_marks import _holds_layout, _readings
 
@@ -198,10 +216,18 @@ def glint_may_hide_pip(pip_map: np.ndarray, margin: float, value: int, glints: n
     turn = np.arctan2(corner[1], corner[0]) - np.pi / 4
     u = np.array([np.cos(turn), np.sin(turn)]) * spacing
     v = np.array([-np.sin(turn), np.cos(turn)]) * spacing
-    grid = np.array([centre + i * u + j * v for i in (-1, 0, 1) for j in (-1, 0, 1)])
-    empty = grid[np.min(np.hypot(*(grid[:, None, :] - pts[None]).transpose(2, 0, 1)), axis=1) > 0.5 * spacing]
-    # a glint on an empty grid position leaves it bright where a pip may be
-    return any(np.min(np.hypot(empty[:, 0] - gx, empty[:, 1] - gy)) < 0.5 * spacing for gx, gy, _ in free)
+    cells = [(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
+    at = np.array([centre + i * u + j * v for i, j in cells])
+
+    def cells_near(points) -> set[tuple[int, int]]:
+        d = np.hypot(*(np.asarray(points)[:, None, :2] - at[None]).transpose(2, 0, 1))
+        return {cells[k] for k in np.flatnonzero(d.min(axis=0) < 0.5 * spacing)}
+
+    seen = cells_near(pts)
+    # a glint on an empty grid position leaves it bright where a pip may be: the die is unsure when the pips
+    # seen and some pips there make a face
+    bright = cells_near(np.array([g[:2] for g in free])) - seen
+    return any(seen < layout <= seen | bright for layout in FACES)
 
 
 def _on_spots(marks: np.ndarray, spots: np.ndarray) -> np.ndarray:
