@@ -1,20 +1,28 @@
 """Glints are not pips: taken off a die's crop before it is read; one that may hide a pip leaves the die unknown.
 
-A glint (a small lamp reflected in a glossy face, :func:`vision.reader_glints.glint_spots_and_mask`)
-is brighter than any pip colour and than the face. On a die whose pips are
-not light it is neither a pip nor the face, so :func:`glare_free_crops` paints
-it over with the face around it (inpainting, Telea 2004, as OpenCV's
+A glint (a small lamp reflected in a glossy face,
+:func:`vision.reader_glints.glint_spots_and_mask`) is brighter than any pip
+colour and than the face, often elongated. :func:`glare_free_crops` paints
+each glint over with the face around it (inpainting, Telea 2004, OpenCV's
 ``cv2.inpaint``) before the face reader and the pip finder look: a glint
-beside a pip no longer adds one, and one that covers part of a pip leaves the
-rest of that pip to be read. A glint can still cover a whole pip: then the
-pips seen hold a smaller value's layout. :func:`glint_may_hide_pip` says when
-that can be so: the glint lies where no pip is seen and the pips seen plus one
-at the glint hold a layout too (a glint in the middle of a 4 may hide the
-middle pip of a 5); such a die is reported unknown ("glare on the face").
+beside a pip no longer adds one, and one over part of a pip leaves the rest
+of that pip to be read. Which light spots are glints, by what the pip finder
+marks on the die as it is:
 
-Dice whose pips are light (white pips on a dark die: every pip the pip
-finder marks away from the spots is light, or every mark lies on a spot) are
-left as they are: their pips are such spots.
+* pips not light (red, black, yellow: their least channel is dark): every spot;
+* light pips (a pip marked off the spots is :data:`LIGHT_PIPS_ABOVE_FACE`
+  over the face): a streak (:data:`STREAK`), or a spot under no mark of a
+  pip's size, or one much smaller or bigger than the pips (the pips of one
+  face are one size);
+* every pip marked on a spot: two or more spots of one size, none a streak,
+  are white pips, left alone; otherwise glints, unless the face reader names
+  the same value without them (a white 1 does, its rim left; a face whose
+  pips the pip finder missed does not).
+
+A glint can also cover a whole pip. :func:`glint_may_hide_pip` fits the
+face's 3x3 pip grid to the pips seen: a glint on an empty cell where a pip
+would make another face with them (a glint in the middle of a 4, a 5's middle
+pip) leaves the die unknown ("glare on the face").
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels, ``x`` right, ``y`` down; pip and glint positions
@@ -41,10 +49,6 @@ MATCH_SLACK: float = 0.04
 #: the spots is this much over the face's (one is enough: a shadow can cross the face) (white and pink pips on a dark or
 #: red die; red or yellow pips have a dark least channel, as a smoky face).
 LIGHT_PIPS_ABOVE_FACE: int = 60
-#: Where the only pip marked lies on a spot (a light 1, or a glint on a face
-#: whose pips the pip finder missed), the spots are taken off only when the
-#: face reader then names another value with at least this probability.
-FACE_LEFT: float = 0.5
 #: Most glints on one face: a die with more light spots is left alone (white
 #: swirls on a smoky die at +1 EV make 7).
 MOST_GLINTS: int = 3
@@ -95,7 +99,8 @@ def glare_free_crops(
     """The dice's crops with their glints painted over, and the glints taken off each.
 
     The pip finder is asked (once, as a batch) only about the dice with a
-    glint-like spot: whether their pips are light (then nothing is taken off).
+    glint-like spot, which of the spots are glints (the rules in the module
+    text); the face reader only about dice whose every marked pip is a spot.
 
     Parameters
     ----------
@@ -133,10 +138,16 @@ def glare_free_crops(
         marks = marked_pips(m, margin, PIP_THRESHOLD)
         off = marks[~_on_spots(marks, spots)]
         levels = [_level_at(image, boxes[i], mark) for mark in off]
-        if len(marks) >= 2 and not len(off):
-            continue  # every pip marked is such a spot: light pips
-        if len(marks) == 1 and not len(off):
-            unsure.append(i)  # a light 1, or a glint on a face whose pips are not marked
+        if len(marks) and not len(off):
+            # light pips (discs of one size), or glints on a face whose pips are not marked
+            under = spots[np.array([_on_spots(marks, spot[None]).any() for spot in spots], bool)]
+            if (
+                len(marks) >= 2
+                and under[:, 2].max() <= BIGGER_THAN_PIP * under[:, 2].min()
+                and under[:, 4].max() < STREAK
+            ):
+                continue
+            unsure.append(i)
             glint = np.ones(len(spots), bool)
         elif levels and max(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
             # light pips, of one size on a face: a streak, or a spot under no mark of a pip's size, is a glint
@@ -154,10 +165,10 @@ def glare_free_crops(
             out_crops[i] = _painted_crop(image, boxes[i], margin, x0, y0, paint, crop_die)
             glints[i] = spots[glint, :3]
     if unsure:
-        # the spots were glints when the face reader names another value without them: the face has other pips
+        # light pips read the same without their blown-out centres; a glint's face reads otherwise, or is unsure
         probs = np.asarray(face_reader.predict([c for i in unsure for c in (crops[i], out_crops[i])]), np.float64)
         for i, before, after in zip(unsure, probs[0::2], probs[1::2]):
-            if float(after[1:].max()) < FACE_LEFT or np.argmax(after[1:]) == np.argmax(before[1:]):
+            if np.argmax(after[1:]) == np.argmax(before[1:]):
                 out_crops[i], glints[i] = crops[i], np.zeros((0, 3))
     return out_crops, glints
 

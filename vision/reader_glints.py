@@ -1,19 +1,15 @@
-"""Glints are not pips: a die whose marked pips include a specular highlight gets no value.
+"""Glints: the near-white spots a small lamp leaves on a glossy die face, found in the photo.
 
-A glint is a small lamp reflected in a glossy face: a near-white spot
-(every channel at least :data:`GLINT_LEVEL`) much brighter than the face
-(:data:`GLINT_ABOVE_FACE` grey levels over the median of the box's central
-three fifths, and over the mean of a ring 0.06 of the side around it), inside
-the face. The pip finder can mark one as a pip
-(a white pip on a dark die is the same kind of spot), and the face reader can
-count it too: on DEV photos edited with pip-sized glare spots
-(``benchmarks/perturbations.py``, condition ``glare``) a smoky 1 with a red pip
-and a glint read 2, a 3 read 2. :func:`glint_pips` finds the dice given a value
-whose marks include such a spot; the reader reports them unknown ("glare on
-the face") rather than guess whether the spot is a pip, when some of the
-die's marks lie on such spots and some do not (a die whose marks all lie on
-white spots has white pips; a glint that makes a white-pipped 1 a 2 is not
-caught).
+A glint is a near-white spot (every channel at least :data:`GLINT_FLOOR`,
+its core at least :data:`GLINT_LEVEL` less 15) much brighter than the face
+(:data:`GLINT_ABOVE_FACE` levels over the face's least channel, median over
+the box's central three fifths, and over a ring 0.06 of the side around it),
+pip-sized (radius at most :data:`GLINT_MAX_R` of the side), inside the face.
+The pip finder and the face reader can take one for a pip (a white pip on a
+dark die is the same kind of spot): on DEV photos edited with glare spots
+(``benchmarks/perturbations.py``, condition ``glare``) a smoky 1 with a red
+pip and a glint read 2, a 3 read 2. :mod:`vision.reader_glare` takes glints
+off the dice's crops before they are read, and leaves white pips alone.
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels, ``x`` right, ``y`` down.
@@ -24,28 +20,21 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["GLINT_LEVEL", "GLINT_ABOVE_FACE", "glint_spots", "glint_spots_and_mask", "glint_pips"]
+__all__ = ["GLINT_LEVEL", "GLINT_FLOOR", "GLINT_ABOVE_FACE", "GLINT_MAX_R", "glint_spots", "glint_spots_and_mask"]
 
-#: Least grey level, in every channel, of a glint's pixels (a blown-out highlight).
-#: At 240 and 60 levels over the face, 13 right DEV values had such a spot
-#: where the read value's pips were not all white; at 245 and 80, 4.
+#: A glint's core reaches this less 15 in every channel: a blown-out highlight
+#: (a glint 0.08 of a 30 px die's side, blurred by the lens, peaks at 234-241
+#: on the glare edits).
 GLINT_LEVEL: int = 245
-#: Least grey level of a glint's pixels in every channel: a glint a few pixels
-#: across is blurred by the lens, so only its core reaches GLINT_LEVEL - 15
-#: (a glint 0.08 of a 30 px die's side peaks at 234-241 on the glare edits).
+#: Least level of a glint's pixels in every channel (and at least
+#: GLINT_ABOVE_FACE over the face): near-white.
 GLINT_FLOOR: int = 200
 #: Largest radius of a glint (of a disc of its area), box sides: pip-sized (a
 #: 1's pip, the largest, is about 0.2 of the side across).
 GLINT_MAX_R: float = 0.15
-#: Least difference between a glint's pixels and the face's median grey level.
+#: Least difference between a glint's pixels and the face's level (least
+#: channel): a glint is white where a yellow or red face lacks blue.
 GLINT_ABOVE_FACE: int = 80
-#: A glint and a pip mark are one spot when their centres are closer than their
-#: radii together plus this share of the box side.
-_MATCH_SLACK: float = 0.04
-#: A spot smaller than this share of the median pip mark's radius is a
-#: reflection inside a pip (a kingpi DEV die's black pip holds one of 0.09 of
-#: its radius), which neither makes nor hides a pip.
-_GLINT_SHARE_OF_PIP: float = 0.3
 
 
 def glint_spots(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -129,60 +118,3 @@ def _elongation(spot: np.ndarray) -> float:
     a, b, c = m["mu20"], m["mu11"], m["mu02"]
     root = np.sqrt(max(0.0, (a - c) ** 2 + 4 * b * b))
     return float(np.sqrt((a + c + root) / max(a + c - root, 1e-9)))
-
-
-def glint_pips(pip_finder, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float) -> list[bool]:
-    """Which dice's marked pips include a glint (:func:`glint_spots`).
-
-    The pip finder is asked again only for the dice that show a glint at all
-    (on DEV, about 1 die in 100).
-
-    Parameters
-    ----------
-    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
-    image : ndarray of shape (H, W, 3), dtype uint8
-    boxes : list of N (x, y, w, h)
-        The dice's boxes, px.
-    crops : list of N ndarray
-        Their face crops, cut with `margin`.
-    margin : float
-        The crops' margin (fraction of the box's long side).
-
-    Returns
-    -------
-    list of N bool
-    """
-    from vision.pip_marks import PIP_THRESHOLD, marked_pips
-
-    spots = [glint_spots(image, b) for b in boxes]
-    ask = [i for i, s in enumerate(spots) if len(s)]
-    out = [False] * len(boxes)
-    if not ask:
-        return out
-    maps = np.asarray(pip_finder.predict([crops[i] for i in ask]), np.float32)
-    for i, m in zip(ask, maps):
-        marks = marked_pips(m, margin, PIP_THRESHOLD)
-        if not len(marks):
-            continue
-        mark_r = np.sqrt(marks[:, 2] / np.pi)
-        big = spots[i][spots[i][:, 2] >= _GLINT_SHARE_OF_PIP * float(np.median(mark_r))]
-        on_glint = np.zeros(len(marks), bool)
-        for gx, gy, gr in big:
-            on_glint |= np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < mark_r + gr + _MATCH_SLACK
-        if len(big) and not on_glint.all():
-            # the die's other pips are not light: a pip-sized white spot is a glint, marked as a pip
-            # or hiding one, and the count may depend on it
-            out[i] = not all(_light_at(image, boxes[i], mark) for mark in marks[~on_glint])
-    return out
-
-
-def _light_at(image: np.ndarray, box, mark: np.ndarray) -> bool:
-    """Whether the photo is light (grey >= GLINT_LEVEL - GLINT_ABOVE_FACE) at a mark's centre (box side units)."""
-    x, y, w, h = box
-    side = max(w, h)
-    px, py = int(x + w / 2 + mark[0] * side), int(y + h / 2 + mark[1] * side)
-    r = max(1, int(0.04 * side))
-    patch = image[max(0, py - r) : py + r + 1, max(0, px - r) : px + r + 1]
-    if patch.size == 0:
-        return False
-    return float(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).mean()) >= GLINT_LEVEL - GLINT_ABOVE_FACE
