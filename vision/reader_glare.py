@@ -15,9 +15,9 @@ marks on the die as it is:
   pip's size, or one much smaller or bigger than the pips (the pips of one
   face are one size);
 * every pip marked on a spot: two or more spots of one size, none a streak,
-  are white pips, left alone; otherwise glints, unless the face reader names
-  the same value without them (a white 1 does, its rim left; a face whose
-  pips the pip finder missed does not).
+  are white pips, left alone; otherwise glints when the face reader then
+  names another value (:data:`FACE_LEFT`: a face whose pips the pip finder
+  missed), else light pips (a white 1 reads 1 or no face without its pip).
 
 A glint can also cover a whole pip. :func:`glint_may_hide_pip` fits the
 face's 3x3 pip grid to the pips seen: a glint on an empty cell where a pip
@@ -49,6 +49,10 @@ MATCH_SLACK: float = 0.04
 #: the spots is this much over the face's (one is enough: a shadow can cross the face) (white and pink pips on a dark or
 #: red die; red or yellow pips have a dark least channel, as a smoky face).
 LIGHT_PIPS_ABOVE_FACE: int = 60
+#: Where every pip marked lies on a spot, the spots are taken off only when the
+#: face reader then names another value with at least this probability (a
+#: white 1 at +1 EV, its pip taken off, reads as no face).
+FACE_LEFT: float = 0.5
 #: Most glints on one face: a die with more light spots is left alone (white
 #: swirls on a smoky die at +1 EV make 7).
 MOST_GLINTS: int = 3
@@ -165,10 +169,10 @@ def glare_free_crops(
             out_crops[i] = _painted_crop(image, boxes[i], margin, x0, y0, paint, crop_die)
             glints[i] = spots[glint, :3]
     if unsure:
-        # light pips read the same without their blown-out centres; a glint's face reads otherwise, or is unsure
+        # light pips read the same without their blown-out centres, or as no face; a glint's face reads otherwise
         probs = np.asarray(face_reader.predict([c for i in unsure for c in (crops[i], out_crops[i])]), np.float64)
         for i, before, after in zip(unsure, probs[0::2], probs[1::2]):
-            if np.argmax(after[1:]) == np.argmax(before[1:]):
+            if float(after[1:].max()) < FACE_LEFT or np.argmax(after[1:]) == np.argmax(before[1:]):
                 out_crops[i], glints[i] = crops[i], np.zeros((0, 3))
     return out_crops, glints
 
