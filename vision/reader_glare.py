@@ -46,8 +46,9 @@ GLINT_HALO: float = 0.025
 #: their radii together plus this share of the box side.
 MATCH_SLACK: float = 0.04
 #: Pips are light when the median level (least channel) of a pip marked off
-#: the spots is this much over the face's (one is enough: a shadow can cross the face) (white and pink pips on a dark or
-#: red die; red or yellow pips have a dark least channel, as a smoky face).
+#: the spots is this much over the face's; one is enough, a shadow can cross the
+#: face (white and pink pips on a dark or red die; red or yellow pips have a
+#: dark least channel, as a smoky face).
 LIGHT_PIPS_ABOVE_FACE: int = 60
 #: Where every pip marked lies on a spot, the spots are taken off only when the
 #: face reader then names another value with at least this probability (a
@@ -75,8 +76,9 @@ PIP_SHARE: float = 0.5
 #: ... and at most this many times its radius (white pips that are such spots:
 #: at most 1.0 on DEV and under shadows; a glint over a pink pip, 1.7).
 BIGGER_THAN_PIP: float = 1.3
-#: A glint with a radius under this share of the pips' can hide no pip (a
-#: reflection inside a black pip is about 0.1 of its radius).
+#: A glint with a radius under this share of the pips' can hide no pip: it must
+#: cover most of one (quick glare set: at 1.0, 3 glints over pips went through;
+#: at 0.65, 5 more dice were unknown than at 0.8).
 HIDE_SHARE: float = 0.8
 
 
@@ -104,7 +106,7 @@ def glare_free_crops(
 
     The pip finder is asked (once, as a batch) only about the dice with a
     glint-like spot, which of the spots are glints (the rules in the module
-    text); the face reader only about dice whose every marked pip is a spot.
+    text).
 
     Parameters
     ----------
@@ -154,7 +156,8 @@ def glare_free_crops(
             unsure.append(i)
             glint = np.ones(len(spots), bool)
         elif levels and max(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
-            # light pips, of one size on a face: a streak, or a spot under no mark of a pip's size, is a glint
+            # light pips, of one size on a face: a streak, a spot under no mark of a pip's size, or one much
+            # smaller or bigger than the pips is a glint
             pip_area = float(np.median(marks[:, 2]))  # the pips of one face are one size
             pip_marks = marks[marks[:, 2] >= PIP_MARK_SHARE * float(np.median(off[:, 2]))]
             under_pip = np.array([_on_spots(pip_marks, spot[None]).any() for spot in spots], bool)
