@@ -56,7 +56,7 @@ from vision.confidence_model import stated_confidences
 from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_body import bare_pip
-from vision.reader_glints import glint_pips
+from vision.reader_glare import glare_free_crops, glint_may_hide_pip
 from vision.reader_oblique import side_face_boxes
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
     BLUR_SHARPNESS,
@@ -203,6 +203,11 @@ def read_image(
         return ImageReading((), tuple(problems))
 
     crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in candidates]
+    # glints are not pips: painted over before any network looks (white pips are left alone)
+    crops, glint_list = glare_free_crops(
+        pip_finder, face_reader, image, [d.box for d in candidates], crops, FACE_CROP_MARGIN
+    )
+    glints = dict(zip(candidates, glint_list))
     probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(candidates), -1)
     first_look = probs
     if tta:
@@ -253,18 +258,14 @@ def read_image(
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     agrees = [pips_checked.get(det, False) for det, _, _ in kept]
     asked = [i for i in asked if kept[i][0] not in pips_checked]
+    maps: list[np.ndarray] = []
     agreed = _pips_agree(
-        pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked], [bests[i] for i in asked]
+        pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked], [bests[i] for i in asked], maps
     )
-    for i, agree in zip(asked, agreed):
+    for i, agree, pip_map in zip(asked, agreed, maps):
         agrees[i] = agree
-    # glints are not pips: a die whose marked pips include a glint is not given the value they make
-    valued = [i for i, (agree, reason) in enumerate(zip(agrees, aside)) if agree and reason is None]
-    glare = glint_pips(
-        pip_finder, image, [kept[i][0].box for i in valued], [kept[i][2] for i in valued], FACE_CROP_MARGIN
-    )
-    for i, glint in zip(valued, glare):
-        if glint:
+        # a glint taken off may have hidden a pip: then the value read may be short of one
+        if agree and aside[i] is None and glint_may_hide_pip(pip_map, FACE_CROP_MARGIN, bests[i], glints[kept[i][0]]):
             aside[i], agrees[i] = UnknownReason.GLARE, False
     # a die cocked on an edge or lying on another shows no settled face: its top face's shape says so
     for i, verdict in enumerate(cocked_or_stacked(image, [d.box for d, _, _ in kept])[0]):

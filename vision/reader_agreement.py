@@ -44,6 +44,7 @@ def _pips_agree(
     boxes: list[tuple[int, int, int, int]],
     crops: list[np.ndarray],
     values: list[int],
+    first_maps: list[np.ndarray] | None = None,
 ) -> list[bool]:
     """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
 
@@ -66,6 +67,9 @@ def _pips_agree(
         Their face crops (margin :data:`FACE_CROP_MARGIN`).
     values : list of N int
         The face reader's values, 1-6.
+    first_maps : list, optional
+        Extended with the N maps of the first look (for the glint check,
+        :func:`vision.reader_glare.glint_may_hide_pip`, without asking again).
 
     Returns
     -------
@@ -78,6 +82,8 @@ def _pips_agree(
         return []
     towards = [_towards_principal_point(image, box) for box in boxes]
     maps = np.asarray(pip_finder.predict(crops), np.float32)
+    if first_maps is not None:
+        first_maps.extend(maps)
     agrees = [holds_layout_of(m, FACE_CROP_MARGIN, v, t) for m, v, t in zip(maps, values, towards)]
     again = [i for i, agree in enumerate(agrees) if not agree]
     if again:

@@ -1,19 +1,15 @@
-"""Glints are not pips: a die whose marked pips include a specular highlight gets no value.
+"""Glints: the near-white spots a small lamp leaves on a glossy die face, found in the photo.
 
-A glint is a small lamp reflected in a glossy face: a near-white spot
-(every channel at least :data:`GLINT_LEVEL`) much brighter than the face
-(:data:`GLINT_ABOVE_FACE` grey levels over the median of the box's central
-three fifths, and over the mean of a ring 0.06 of the side around it), inside
-the face. The pip finder can mark one as a pip
-(a white pip on a dark die is the same kind of spot), and the face reader can
-count it too: on DEV photos edited with pip-sized glare spots
-(``benchmarks/perturbations.py``, condition ``glare``) a smoky 1 with a red pip
-and a glint read 2, a 3 read 2. :func:`glint_pips` finds the dice given a value
-whose marks include such a spot; the reader reports them unknown ("glare on
-the face") rather than guess whether the spot is a pip, when some of the
-die's marks lie on such spots and some do not (a die whose marks all lie on
-white spots has white pips; a glint that makes a white-pipped 1 a 2 is not
-caught).
+A glint is a near-white spot (every channel at least :data:`GLINT_FLOOR`,
+its core at least :data:`GLINT_LEVEL` less 15) much brighter than the face
+(:data:`GLINT_ABOVE_FACE` levels over the face's least channel, median over
+the box's central three fifths, and over a ring 0.06 of the side around it),
+pip-sized (radius at most :data:`GLINT_MAX_R` of the side), inside the face.
+The pip finder and the face reader can take one for a pip (a white pip on a
+dark die is the same kind of spot): on DEV photos edited with glare spots
+(``benchmarks/perturbations.py``, condition ``glare``) a smoky 1 with a red
+pip and a glint read 2, a 3 read 2. :mod:`vision.reader_glare` takes glints
+off the dice's crops before they are read, and leaves white pips alone.
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels, ``x`` right, ``y`` down.
@@ -24,21 +20,21 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["GLINT_LEVEL", "GLINT_ABOVE_FACE", "glint_spots", "glint_pips"]
+__all__ = ["GLINT_LEVEL", "GLINT_FLOOR", "GLINT_ABOVE_FACE", "GLINT_MAX_R", "glint_spots", "glint_spots_and_mask"]
 
-#: Least grey level, in every channel, of a glint's pixels (a blown-out highlight).
-#: At 240 and 60 levels over the face, 13 right DEV values had such a spot
-#: where the read value's pips were not all white; at 245 and 80, 4.
+#: A glint's core reaches this less 15 in every channel: a blown-out highlight
+#: (a glint 0.08 of a 30 px die's side, blurred by the lens, peaks at 234-241
+#: on the glare edits).
 GLINT_LEVEL: int = 245
-#: Least difference between a glint's pixels and the face's median grey level.
+#: Least level of a glint's pixels in every channel (and at least
+#: GLINT_ABOVE_FACE over the face): near-white.
+GLINT_FLOOR: int = 200
+#: Largest radius of a glint (of a disc of its area), box sides: pip-sized (a
+#: 1's pip, the largest, is about 0.2 of the side across).
+GLINT_MAX_R: float = 0.15
+#: Least difference between a glint's pixels and the face's level (least
+#: channel): a glint is white where a yellow or red face lacks blue.
 GLINT_ABOVE_FACE: int = 80
-#: A glint and a pip mark are one spot when their centres are closer than their
-#: radii together plus this share of the box side.
-_MATCH_SLACK: float = 0.04
-#: A spot smaller than this share of the median pip mark's radius is a
-#: reflection inside a pip (a kingpi DEV die's black pip holds one of 0.09 of
-#: its radius), which neither makes nor hides a pip.
-_GLINT_SHARE_OF_PIP: float = 0.3
 
 
 def glint_spots(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray:
@@ -58,89 +54,67 @@ def glint_spots(image: np.ndarray, box: tuple[int, int, int, int]) -> np.ndarray
         radius (of a disc of its area), in units of the box's long side (the
         units of :func:`vision.pip_marks.marked_pips`).
     """
+    return glint_spots_and_mask(image, box)[0][:, :3]
+
+
+def glint_spots_and_mask(
+    image: np.ndarray, box: tuple[int, int, int, int]
+) -> tuple[np.ndarray, tuple[int, int, np.ndarray] | None]:
+    """:func:`glint_spots`, and the spots' pixels: ``(x0, y0, labels)``, ``int32 (h, w)`` at ``(x0, y0)`` px.
+
+    ``labels`` is ``k + 1`` on spot ``k``'s pixels, 0 elsewhere. Two more
+    columns of the spots: the spot's brightest level (least channel), and its
+    elongation (long over short axis of its second moments; 1 for a disc).
+
+    The face's level is its least channel (median over the box's central
+    three fifths): a glint is white in every channel, so on a saturated face
+    (yellow, red) it stands out in the channel the face lacks.
+    """
     x, y, w, h = (int(v) for v in box)
     x0, y0 = max(0, x), max(0, y)
     roi = image[y0 : y + h, x0 : x + w]
     side = float(max(w, h))
+    none = np.zeros((0, 5)), None
     if roi.size == 0 or side < 1:
-        return np.zeros((0, 3))
+        return none
     rh, rw = roi.shape[:2]
-    grey = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY)
-    face = float(np.median(grey[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5]))
+    least = roi.min(axis=2)
+    face = float(np.median(least[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5]))
     if face + GLINT_ABOVE_FACE > GLINT_LEVEL:
-        return np.zeros((0, 3))  # a light face: a blown-out spot on it is not told from the face
-    white = (roi.min(axis=2) >= GLINT_LEVEL).astype(np.uint8)
+        return none  # a light face: a blown-out spot on it is not told from the face
+    white = (least >= max(GLINT_FLOOR, face + GLINT_ABOVE_FACE)).astype(np.uint8)
     if not white.any():
-        return np.zeros((0, 3))
+        return none
     n, labels, stats, cents = cv2.connectedComponentsWithStats(white, connectivity=8)
     out = []
+    mask = np.zeros((rh, rw), np.int32)
     ring_px = max(2, int(round(0.06 * side)))
     for k, ((bx, by, bw, bh, area), (cx, cy)) in enumerate(zip(stats[1:n], cents[1:n]), start=1):
-        if area < 2 or not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
+        peak = int(least[labels == k].max())
+        if area < 2 or area > np.pi * (GLINT_MAX_R * side) ** 2 or peak < GLINT_LEVEL - 15:
+            continue  # a glint is pip-sized: a bigger light region is part of the face or of the scene
+        if not (0.15 * rw < cx < 0.85 * rw and 0.15 * rh < cy < 0.85 * rh):
             continue
         # brighter than the face right around it (a light face's blown-out part is not a glint)
         ya, yb = max(0, by - ring_px), min(rh, by + bh + ring_px)
         xa, xb = max(0, bx - ring_px), min(rw, bx + bw + ring_px)
         spot = labels[ya:yb, xa:xb] == k
         ring = cv2.dilate(spot.astype(np.uint8), np.ones((2 * ring_px + 1,) * 2, np.uint8)).astype(bool) & ~spot
-        if ring.any() and float(grey[ya:yb, xa:xb][ring].mean()) > GLINT_LEVEL - GLINT_ABOVE_FACE:
+        if ring.any() and float(least[ya:yb, xa:xb][ring].mean()) > GLINT_LEVEL - GLINT_ABOVE_FACE:
             continue
-        out.append(((cx + x0 - x - w / 2) / side, (cy + y0 - y - h / 2) / side, np.sqrt(area / np.pi) / side))
-    return np.array(out, np.float64).reshape(-1, 3)
+        mask[ya:yb, xa:xb][spot] = len(out) + 1
+        r = np.sqrt(area / np.pi) / side
+        out.append(((cx + x0 - x - w / 2) / side, (cy + y0 - y - h / 2) / side, r, peak, _elongation(spot)))
+    if not out:
+        return none
+    return np.array(out, np.float64).reshape(-1, 5), (x0, y0, mask)
 
 
-def glint_pips(pip_finder, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float) -> list[bool]:
-    """Which dice's marked pips include a glint (:func:`glint_spots`).
-
-    The pip finder is asked again only for the dice that show a glint at all
-    (on DEV, about 1 die in 100).
-
-    Parameters
-    ----------
-    pip_finder : object with ``predict(crops) -> ndarray (N, S, S)``
-    image : ndarray of shape (H, W, 3), dtype uint8
-    boxes : list of N (x, y, w, h)
-        The dice's boxes, px.
-    crops : list of N ndarray
-        Their face crops, cut with `margin`.
-    margin : float
-        The crops' margin (fraction of the box's long side).
-
-    Returns
-    -------
-    list of N bool
-    """
-    from vision.pip_marks import PIP_THRESHOLD, marked_pips
-
-    spots = [glint_spots(image, b) for b in boxes]
-    ask = [i for i, s in enumerate(spots) if len(s)]
-    out = [False] * len(boxes)
-    if not ask:
-        return out
-    maps = np.asarray(pip_finder.predict([crops[i] for i in ask]), np.float32)
-    for i, m in zip(ask, maps):
-        marks = marked_pips(m, margin, PIP_THRESHOLD)
-        if not len(marks):
-            continue
-        mark_r = np.sqrt(marks[:, 2] / np.pi)
-        big = spots[i][spots[i][:, 2] >= _GLINT_SHARE_OF_PIP * float(np.median(mark_r))]
-        on_glint = np.zeros(len(marks), bool)
-        for gx, gy, gr in big:
-            on_glint |= np.hypot(marks[:, 0] - gx, marks[:, 1] - gy) < mark_r + gr + _MATCH_SLACK
-        if len(big) and not on_glint.all():
-            # the die's other pips are not light: a pip-sized white spot is a glint, marked as a pip
-            # or hiding one, and the count may depend on it
-            out[i] = not all(_light_at(image, boxes[i], mark) for mark in marks[~on_glint])
-    return out
-
-
-def _light_at(image: np.ndarray, box, mark: np.ndarray) -> bool:
-    """Whether the photo is light (grey >= GLINT_LEVEL - GLINT_ABOVE_FACE) at a mark's centre (box side units)."""
-    x, y, w, h = box
-    side = max(w, h)
-    px, py = int(x + w / 2 + mark[0] * side), int(y + h / 2 + mark[1] * side)
-    r = max(1, int(0.04 * side))
-    patch = image[max(0, py - r) : py + r + 1, max(0, px - r) : px + r + 1]
-    if patch.size == 0:
-        return False
-    return float(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).mean()) >= GLINT_LEVEL - GLINT_ABOVE_FACE
+def _elongation(spot: np.ndarray) -> float:
+    """Long over short axis of a spot's second moments (bool mask); 1 for a disc, for a spot under 5 px too."""
+    if int(spot.sum()) < 5:
+        return 1.0
+    m = cv2.moments(spot.astype(np.uint8), binaryImage=True)
+    a, b, c = m["mu20"], m["mu11"], m["mu02"]
+    root = np.sqrt(max(0.0, (a - c) ** 2 + 4 * b * b))
+    return float(np.sqrt((a + c + root) / max(a + c - root, 1e-9)))
