@@ -202,14 +202,25 @@ def _runs_on(lab: np.ndarray, box, floor: np.ndarray, body: np.ndarray) -> bool:
     depth = max(2, int(STRIP_SHARE * max(w, h)))
     gap = max(1, int(STRIP_GAP * max(w, h)))  # a domino's dividing line lies along the box's edge
     xs, ys = slice(max(0, bx + w // 5), bx + w - w // 5), slice(max(0, by + h // 5), by + h - h // 5)
-    strips = (
-        lab[max(0, by - gap - depth) : max(0, by - gap), xs],  # above
-        lab[by + h + gap : by + h + gap + depth, xs],  # below
-        lab[ys, max(0, bx - gap - depth) : max(0, bx - gap)],  # left
-        lab[ys, bx + w + gap : bx + w + gap + depth],  # right
+    above, below = slice(max(0, by - gap - depth), max(0, by - gap)), slice(by + h + gap, by + h + gap + depth)
+    left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
+    # per side: the strip beyond it, and the two patches beyond its ends (beside the strip, past the adjacent sides)
+    sides = (
+        (lab[above, xs], lab[above, left], lab[above, right]),
+        (lab[below, xs], lab[below, left], lab[below, right]),
+        (lab[ys, left], lab[above, left], lab[below, left]),
+        (lab[ys, right], lab[above, right], lab[below, right]),
     )
     near = max(_BODY_DISTANCE, _BODY_SHARE * contrast)
-    shares = sorted(
-        float((np.linalg.norm(s.reshape(-1, 3) - body, axis=1) < near).mean()) if s.size else 0.0 for s in strips
+
+    def body_share(part: np.ndarray) -> float:
+        return float((np.linalg.norm(part.reshape(-1, 3) - body, axis=1) < near).mean()) if part.size else 0.0
+
+    shares = [body_share(strip) for strip, _, _ in sides]
+    if min(shares) > OTHER_SIDES_SHARE:
+        return False  # no floor beside the box anywhere
+    # a domino's body runs on as wide as the box: not past its ends (a wall or a cloth of the body's colour would)
+    return any(
+        share >= RUN_ON_SHARE and max(body_share(end) for end in ends) <= OTHER_SIDES_SHARE
+        for share, (_, *ends) in zip(shares, sides)
     )
-    return shares[-1] >= RUN_ON_SHARE and shares[0] <= OTHER_SIDES_SHARE
