@@ -37,6 +37,8 @@ Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
@@ -54,6 +56,9 @@ __all__ = [
 #: Least overlap (intersection over union) of the object's filled outline with
 #: its fitted ellipse for a round body: DEV dice 0.94 at most, buttons and coins 0.98 and more.
 ROUND_IOU: float = 0.96
+#: The window is brought down so that the box's long side is at most this many px: a big die costs no more than
+#: a small one (the rules' calls on every DEV die were unchanged; at 32 px two specks' light was averaged away).
+WORK_SIDE_PX: int = 64
 #: Width of the window around the box the object is cut from, and depth of the
 #: side strips, as shares of the box's long side.
 WINDOW_SHARE: float = 0.3
@@ -94,19 +99,19 @@ def body_not_a_die(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     """Whether the thing in `box` has a body no die has: round (:func:`round_body`), running on past its box
     (:func:`body_runs_on`), or none at all under light specks (:func:`light_specks`)."""
     window = _window(image, box)
-    return window is not None and (_round(*window) or _runs_on(*window) or _light_specks(*window))
+    return window is not None and (_light_specks(window) or _runs_on(window) or _round(window))
 
 
 def round_body(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     """Whether the object in `box` is round: its outline is an ellipse (a button, a coin), not a die's square.
 
     The object is every pixel of the window around the box (:data:`WINDOW_SHARE`)
-    whose colour is off the floor's (the median of the window outside the box);
-    its largest outline, filled, must overlap the ellipse fitted to it by
-    :data:`ROUND_IOU` or more.
+    whose colour is off the floor's (the median of the window outside the box),
+    or else every pixel of the body's colour joined to the box's middle; its
+    outline, filled, must overlap the ellipse fitted to it by :data:`ROUND_IOU` or more.
     """
     window = _window(image, box)
-    return window is not None and _round(*window)
+    return window is not None and _round(window)
 
 
 def body_runs_on(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
@@ -115,7 +120,7 @@ def body_runs_on(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     See :data:`RUN_ON_SHARE`, :data:`OTHER_SIDES_SHARE`, :data:`MIN_RUN_ON_CONTRAST`.
     """
     window = _window(image, box)
-    return window is not None and _runs_on(*window)
+    return window is not None and _runs_on(window)
 
 
 def light_specks(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
@@ -128,58 +133,89 @@ def light_specks(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
     lighter than the floor on average.
     """
     window = _window(image, box)
-    return window is not None and _light_specks(*window)
+    return window is not None and _light_specks(window)
 
 
-def _light_specks(lab: np.ndarray, box, floor: np.ndarray, body: np.ndarray) -> bool:
-    bx, by, w, h = box
-    if float(np.linalg.norm(body - floor)) >= SPECK_FLOOR_DISTANCE:
-        return False
-    middle = lab[max(0, by + h // 5) : by + h - h // 5, max(0, bx + w // 5) : bx + w - w // 5].reshape(-1, 3)
-    off = np.linalg.norm(middle - floor, axis=1) >= SPECK_CONTRAST
-    share = float(off.mean())
-    return bool(0.0 < share <= SPECK_SHARE and float(middle[off, 0].mean() - floor[0]) >= SPECK_LIGHTER)
+class _Window(NamedTuple):
+    """The box's surroundings, brought down to :data:`WORK_SIDE_PX`, in OpenCV's 8-bit Lab."""
+
+    lab: np.ndarray  # (h, w, 3) float32
+    box: tuple[int, int, int, int]  # the box in the window
+    floor: np.ndarray  # (3,) the median colour outside the box
+    body: np.ndarray  # (3,) the median colour of the box's middle (central three fifths)
+    off_floor: np.ndarray  # (h, w) float32: each pixel's distance from the floor's colour
+    off_body: np.ndarray  # (h, w) float32: ... from the body's colour
+
+    @property
+    def contrast(self) -> float:
+        return float(np.linalg.norm(self.body - self.floor))
+
+    def middle(self, part: int = 5) -> tuple[slice, slice]:
+        """Rows and columns of the box less a `part`-th of its side at each edge."""
+        bx, by, w, h = self.box
+        return slice(max(0, by + h // part), by + h - h // part), slice(max(0, bx + w // part), bx + w - w // part)
 
 
-def _window(image: np.ndarray, box):
-    """(window Lab float32 (h, w, 3), box in the window (x, y, w, h), floor Lab (3,), body Lab (3,)) or None."""
+def _window(image: np.ndarray, box) -> _Window | None:
     x, y, w, h = (int(v) for v in box)
     height, width = image.shape[:2]
     if w < 4 or h < 4:
         return None
     m = int(WINDOW_SHARE * max(w, h))
     x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(width, x + w + m), min(height, y + h + m)
-    lab = cv2.cvtColor(np.ascontiguousarray(image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB).astype(np.float32)
+    window = np.ascontiguousarray(image[y0:y1, x0:x1])
     bx, by = x - x0, y - y0
+    scale = min(1.0, WORK_SIDE_PX / max(w, h))
+    if scale < 1.0:  # the measures are shapes and shares: the same on a die brought down to WORK_SIDE_PX
+        window = cv2.resize(window, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        bx, by, w, h = (int(round(v * scale)) for v in (bx, by, w, h))
+    lab = cv2.cvtColor(window, cv2.COLOR_BGR2LAB).astype(np.float32)
     ring = np.ones(lab.shape[:2], bool)
     ring[max(0, by) : by + h, max(0, bx) : bx + w] = False
-    middle = lab[max(0, by + h // 5) : by + h - h // 5, max(0, bx + w // 5) : bx + w - w // 5].reshape(-1, 3)
+    rows, cols = slice(max(0, by + h // 5), by + h - h // 5), slice(max(0, bx + w // 5), bx + w - w // 5)
+    middle = lab[rows, cols].reshape(-1, 3)
     if not ring.any() or not len(middle):
         return None  # a box filling the picture: no floor to tell the body from
-    return lab, (bx, by, w, h), np.median(lab[ring], axis=0), np.median(middle, axis=0)
+    floor, body = np.median(lab[ring], axis=0), np.median(middle, axis=0)
+    return _Window(lab, (bx, by, w, h), floor, body, _distance(lab, floor), _distance(lab, body))
 
 
-def _round(lab: np.ndarray, box, floor: np.ndarray, body: np.ndarray) -> bool:
+def _distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    d = lab - colour.astype(np.float32)
+    return np.sqrt(np.einsum("ijk,ijk->ij", d, d))
+
+
+def _light_specks(win: _Window) -> bool:
+    if win.contrast >= SPECK_FLOOR_DISTANCE:
+        return False
+    rows, cols = win.middle()
+    off = win.off_floor[rows, cols] >= SPECK_CONTRAST
+    share = float(off.mean())
+    return bool(
+        0.0 < share <= SPECK_SHARE and float(win.lab[rows, cols, 0][off].mean() - win.floor[0]) >= SPECK_LIGHTER
+    )
+
+
+def _round(win: _Window) -> bool:
     """The object's outline is an ellipse: cut as what is off the floor's colour, or as what is the body's colour."""
-    contrast = float(np.linalg.norm(body - floor))
-    off_floor = np.linalg.norm(lab - floor, axis=2) > max(_OBJECT_DISTANCE, _OBJECT_SHARE * contrast)
-    outlines, _ = cv2.findContours(off_floor.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if outlines and _elliptic(max(outlines, key=cv2.contourArea), off_floor.shape, box):
+    contrast = win.contrast
+    off_floor = (win.off_floor > max(_OBJECT_DISTANCE, _OBJECT_SHARE * contrast)).astype(np.uint8)
+    outlines, _ = cv2.findContours(off_floor, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if outlines and _elliptic(max(outlines, key=cv2.contourArea), off_floor.shape, win.box):
         return True
     if contrast < MIN_RUN_ON_CONTRAST:
         return False  # the body's colour is the floor's: no outline of its own
     # the body's own colour, its pips closed over: the part of it under the box's middle third
-    bodied = (np.linalg.norm(lab - body, axis=2) < max(_BODY_DISTANCE, _BODY_SHARE * contrast)).astype(np.uint8)
+    bodied = (win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)).astype(np.uint8)
     bodied = cv2.morphologyEx(bodied, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _, labels = cv2.connectedComponents(bodied)
-    bx, by, w, h = box
-    under = labels[max(0, by + h // 3) : by + 2 * h // 3, max(0, bx + w // 3) : bx + 2 * w // 3]
+    under = labels[win.middle(3)]
     under = under[under > 0]
     if not len(under):
         return False
     part = (labels == np.bincount(under).argmax()).astype(np.uint8)
     outlines, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    return _elliptic(max(outlines, key=cv2.contourArea), part.shape, box)
+    return _elliptic(max(outlines, key=cv2.contourArea), part.shape, win.box)
 
 
 def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box) -> bool:
@@ -194,33 +230,30 @@ def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box) -> bool:
     return bool(union > 0 and (filled & ellipse).sum() / union >= ROUND_IOU)
 
 
-def _runs_on(lab: np.ndarray, box, floor: np.ndarray, body: np.ndarray) -> bool:
-    contrast = float(np.linalg.norm(body - floor))
+def _runs_on(win: _Window) -> bool:
+    contrast = win.contrast
     if contrast < MIN_RUN_ON_CONTRAST:
         return False
-    bx, by, w, h = box
+    bx, by, w, h = win.box
     depth = max(2, int(STRIP_SHARE * max(w, h)))
     gap = max(1, int(STRIP_GAP * max(w, h)))  # a domino's dividing line lies along the box's edge
-    xs, ys = slice(max(0, bx + w // 5), bx + w - w // 5), slice(max(0, by + h // 5), by + h - h // 5)
+    ys, xs = win.middle()
     above, below = slice(max(0, by - gap - depth), max(0, by - gap)), slice(by + h + gap, by + h + gap + depth)
     left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
+    bodied = win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)
+
+    def share(rows: slice, cols: slice) -> float:
+        part = bodied[rows, cols]
+        return float(part.mean()) if part.size else 0.0
+
     # per side: the strip beyond it, and the two patches beyond its ends (beside the strip, past the adjacent sides)
     sides = (
-        (lab[above, xs], lab[above, left], lab[above, right]),
-        (lab[below, xs], lab[below, left], lab[below, right]),
-        (lab[ys, left], lab[above, left], lab[below, left]),
-        (lab[ys, right], lab[above, right], lab[below, right]),
+        (share(above, xs), share(above, left), share(above, right)),
+        (share(below, xs), share(below, left), share(below, right)),
+        (share(ys, left), share(above, left), share(below, left)),
+        (share(ys, right), share(above, right), share(below, right)),
     )
-    near = max(_BODY_DISTANCE, _BODY_SHARE * contrast)
-
-    def body_share(part: np.ndarray) -> float:
-        return float((np.linalg.norm(part.reshape(-1, 3) - body, axis=1) < near).mean()) if part.size else 0.0
-
-    shares = [body_share(strip) for strip, _, _ in sides]
-    if min(shares) > OTHER_SIDES_SHARE:
+    if min(strip for strip, _, _ in sides) > OTHER_SIDES_SHARE:
         return False  # no floor beside the box anywhere
     # a domino's body runs on as wide as the box: not past its ends (a wall or a cloth of the body's colour would)
-    return any(
-        share >= RUN_ON_SHARE and max(body_share(end) for end in ends) <= OTHER_SIDES_SHARE
-        for share, (_, *ends) in zip(shares, sides)
-    )
+    return any(strip >= RUN_ON_SHARE and max(ends) <= OTHER_SIDES_SHARE for strip, *ends in sides)
