@@ -59,6 +59,11 @@ ROUND_IOU: float = 0.96
 #: The window is brought down so that the box's long side is at most this many px: a big die costs no more than
 #: a small one (the rules' calls on every DEV die were unchanged; at 32 px two specks' light was averaged away).
 WORK_SIDE_PX: int = 64
+#: Least share of an off-the-floor round outline that is the body's colour (a round shadow holding a die is not).
+ROUND_BODY_SHARE: float = 0.6
+#: A body within this distance of the floor's hue (a*, b* of 8-bit Lab) and darker may be the floor in a shadow
+#: (a round shadow over half a die: 1.0; the buttons given values: 17.9 and more, one grey coin 2.2).
+SHADOW_CHROMA: float = 8.0
 #: Width of the window around the box the object is cut from, and depth of the
 #: side strips, as shares of the box's long side.
 WINDOW_SHARE: float = 0.3
@@ -69,6 +74,9 @@ STRIP_GAP: float = 0.06
 #: (the side's middle three fifths) is the body's colour (right dice given a
 #: value: 0.73 at most; the domino halves given values: 0.82 and more) ...
 RUN_ON_SHARE: float = 0.8
+#: ... the box's middle is the body's colour for at least this share (domino halves given values: 0.79 and more;
+#: a die half in a round shadow 0.31, a pasted die against a wall 0.68) ...
+RUN_ON_BODY_SHARE: float = 0.75
 #: ... and at most this share of another side's strip is (the floor shows somewhere).
 OTHER_SIDES_SHARE: float = 0.3
 #: Least Lab distance between the body and the floor for the run-on test and
@@ -199,14 +207,17 @@ def _light_specks(win: _Window) -> bool:
 def _round(win: _Window) -> bool:
     """The object's outline is an ellipse: cut as what is off the floor's colour, or as what is the body's colour."""
     contrast = win.contrast
+    if float(np.linalg.norm(win.body[1:] - win.floor[1:])) < SHADOW_CHROMA and win.body[0] < win.floor[0]:
+        return False  # the floor's hue, darker: a round shadow is as likely as a grey button or coin
     off_floor = (win.off_floor > max(_OBJECT_DISTANCE, _OBJECT_SHARE * contrast)).astype(np.uint8)
     outlines, _ = cv2.findContours(off_floor, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if outlines and _elliptic(max(outlines, key=cv2.contourArea), off_floor.shape, win.box):
+    bodied = (win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)).astype(np.uint8)
+    # what is off the floor is one round thing of the body's colour (not a round shadow with a die in it)
+    if outlines and _elliptic(max(outlines, key=cv2.contourArea), off_floor.shape, win.box, bodied):
         return True
     if contrast < MIN_RUN_ON_CONTRAST:
         return False  # the body's colour is the floor's: no outline of its own
     # the body's own colour, its pips closed over: the part of it under the box's middle third
-    bodied = (win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)).astype(np.uint8)
     bodied = cv2.morphologyEx(bodied, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     _, labels = cv2.connectedComponents(bodied)
     under = labels[win.middle(3)]
@@ -218,12 +229,15 @@ def _round(win: _Window) -> bool:
     return _elliptic(max(outlines, key=cv2.contourArea), part.shape, win.box)
 
 
-def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box) -> bool:
-    """Whether an outline (OpenCV contour) of at least a quarter of the box's area, filled, is its fitted ellipse."""
+def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box, bodied: np.ndarray | None = None) -> bool:
+    """Whether an outline (OpenCV contour) of at least a quarter of the box's area, filled, is its fitted ellipse
+    (and, given a mask of the body's colour, mostly that colour: :data:`ROUND_BODY_SHARE`)."""
     if len(outline) < 5 or cv2.contourArea(outline) < 0.25 * box[2] * box[3]:
         return False
     filled = np.zeros(shape[:2], np.uint8)
     cv2.drawContours(filled, [outline], -1, 1, -1)
+    if bodied is not None and bodied[filled > 0].mean() < ROUND_BODY_SHARE:
+        return False
     ellipse = np.zeros(shape[:2], np.uint8)
     cv2.ellipse(ellipse, cv2.fitEllipse(outline), 1, -1)
     union = int((filled | ellipse).sum())
@@ -241,6 +255,8 @@ def _runs_on(win: _Window) -> bool:
     above, below = slice(max(0, by - gap - depth), max(0, by - gap)), slice(by + h + gap, by + h + gap + depth)
     left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
     bodied = win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)
+    if float(bodied[win.middle()].mean()) < RUN_ON_BODY_SHARE:
+        return False  # no one body in the box (a die half in a shadow: its "body" is a mean of two colours)
 
     def share(rows: slice, cols: slice) -> float:
         part = bodied[rows, cols]
