@@ -1,35 +1,34 @@
 """Dice that are dice: a die-sized thing whose body is not a die's is left out of the reading.
 
 A die's body is a (rounded) square of one colour whose edges end at its box.
-Two die-sized things are boxed and read as dice with both networks agreeing
-(issue 37, item 3), and their bodies tell them apart:
+Die-sized things that are not dice are boxed and read with both networks
+agreeing (issue 37, item 3); their bodies tell three kinds apart
+(:func:`body_not_a_die`):
 
 * a **round body** (a shirt button with two or four holes, a coin): the
-  object's outline, cut from the floor around the box, is an ellipse
-  (:func:`round_body`: its filled outline and the ellipse fitted to it overlap
-  by at least :data:`ROUND_IOU`); a die's rounded square, even seen at an angle,
-  is not;
+  object's outline, cut as what is off the floor's colour (and mostly the
+  body's) or as what is the body's colour, is an ellipse (:func:`round_body`:
+  the filled outline and its fitted ellipse overlap by :data:`ROUND_IOU`); a
+  die's rounded square, even turned or seen at an angle, is not. A body of the
+  floor's hue, darker, is not judged: it may be a round shadow over a die;
 * a **body that runs on past the box** (a domino, whose half is boxed and
-  read): the strip just outside a side of the box is the body's colour, the
-  strip beyond another side is not, and the body stands out from the floor
-  (:func:`body_runs_on`).
-
-* **light specks on the bare floor** (dust or lint on dark cloth, read as a 1,
-  2 or 3): the box's middle is the floor's colour, and what stands out of it
-  is lighter than the floor and covers little of it (:func:`light_specks`).
+  read): the strip just beyond a side of the box is the body's colour, the
+  patches past that strip's ends and the strip beyond another side are not,
+  and the body fills the box's middle (:func:`body_runs_on`);
+* **light specks on the bare floor** (dust or lint on dark cloth, read as a
+  1, 2 or 3): the box's middle is the floor's colour, and what stands out of
+  it is lighter than the floor and covers little of it (:func:`light_specks`).
   A die whose body is the floor's colour (a white die on a white board) shows
-  dark pips; light spots on nothing are specks. (A black die with white pips
-  on black cloth would look the same: none is in DEV.)
+  dark pips. (A black die with white pips on black cloth would look the same:
+  none is in DEV.)
 
-Measured (2026-12-03) on every die given a value: the 903 right DEV dice and
-the 233 right dice of ``benchmarks/perturbations.py --quick``'s clutter
-pictures have an outline-ellipse overlap of at most 0.936 (the buttons and
-coins given values: 0.98-1.00), and none has a one-sided body strip (19 of the
-50 things given a value in those pictures do: domino halves). Light specks:
-16 of the 17 specks given a value in the full ``dust_ev_plus1`` condition (the
-17th is the tray's dark foot), no right die of DEV, of the clutter pictures or
-of the 823 read right under dust. Keys with a
-dot or a letter are square like dice and are not told apart by these rules.
+Measured (2026-12-03) on every die given a value in DEV (903 right), under
+``dust_ev_plus1`` (823 right) and among ``--quick`` clutter (232 right): none
+is left out; 37 of the 50 things given a value among clutter and 16 of the 19
+in the full dust run are. A die touching a die of its own colour edge to edge
+looks like a domino half (7 right dice of the full perturbation suite missed).
+Keys with a dot or a legend are square like dice and are not told apart.
+Numbers: ``docs/perturbations.md``, ``docs/reader.md``.
 
 Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 ``(x, y, w, h)`` in pixels, ``x`` right, ``y`` down.
