@@ -129,3 +129,13 @@ def test_buttons_and_dominoes_among_real_dice_get_no_value():
         counts = score_rendered(pics[k], read_image(pics[k].image))
         assert counts.extra_valued == 0 and counts.wrong == 0, (k, counts)
         assert counts.right >= counts.dice - 1, (k, counts)
+
+
+def test_black_dice_on_black_cloth_are_dice_not_specks():
+    # a black die's body is the cloth's colour and its pips are light spots, as dust is; its lit edges are not
+    from vision.reader import read_image
+    from vision.render import render_tray
+
+    tray = render_tray([1, 2, 3, 4, 5], seed=3, style="round")  # five black dice in a black tray
+    values = [d.value for d in read_image(tray.image).dice if d.value is not None]
+    assert len(values) >= 4 and set(values) <= {1, 2, 3, 4, 5}, values

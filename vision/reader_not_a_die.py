@@ -18,9 +18,8 @@ agreeing (issue 37, item 3); their bodies tell three kinds apart
 * **light specks on the bare floor** (dust or lint on dark cloth, read as a
   1, 2 or 3): the box's middle is the floor's colour, and what stands out of
   it is lighter than the floor and covers little of it (:func:`light_specks`).
-  A die whose body is the floor's colour (a white die on a white board) shows
-  dark pips. (A black die with white pips on black cloth would look the same:
-  none is in DEV.)
+  A die whose body is the floor's colour shows dark pips (a white die on a
+  white board) or its outline (a black die on black cloth: its lit edges).
 
 Measured (2026-12-03) on every die given a value in DEV (903 right), under
 ``dust_ev_plus1`` (823 right) and among ``--quick`` clutter (232 right): none
@@ -90,8 +89,12 @@ SPECK_FLOOR_DISTANCE: float = 12.0
 #: (the specks: 80 and more; DEV dice on a floor of their colour: dark pips, below 0) ...
 SPECK_CONTRAST: float = 40.0
 SPECK_LIGHTER: float = 40.0
-#: ... and covers at most this share of the middle (the specks: 0.30 at most).
+#: ... and covers at most this share of the middle (the specks: 0.30 at most) ...
 SPECK_SHARE: float = 0.3
+#: ... and no die's outline is around them: the L* gradient in the box (spots left out) is less than this many
+#: times the floor's (the specks given values: 1.43 at most; rendered black dice on black cloth, whose bodies
+#: are the cloth's colour, boxed by the reader: 1.79 and more).
+DIE_EDGE_RATIO: float = 1.6
 #: A pixel is the object's (not the floor's) when it is this far from the
 #: floor's colour, or this share of the body-floor distance if that is more.
 _OBJECT_DISTANCE: float = 12.0
@@ -198,9 +201,23 @@ def _light_specks(win: _Window) -> bool:
     rows, cols = win.middle()
     off = win.off_floor[rows, cols] >= SPECK_CONTRAST
     share = float(off.mean())
-    return bool(
-        0.0 < share <= SPECK_SHARE and float(win.lab[rows, cols, 0][off].mean() - win.floor[0]) >= SPECK_LIGHTER
-    )
+    if not (0.0 < share <= SPECK_SHARE and float(win.lab[rows, cols, 0][off].mean() - win.floor[0]) >= SPECK_LIGHTER):
+        return False
+    return _edge_ratio(win) < DIE_EDGE_RATIO  # no die's outline around the spots (a black die on black cloth has one)
+
+
+def _edge_ratio(win: _Window) -> float:
+    """Mean L* gradient (Sobel) in the box over that of the floor outside it, both without the light spots."""
+    lightness = np.ascontiguousarray(win.lab[..., 0])
+    gradient = np.hypot(cv2.Sobel(lightness, cv2.CV_32F, 1, 0), cv2.Sobel(lightness, cv2.CV_32F, 0, 1))
+    spots = cv2.dilate((win.off_floor >= SPECK_CONTRAST).astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    bx, by, w, h = win.box
+    inside = np.zeros(spots.shape, bool)
+    inside[max(0, by) : by + h, max(0, bx) : bx + w] = True
+    box, floor = inside & ~spots, ~inside & ~spots
+    if not box.any() or not floor.any():
+        return float("inf")
+    return float(gradient[box].mean()) / max(float(gradient[floor].mean()), 1e-6)
 
 
 def _round(win: _Window) -> bool:
