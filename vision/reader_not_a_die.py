@@ -75,8 +75,12 @@ RUN_ON_SHARE: float = 0.8
 #: ... the box's middle is the body's colour for at least this share (domino halves given values: 0.79 and more;
 #: a die half in a round shadow 0.31, a pasted die against a wall 0.68) ...
 RUN_ON_BODY_SHARE: float = 0.75
-#: ... and at most this share of another side's strip is (the floor shows somewhere).
+#: ... and at most this share of another side's strip is (the floor shows somewhere) ...
 OTHER_SIDES_SHARE: float = 0.3
+#: ... and the body runs on as far as a die's side: at least FAR_SHARE of the strip this far beyond the box
+#: (shares of its long side) is the body's colour (a die only partly boxed, in a close-up, ran on 0.3 of it).
+FAR_STRIP: tuple[float, float] = (0.4, 0.6)
+FAR_SHARE: float = 0.5
 #: Least Lab distance between the body and the floor for the run-on test and
 #: the body-colour outline (a body the floor's colour runs on everywhere:
 #: white dice on a white board).
@@ -155,6 +159,8 @@ class _Window(NamedTuple):
     body: np.ndarray  # (3,) the median colour of the box's middle (central three fifths)
     off_floor: np.ndarray  # (h, w) float32: each pixel's distance from the floor's colour
     off_body: np.ndarray  # (h, w) float32: ... from the body's colour
+    image: np.ndarray  # the photo, BGR
+    photo_box: tuple[int, int, int, int]  # the box in the photo
 
     @property
     def contrast(self) -> float:
@@ -179,15 +185,18 @@ def _window(image: np.ndarray, box) -> _Window | None:
     if scale < 1.0:  # the measures are shapes and shares: the same on a die brought down to WORK_SIDE_PX
         window = cv2.resize(window, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         bx, by, w, h = (int(round(v * scale)) for v in (bx, by, w, h))
-    lab = cv2.cvtColor(window, cv2.COLOR_BGR2LAB).astype(np.float32)
-    ring = np.ones(lab.shape[:2], bool)
+    lab8 = cv2.cvtColor(window, cv2.COLOR_BGR2LAB)
+    ring = np.ones(lab8.shape[:2], bool)
     ring[max(0, by) : by + h, max(0, bx) : bx + w] = False
     rows, cols = slice(max(0, by + h // 5), by + h - h // 5), slice(max(0, bx + w // 5), bx + w - w // 5)
-    middle = lab[rows, cols].reshape(-1, 3)
+    middle = lab8[rows, cols].reshape(-1, 3)
     if not ring.any() or not len(middle):
         return None  # a box filling the picture: no floor to tell the body from
-    floor, body = np.median(lab[ring], axis=0), np.median(middle, axis=0)
-    return _Window(lab, (bx, by, w, h), floor, body, _distance(lab, floor), _distance(lab, body))
+    floor, body = np.median(lab8[ring], axis=0), np.median(middle, axis=0)  # uint8: a third faster, same values
+    lab = lab8.astype(np.float32)
+    return _Window(
+        lab, (bx, by, w, h), floor, body, _distance(lab, floor), _distance(lab, body), image, (x, y, *box[2:])
+    )
 
 
 def _distance(lab: np.ndarray, colour: np.ndarray) -> np.ndarray:
@@ -270,13 +279,14 @@ def _runs_on(win: _Window) -> bool:
     ys, xs = win.middle()
     above, below = slice(max(0, by - gap - depth), max(0, by - gap)), slice(by + h + gap, by + h + gap + depth)
     left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
-    bodied = win.off_body < max(_BODY_DISTANCE, _BODY_SHARE * contrast)
+    near = max(_BODY_DISTANCE, _BODY_SHARE * contrast)
+    bodied = win.off_body < near
     if float(bodied[win.middle()].mean()) < RUN_ON_BODY_SHARE:
         return False  # no one body in the box (a die half in a shadow: its "body" is a mean of two colours)
 
     def share(rows: slice, cols: slice) -> float:
         part = bodied[rows, cols]
-        return float(part.mean()) if part.size else 0.0
+        return float(part.mean()) if part.size else float("nan")  # past the picture's edge: not known, never floor
 
     # per side: the strip beyond it, and the two patches beyond its ends (beside the strip, past the adjacent sides)
     sides = (
@@ -285,7 +295,31 @@ def _runs_on(win: _Window) -> bool:
         (share(ys, left), share(above, left), share(below, left)),
         (share(ys, right), share(above, right), share(below, right)),
     )
-    if min(strip for strip, _, _ in sides) > OTHER_SIDES_SHARE:
+    if not any(strip <= OTHER_SIDES_SHARE for strip, _, _ in sides):
         return False  # no floor beside the box anywhere
-    # a domino's body runs on as wide as the box: not past its ends (a wall or a cloth of the body's colour would)
-    return any(strip >= RUN_ON_SHARE and max(ends) <= OTHER_SIDES_SHARE for strip, *ends in sides)
+    # a domino's body runs on as wide as the box: not past its ends (a wall or a cloth of the body's colour would),
+    # and as far as a die's side: still there FAR_STRIP beyond the box (a die only partly boxed ends sooner)
+    return any(
+        strip >= RUN_ON_SHARE and all(end <= OTHER_SIDES_SHARE for end in ends) and _runs_far(win, k, near)
+        for k, (strip, *ends) in enumerate(sides)
+    )
+
+
+def _runs_far(win: _Window, side: int, near: float) -> bool:
+    """Whether the body's colour fills :data:`FAR_SHARE` of the strip :data:`FAR_STRIP` beyond `side` (0 above,
+    1 below, 2 left, 3 right; the side's middle three fifths), cut from the photo."""
+    x, y, w, h = (int(v) for v in win.photo_box)
+    s = max(w, h)
+    a, b = int(FAR_STRIP[0] * s), int(FAR_STRIP[1] * s)
+    xs, ys = (x + w // 5, x + w - w // 5), (y + h // 5, y + h - h // 5)
+    x0, x1, y0, y1 = (
+        (*xs, y - b, y - a),
+        (*xs, y + h + a, y + h + b),
+        (x - b, x - a, *ys),
+        (x + w + a, x + w + b, *ys),
+    )[side]
+    height, width = win.image.shape[:2]
+    if x0 < 0 or y0 < 0 or x1 > width or y1 > height or x1 <= x0 or y1 <= y0:
+        return False  # past the picture's edge: not known
+    far = cv2.cvtColor(np.ascontiguousarray(win.image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB).astype(np.float32)
+    return float((_distance(far, win.body) < near).mean()) >= FAR_SHARE
