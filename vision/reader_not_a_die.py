@@ -79,8 +79,8 @@ RUN_ON_BODY_SHARE: float = 0.75
 OTHER_SIDES_SHARE: float = 0.3
 #: ... and the body runs on as far as a die's side: at least FAR_SHARE of the strip this far beyond the box
 #: (shares of its long side) is the body's colour (a die only partly boxed, in a close-up, ran on 0.3 of it).
-FAR_STRIP: tuple[float, float] = (0.4, 0.6)
-FAR_SHARE: float = 0.5
+FAR_STRIP: tuple[float, float] = (0.25, 0.4)
+FAR_SHARE: float = 0.3
 #: Least Lab distance between the body and the floor for the run-on test and
 #: the body-colour outline (a body the floor's colour runs on everywhere:
 #: white dice on a white board).
