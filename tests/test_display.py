@@ -124,6 +124,7 @@ def test_display_unmoved_die_waits_for_confirm(app):
             "recalibrate",
         ),
         ("found 4 dice, expected 5; make sure every die is in the tray", "count"),
+        ("dice stacked: separate them", "stacked"),  # the reader's problem for a die lying on another
     ],
 )
 def test_display_unreadable_rolls_warn_what_to_do(app, problem, kind):

@@ -57,6 +57,7 @@ END_VIEWS = ("card", "analysis")
 #: Camera warnings and what to do about them (kind -> text).
 ADVICE = {
     "leaning": "A die is leaning on the wall or another die: re-roll it.",
+    "stacked": "A die is lying on another: separate them and re-roll.",
     "unreadable": "Some dice could not be read: lay them flat, apart, and re-roll them.",
     "held-changed": "A held die changed: turn it back as it was, or UNDO if it was misread.",
     "unmoved": "A die did not move since the last roll: re-roll it, or press CONFIRM to use this reading.",

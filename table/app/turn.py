@@ -229,7 +229,7 @@ class TurnMixin:
             if self.camera_status != "moving":
                 self._moving_since = mono
             self.camera_status = "moving"
-            for k in ("leaning", "unreadable", "count", "unmoved", "moved", "unthrown", "blocked"):
+            for k in ("leaning", "stacked", "unreadable", "count", "unmoved", "moved", "unthrown", "blocked"):
                 self.warnings.pop(k, None)
             self.pending = None
         elif kind == "disturbed":
@@ -246,6 +246,8 @@ class TurnMixin:
             text = " ".join(event.problems).lower()
             if "leaning" in text:
                 self.warnings["leaning"] = ADVICE["leaning"]
+            if "stacked" in text:
+                self.warnings["stacked"] = ADVICE["stacked"]
             if "calibrat" in text:
                 self.warnings["recalibrate"] = ADVICE["recalibrate"]
             if "expected" in text and "found" in text:
