@@ -300,7 +300,7 @@ def read_image(
     dice = [d for d, speck in zip(dice, specks) if not speck]
 
     problems += _too_bright(blown, step, [d.box for d in dice])
-    problems += _dice_problems(dice, kept_crops)
+    problems += _dice_problems(dice, kept_crops) if dice else ["no dice found"]  # all of them specks, buttons...
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))
 
 
