@@ -169,26 +169,25 @@ _KIND_COLOURS = {
 
 
 def _legend(width: int) -> np.ndarray:
-    """A strip explaining the contact sheet's labels, `width` px wide, BGR ``uint8``."""
-    strip = np.zeros((34, width, 3), np.uint8)
+    """A strip explaining the contact sheet's labels, `width` px wide, BGR ``uint8`` (the reasons wrap to fit)."""
+    font, scale, grey = cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220)
+    lines, line = [], "why unknown:"
+    for reason in UnknownReason:
+        item = f" {reason.short} = {str(reason)},"
+        if cv2.getTextSize(line + item, font, scale, 1)[0][0] > width - 8:
+            lines.append(line)
+            line = "   "
+        line += item
+    lines.append(line.rstrip(","))
+    strip = np.zeros((20 + 15 * len(lines), width, 3), np.uint8)
     x = 4
     for kind, colour in _KIND_COLOURS.items():
-        cv2.putText(strip, kind, (x, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
-        x += cv2.getTextSize(kind, cv2.FONT_HERSHEY_SIMPLEX, 0.4, 1)[0][0] + 12
-    reasons = ", ".join(f"{reason.short} = {str(reason)}" for reason in UnknownReason)
-    cv2.putText(
-        strip,
-        "t = labelled value, r = value read (? none, - no die labelled)",
-        (x + 8, 13),
-        cv2.FONT_HERSHEY_SIMPLEX,
-        0.4,
-        (220, 220, 220),
-        1,
-        cv2.LINE_AA,
-    )
-    cv2.putText(
-        strip, f"why unknown: {reasons}", (4, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (220, 220, 220), 1, cv2.LINE_AA
-    )
+        cv2.putText(strip, kind, (x, 13), font, scale, colour, 1, cv2.LINE_AA)
+        x += cv2.getTextSize(kind, font, scale, 1)[0][0] + 12
+    text = "t = labelled value, r = value read (? none, - no die labelled)"
+    cv2.putText(strip, text, (x + 8, 13), font, scale, grey, 1, cv2.LINE_AA)
+    for k, text in enumerate(lines):
+        cv2.putText(strip, text, (4, 28 + 15 * k), font, scale, grey, 1, cv2.LINE_AA)
     return strip
 
 
