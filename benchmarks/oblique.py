@@ -30,6 +30,7 @@ from pathlib import Path
 import cv2
 
 from vision.lab.oblique import PHOTO_SETS, SETS, run_set
+from vision.lab.silent_pictures import silent_saver
 from vision.lab.training.data import DEFAULT_TRAIN_DIR
 
 
@@ -70,7 +71,7 @@ def main() -> None:
         if c in PHOTO_SETS and not has_train:
             print(f"{c:<13} skipped: no TRAIN set at {args.train_dir}")
             continue
-        saver = _saver(Path(args.save), c) if args.save else None
+        saver = silent_saver(Path(args.save), c) if args.save else None
         reasons: Counter = Counter()
 
         def on_image(k, pic, reading, counts, saver=saver, reasons=reasons):
@@ -108,28 +109,6 @@ def main() -> None:
     )
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
-
-
-def _saver(folder: Path, name: str):
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = name.replace(" ", "_")
-
-    def save(k, pic, reading, counts):
-        if not counts.silent:
-            return
-        img = pic.image.copy()
-        for t in pic.dice:
-            x, y, w, h = t.box
-            cv2.rectangle(img, (x, y), (x + w, y + h), (0, 200, 0), 1)
-            cv2.putText(img, str(t.value), (x, max(y - 3, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 200, 0), 1)
-        for d in reading.dice:
-            x, y, w, h = d.box
-            cv2.rectangle(img, (x + 2, y + 2), (x + w - 2, y + h - 2), (0, 0, 255), 1)
-            label = "?" if d.value is None else str(d.value)
-            cv2.putText(img, label, (x + w - 12, y + h + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
-        cv2.imwrite(str(folder / f"{stem}_{k}.png"), img)
-
-    return save
 
 
 if __name__ == "__main__":

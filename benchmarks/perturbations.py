@@ -40,6 +40,7 @@ from vision.lab.confidence_suite import (
 )
 from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
 from vision.lab.perturb_suite import PERTURBATIONS, run_condition
+from vision.lab.silent_pictures import silent_saver
 
 
 def main() -> None:
@@ -88,7 +89,7 @@ def main() -> None:
     out = {}
     given: list[ValuedDie] = []  # every value given, for --reliability
     for c in names:
-        saver = _saver(Path(args.save), c) if args.save else None
+        saver = silent_saver(Path(args.save), c) if args.save else None
         stated: list[float] = []
 
         def on_image(k, pic, reading, counts, saver=saver, stated=stated, c=c, given=given):
@@ -134,28 +135,6 @@ def main() -> None:
             floor = max(0.0, math.floor((r["accuracy"] - 0.05) * 100) / 100)
             print(f'    "{c}": ({floor:.2f}, {r["silent"]}),  # {r["right"]}/{r["dice"]} right, {r["silent"]} silent')
         print("}")
-
-
-def _saver(folder: Path, condition: str):
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def save(k, pic, reading, counts):
-        if not counts.silent:
-            return
-        img = pic.image.copy()
-        for t in pic.dice:
-            x, y, w, h = t.box
-            colour = (0, 0, 255) if t.unreadable else (0, 200, 0)
-            cv2.rectangle(img, (x, y), (x + w, y + h), colour, 1)
-            cv2.putText(img, str(t.value), (x, max(y - 3, 10)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1)
-        for d in reading.dice:
-            x, y, w, h = d.box
-            cv2.rectangle(img, (x + 2, y + 2), (x + w - 2, y + h - 2), (0, 0, 255), 1)
-            label = "?" if d.value is None else str(d.value)
-            cv2.putText(img, label, (x + w - 12, y + h + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 255), 1)
-        cv2.imwrite(str(folder / f"{condition}_{k}.png"), img)
-
-    return save
 
 
 if __name__ == "__main__":
