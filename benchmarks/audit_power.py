@@ -16,9 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from table.audit.fairness import fair_dice_test, power
-from table.audit.synthetic import loaded_die, play_games
-from table.store import open_store
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+
+from table.audit.fairness import fair_dice_test, power  # noqa: E402
+from table.audit.synthetic import loaded_die, play_games  # noqa: E402
+from table.store import open_store  # noqa: E402
 
 
 def main() -> None:

@@ -32,7 +32,10 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
-from table.leaderboard.simulated_table import event_payload, play_game, state_payload
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+
+from table.leaderboard.simulated_table import event_payload, play_game, state_payload  # noqa: E402
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
 RULESETS = ("yahtzee", "yacht", "yatzy", "generala", "chaser")

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.detect import DieDetector, box_iou
-from vision.images import load_image
-from vision.lab.evaluate import load_dataset, match_dice
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+
+from vision.detect import DieDetector, box_iou  # noqa: E402
+from vision.images import load_image  # noqa: E402
+from vision.lab.evaluate import load_dataset, match_dice  # noqa: E402
 
 
 def main() -> None:

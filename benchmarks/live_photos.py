@@ -14,9 +14,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.reader import read_image
-from vision.tray import TrayGeometry
-from vision.watch import EventKind, RollWatcher
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+
+from vision.reader import read_image  # noqa: E402
+from vision.tray import TrayGeometry  # noqa: E402
+from vision.watch import EventKind, RollWatcher  # noqa: E402
 
 DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "dice-images" / "dev"
 

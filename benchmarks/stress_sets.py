@@ -29,13 +29,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.lab.stress import run_stress
-from vision.render import CONDITIONS
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+
+from vision.lab.stress import run_stress  # noqa: E402
+from vision.render import CONDITIONS  # noqa: E402
 
 
 def main() -> None:
