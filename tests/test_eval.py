@@ -575,3 +575,12 @@ def test_the_dev_review_applies_to_the_dev_labels():
     )
     changed = sum(a.dice != b.dice for a, b in zip(items, reviewed))
     assert changed == len({c.file for c in review.changes})
+
+
+@pytest.mark.parametrize("box", [(5000, 5000, 30, 30), (-50, -50, 30, 30)])
+def test_cli_eval_refuses_a_box_outside_its_photo_in_one_line(tmp_path, capsys, box):
+    # such a box was scored as a missed die and an extra (200 % silent) and crashed --report's contact sheet
+    root = _write_dataset(tmp_path / "set", [("a.png", [(3, (40, 40, 50, 50)), (2, box)])])
+    assert main(["eval", str(root), "--report", str(tmp_path / "rep")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "dice[1] has the box" in err[0] and "outside the 300x200 px photo 'a.png'" in err[0]

@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.errors import DatasetError
 
-__all__ = ["LabelledDie", "LabelledImage", "load_dataset", "DEFAULT_DEV_DIR"]
+__all__ = ["LabelledDie", "LabelledImage", "load_dataset", "check_boxes_in_photo", "DEFAULT_DEV_DIR"]
 
 #: The DEV set (``../shared/dice-images/dev`` beside a source checkout): the
 #: labelled photos the reader is tuned and the networks trained on.
@@ -200,3 +200,15 @@ def _labelled_size(entry: dict, where: str) -> tuple[int, int] | None:
             "size in pixels (whole numbers), or neither"
         )
     return w, h
+
+
+def check_boxes_in_photo(item: LabelledImage, shape: tuple[int, ...], labels: Path) -> None:
+    """DatasetError when a labelled box lies wholly outside its photo (boxes are clipped to it: README)."""
+    height, width = shape[:2]
+    for k, die in enumerate(item.dice):
+        x, y, w, h = die.box
+        if x >= width or y >= height or x + w <= 0 or y + h <= 0:
+            raise DatasetError(
+                f"{str(labels)!r}: images[{item.entry}] dice[{k}] has the box {list(die.box)}, outside the "
+                f"{width}x{height} px photo {item.path.name!r}; correct the box (x, y, w, h in the photo's pixels)"
+            )

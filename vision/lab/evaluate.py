@@ -28,7 +28,7 @@ import numpy as np
 from vision.detect import box_iou
 from vision.errors import DatasetError, ImageLoadError
 from vision.images import load_image
-from vision.lab.dataset import DEFAULT_DEV_DIR, LabelledDie, LabelledImage, load_dataset
+from vision.lab.dataset import DEFAULT_DEV_DIR, LabelledDie, LabelledImage, check_boxes_in_photo, load_dataset
 from vision.lab.report import format_report, format_summary, write_report
 from vision.reading import DieReading, ImageReading
 
@@ -383,6 +383,7 @@ def evaluate(
                 f"but the photo is {image.shape[1]}x{image.shape[0]} px, so its boxes were drawn on another size of "
                 'it; correct "width", "height" and the boxes, or leave both out if the boxes are right'
             )
+        check_boxes_in_photo(item, image.shape, labels)
         t0, c0 = time.perf_counter(), time.process_time()
         reading = read(image)
         ms = (time.perf_counter() - t0) * 1000.0
