@@ -255,15 +255,15 @@ def draw_top_face(
     offset: tuple[float, float] = (0.0, 0.0),
     scale: float | tuple[float, float] = 1.0,
 ) -> None:
-    """Draw the top face outline of the die in `box` of `image` onto `drawing`, in place (nothing if none).
+    """Draw the top face outline of the die in `box` of `image` onto `drawing`, in place (nothing if none is clean).
 
     A point ``p`` of `image` is drawn at ``(p - offset) * scale`` (a crop or
     an enlarged copy of the photo; `scale` one factor, or ``(x, y)`` factors). For ``dicetable read --annotate`` and the
     failure sheet of ``dicetable eval --report``.
     """
     face = outline_top_face(image, box)
-    if face is None:
-        return
+    if face is None or not face.beyond:
+        return  # only a face cut out cleanly, the kind the reader judges by (a pip taken for a face is not drawn)
     pts = np.round((face.quad - np.asarray(offset, np.float32)) * np.asarray(scale, np.float32) * 16).astype(np.int32)
     thick = max(1, round(max(drawing.shape[:2]) / 700))
     cv2.polylines(drawing, [pts], True, OUTLINE_COLOUR, thick, cv2.LINE_AA, 4)
