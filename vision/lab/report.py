@@ -220,7 +220,7 @@ def _failure_tile(image: np.ndarray, o: DieOutcome, tile: int, name: str) -> np.
     colour = _KIND_COLOURS.get(o.kind, (255, 255, 255))
     truth = "-" if o.truth is None else str(o.truth)
     read = "?" if o.read is None else str(o.read)
-    text = f"{o.kind} t{truth} r{read}"
+    text = f"t{truth} r{read}"  # the kind is the colour (the legend says which)
     if o.read is None and o.reason:  # why the reader said unknown
         text += " " + short_reason(o.reason)
     cv2.putText(label, text, (2, 10), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1, cv2.LINE_AA)
