@@ -40,6 +40,8 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.fast_stats import channel_medians_u8, colour_distance_u8
+
 __all__ = [
     "ROUND_IOU",
     "RUN_ON_SHARE",
@@ -186,16 +188,23 @@ def _window(image: np.ndarray, box) -> _Window | None:
         window = cv2.resize(window, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         bx, by, w, h = (int(round(v * scale)) for v in (bx, by, w, h))
     lab8 = cv2.cvtColor(window, cv2.COLOR_BGR2LAB)
-    ring = np.ones(lab8.shape[:2], bool)
-    ring[max(0, by) : by + h, max(0, bx) : bx + w] = False
+    ring = np.ones(lab8.shape[:2], np.uint8)
+    ring[max(0, by) : by + h, max(0, bx) : bx + w] = 0
     rows, cols = slice(max(0, by + h // 5), by + h - h // 5), slice(max(0, bx + w // 5), bx + w - w // 5)
-    middle = lab8[rows, cols].reshape(-1, 3)
-    if not ring.any() or not len(middle):
+    middle = lab8[rows, cols]
+    if not ring.any() or not middle.size:
         return None  # a box filling the picture: no floor to tell the body from
-    floor, body = np.median(lab8[ring], axis=0), np.median(middle, axis=0)  # uint8: a third faster, same values
-    lab = lab8.astype(np.float32)
+    floor = channel_medians_u8(lab8, ring)  # np.median's values, 4x faster on the ring's thousands of pixels
+    body = np.median(middle.reshape(-1, 3), axis=0)  # uint8: a third faster, same values
     return _Window(
-        lab, (bx, by, w, h), floor, body, _distance(lab, floor), _distance(lab, body), image, (x, y, *box[2:])
+        lab8.astype(np.float32),
+        (bx, by, w, h),
+        floor,
+        body,
+        colour_distance_u8(lab8, floor),  # _distance's values, by table: 2x faster
+        colour_distance_u8(lab8, body),
+        image,
+        (x, y, *box[2:]),
     )
 
 

@@ -1,0 +1,39 @@
+"""vision.fast_stats: the histogram medians and table distances equal numpy's float results bit for bit."""
+
+import numpy as np
+import pytest
+
+from vision.fast_stats import channel_medians_u8, colour_distance_u8
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_channel_medians_equal_numpy(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        h, w = rng.integers(1, 40, 2)
+        low = int(rng.integers(0, 250))
+        image = rng.integers(low, low + int(rng.integers(1, 6)), (h, w, 3), dtype=np.uint8)  # many ties
+        mask = rng.random((h, w)) < rng.random()
+        want = np.median(image[mask], axis=0) if mask.any() else np.full(3, np.nan)
+        got = channel_medians_u8(image, mask)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(channel_medians_u8(image), np.median(image.reshape(-1, 3), axis=0))
+
+
+def test_channel_medians_average_the_two_middle_values():
+    image = np.array([[[10, 0, 7], [13, 255, 8]]], np.uint8)
+    np.testing.assert_array_equal(channel_medians_u8(image), [11.5, 127.5, 7.5])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_colour_distance_equals_float_arithmetic(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(30):
+        image = rng.integers(0, 256, (*rng.integers(1, 50, 2), 3), dtype=np.uint8)
+        colour = rng.integers(0, 511, 3) / 2.0  # a median: whole or half units
+        d = image.astype(np.float32) - colour.astype(np.float32)
+        want = np.sqrt((d * d).sum(axis=2))
+        got = colour_distance_u8(image, colour)
+        assert got.dtype == np.float32 and got.shape == image.shape[:2]
+        np.testing.assert_array_equal(got, want)
