@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.fast_stats import channel_medians_u8, colour_distance_u8
+from vision.fast_stats import channel_medians_u8, colour_distance_u8, colour_sq_distance_u8, least_channel
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -37,3 +37,20 @@ def test_colour_distance_equals_float_arithmetic(seed):
         got = colour_distance_u8(image, colour)
         assert got.dtype == np.float32 and got.shape == image.shape[:2]
         np.testing.assert_array_equal(got, want)
+
+
+def test_least_channel_equals_numpy_min():
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (31, 17, 3), dtype=np.uint8)
+    for part in (image, image[3:20, 2:9], image[::2, ::3]):
+        got = least_channel(part)
+        assert got.dtype == np.uint8
+        np.testing.assert_array_equal(got, part.min(axis=2))
+
+
+def test_colour_sq_distance_is_the_square_before_the_root():
+    rng = np.random.default_rng(6)
+    image = rng.integers(0, 256, (9, 11, 3), dtype=np.uint8)
+    colour = np.array([12.0, 200.5, 128.0])
+    d = image.astype(np.float32) - colour.astype(np.float32)
+    np.testing.assert_array_equal(colour_sq_distance_u8(image, colour), (d * d).sum(axis=2))

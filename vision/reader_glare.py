@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from vision.face_crops import CROP_SIZE
+from vision.fast_stats import least_channel
 from vision.reader_glints import glint_spots_and_mask
 
 __all__ = ["glare_free_crops", "glint_may_hide_pip"]
@@ -298,7 +299,8 @@ def _face_level(image: np.ndarray, box) -> float:
     x, y, w, h = (int(v) for v in box)
     roi = image[max(0, y) : y + h, max(0, x) : x + w]
     rh, rw = roi.shape[:2]
-    return float(np.median(roi[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5].min(axis=2))) if roi.size else 0.0
+    middle = roi[rh // 5 : rh - rh // 5, rw // 5 : rw - rw // 5]
+    return float(np.median(least_channel(middle))) if middle.size else 0.0
 
 
 def _level_at(image: np.ndarray, box, mark: np.ndarray) -> int:
@@ -308,4 +310,4 @@ def _level_at(image: np.ndarray, box, mark: np.ndarray) -> int:
     px, py = int(x + w / 2 + mark[0] * side), int(y + h / 2 + mark[1] * side)
     r = max(1, int(0.04 * side))
     patch = image[max(0, py - r) : py + r + 1, max(0, px - r) : px + r + 1]
-    return int(np.median(patch.min(axis=2))) if patch.size else 0
+    return int(np.median(least_channel(patch))) if patch.size else 0
