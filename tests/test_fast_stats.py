@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vision.fast_stats import channel_medians_u8, colour_distance_u8, colour_sq_distance_u8, least_channel
+from vision.fast_stats import channel_medians_u8, colour_distance_u8, colour_sq_distance_u8, least_channel, share_set
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -54,3 +54,15 @@ def test_colour_sq_distance_is_the_square_before_the_root():
     colour = np.array([12.0, 200.5, 128.0])
     d = image.astype(np.float32) - colour.astype(np.float32)
     np.testing.assert_array_equal(colour_sq_distance_u8(image, colour), (d * d).sum(axis=2))
+
+
+def test_share_set_equals_mean():
+    rng = np.random.default_rng(7)
+    for shape in ((0,), (1,), (7, 3), (64, 61)):
+        mask = rng.random(shape) < 0.37
+        for m in (mask, mask.astype(np.uint8)):
+            got = share_set(m)
+            if m.size:
+                assert got == float(m.mean())
+            else:
+                assert np.isnan(got)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-__all__ = ["channel_medians_u8", "colour_distance_u8", "colour_sq_distance_u8", "least_channel"]
+__all__ = ["channel_medians_u8", "colour_distance_u8", "colour_sq_distance_u8", "least_channel", "share_set"]
 
 
 def channel_medians_u8(image: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -75,3 +75,9 @@ def colour_sq_distance_u8(image: np.ndarray, colour: np.ndarray) -> np.ndarray:
 def least_channel(image: np.ndarray) -> np.ndarray:
     """``image.min(axis=2)`` of a non-empty (H, W, 3) uint8 picture, by OpenCV: about 6x faster."""
     return cv2.min(cv2.min(image[..., 0], image[..., 1]), image[..., 2])
+
+
+def share_set(mask: np.ndarray) -> float:
+    """``float(mask.mean())`` of a bool or 0/1 mask (the same float: a count over a count), without numpy's
+    reduction overhead (about 25 us a call on a 64-px window); NaN when empty."""
+    return np.count_nonzero(mask) / mask.size if mask.size else float("nan")

@@ -40,7 +40,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from vision.fast_stats import channel_medians_u8, colour_distance_u8
+from vision.fast_stats import channel_medians_u8, colour_distance_u8, share_set
 
 __all__ = [
     "ROUND_IOU",
@@ -218,7 +218,7 @@ def _light_specks(win: _Window) -> bool:
         return False
     rows, cols = win.middle()
     off = win.off_floor[rows, cols] >= SPECK_CONTRAST
-    share = float(off.mean())
+    share = share_set(off)
     if not (0.0 < share <= SPECK_SHARE and float(win.lab[rows, cols, 0][off].mean() - win.floor[0]) >= SPECK_LIGHTER):
         return False
     return _edge_ratio(win) < DIE_EDGE_RATIO  # no die's outline around the spots (a black die on black cloth has one)
@@ -270,7 +270,7 @@ def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box, bodied: np.ndarr
         return False
     filled = np.zeros(shape[:2], np.uint8)
     cv2.drawContours(filled, [outline], -1, 1, -1)
-    if bodied is not None and bodied[filled > 0].mean() < ROUND_BODY_SHARE:
+    if bodied is not None and share_set(bodied[filled > 0]) < ROUND_BODY_SHARE:
         return False
     ellipse = np.zeros(shape[:2], np.uint8)
     cv2.ellipse(ellipse, cv2.fitEllipse(outline), 1, -1)
@@ -290,12 +290,12 @@ def _runs_on(win: _Window) -> bool:
     left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
     near = max(_BODY_DISTANCE, _BODY_SHARE * contrast)
     bodied = win.off_body < near
-    if float(bodied[win.middle()].mean()) < RUN_ON_BODY_SHARE:
+    if share_set(bodied[win.middle()]) < RUN_ON_BODY_SHARE:
         return False  # no one body in the box (a die half in a shadow: its "body" is a mean of two colours)
 
     def share(rows: slice, cols: slice) -> float:
         part = bodied[rows, cols]
-        return float(part.mean()) if part.size else float("nan")  # past the picture's edge: not known, never floor
+        return share_set(part)  # NaN past the picture's edge: not known, never floor
 
     # per side: the strip beyond it, and the two patches beyond its ends (beside the strip, past the adjacent sides)
     sides = (
@@ -331,4 +331,4 @@ def _runs_far(win: _Window, side: int, near: float) -> bool:
     if x0 < 0 or y0 < 0 or x1 > width or y1 > height or x1 <= x0 or y1 <= y0:
         return False  # past the picture's edge: not known
     far = cv2.cvtColor(np.ascontiguousarray(win.image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB).astype(np.float32)
-    return float((_distance(far, win.body) < near).mean()) >= FAR_SHARE
+    return share_set(_distance(far, win.body) < near) >= FAR_SHARE
