@@ -83,8 +83,9 @@ BIGGER_THAN_PIP: float = 1.3
 #: at 0.65, 5 more dice were unknown than at 0.8).
 HIDE_SHARE: float = 0.8
 #: A die's glints are painted over on its surroundings shrunk to at most this
-#: many times the networks' crop (CROP_SIZE px), never enlarged.
-PAINT_SCALE: float = 2.0
+#: many times the networks' crop (CROP_SIZE px), never enlarged (full hard_shadow
+#: run: at 2, one right close-up die of 948 read unknown; at 3 every value as at full size).
+PAINT_SCALE: float = 3.0
 
 
 #: Every face's pips as cells of its 3x3 grid (column, row: -1, 0, 1), each way round.
@@ -278,8 +279,8 @@ def _painted_crop(image, box, margin, x0, y0, mask, crop_die) -> np.ndarray:
     ya, xa = y0 - ry0, x0 - rx0
     ys, xs = slice(max(0, ya), min(paint.shape[0], ya + mh)), slice(max(0, xa), min(paint.shape[1], xa + mw))
     paint[ys, xs] = mask[ys.start - ya : ys.stop - ya, xs.start - xa : xs.stop - xa]
-    # the networks see a CROP_SIZE crop: paint at most PAINT_SCALE times that (a close-up die's 27 ms inpaint
-    # at full size is 1-2 ms), the spots' mask shrunk keeping every pixel it touches
+    # the networks see a CROP_SIZE crop: paint at most PAINT_SCALE times that (a close-up kingpi die's inpaint:
+    # 27 ms at full size, a few ms), the spots' mask shrunk keeping every pixel it touches
     scale = min(1.0, PAINT_SCALE * CROP_SIZE / (side * (1.0 + 2.0 * margin)))
     if scale < 1.0:
         size = (max(1, round(roi.shape[1] * scale)), max(1, round(roi.shape[0] * scale)))
