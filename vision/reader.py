@@ -57,7 +57,7 @@ from vision.detect_boxes import Detection
 from vision.reader_agreement import FACE_CROP_MARGIN, TIGHT_PIP_MARGIN, PipFinderLike, _pips_agree
 from vision.reader_body import bare_pip
 from vision.reader_glare import glare_free_crops, glint_may_hide_pip
-from vision.reader_not_a_die import body_not_a_die
+from vision.reader_not_a_die import beside_another, body_not_a_die
 from vision.reader_oblique import side_face_boxes
 from vision.reader_problems import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_problems)
     BLUR_SHARPNESS,
@@ -290,9 +290,13 @@ def read_image(
     # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size),
     # nor is a lone "pip" on the bare floor (a 1 without a die's body around it), nor a round body or one
     # running on past its box (a button, a domino: vision.reader_not_a_die)
+    # (not for running on when another die is beside it: dice touching edge to edge, as held dice lie)
+    beside = beside_another([d.box for d in dice])
     specks = [
-        s or (d.value == 1 and bare_pip(image, d.box)) or (d.value is not None and body_not_a_die(image, d.box))
-        for d, s in zip(dice, _specks(dice))
+        s
+        or (d.value == 1 and bare_pip(image, d.box))
+        or (d.value is not None and body_not_a_die(image, d.box, run_on=not near))
+        for d, s, near in zip(dice, _specks(dice), beside)
     ]
     # nor is a die's side face boxed under its top face in an oblique photo (vision.reader_oblique)
     specks = [s or side for s, side in zip(specks, side_face_boxes([d.box for d in dice]))]

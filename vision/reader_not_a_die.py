@@ -111,11 +111,28 @@ _BODY_DISTANCE: float = 10.0
 _BODY_SHARE: float = 0.3
 
 
-def body_not_a_die(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
+def body_not_a_die(image: np.ndarray, box: tuple[int, int, int, int], run_on: bool = True) -> bool:
     """Whether the thing in `box` has a body no die has: round (:func:`round_body`), running on past its box
-    (:func:`body_runs_on`), or none at all under light specks (:func:`light_specks`)."""
+    (:func:`body_runs_on`, asked only with `run_on`), or none at all under light specks (:func:`light_specks`)."""
     window = _window(image, box)
-    return window is not None and (_light_specks(window) or _runs_on(window) or _round(window))
+    return window is not None and (_light_specks(window) or (run_on and _runs_on(window)) or _round(window))
+
+
+def beside_another(boxes: list[tuple[int, int, int, int]]) -> list[bool]:
+    """Whether each box has another box's centre within :data:`BESIDE_SIDES` of its long side: a die touching a
+    die of its own colour runs on past its box as a domino half does (held dice side by side in the hold area)."""
+    centres = np.array([(x + w / 2.0, y + h / 2.0) for x, y, w, h in boxes], np.float64).reshape(-1, 2)
+    sides = np.array([max(w, h) for _, _, w, h in boxes], np.float64)
+    out = []
+    for i in range(len(boxes)):
+        d = np.hypot(*(centres - centres[i]).T)
+        d[i] = np.inf
+        out.append(bool((d <= BESIDE_SIDES * sides[i]).any()))
+    return out
+
+
+#: Another box's centre within this many long sides of a box's centre is a die beside it (touching dice: 1.0-1.1).
+BESIDE_SIDES: float = 1.25
 
 
 def round_body(image: np.ndarray, box: tuple[int, int, int, int]) -> bool:
