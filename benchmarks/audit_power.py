@@ -14,14 +14,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from table.audit.fairness import fair_dice_test, power  # noqa: E402
-from table.audit.synthetic import loaded_die, play_games  # noqa: E402
-from table.store import open_store  # noqa: E402
+from table.audit.fairness import fair_dice_test, power
+from table.audit.synthetic import loaded_die, play_games
+from table.store import open_store
 
 
 def main() -> None:

@@ -12,19 +12,17 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 
-from table.app.session import GameSession  # noqa: E402
-from table.game import StartGame, execute  # noqa: E402
-from table.game.autoplay import random_command  # noqa: E402
-from table.rules import RULESET_IDS  # noqa: E402
-from table.store import open_store  # noqa: E402
+from table.app.session import GameSession
+from table.game import StartGame, execute
+from table.game.autoplay import random_command
+from table.rules import RULESET_IDS
+from table.store import open_store
 
 
 def _pct(samples: list[float], q: float) -> float:

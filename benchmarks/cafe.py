@@ -30,12 +30,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import paho.mqtt.client as mqtt
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from table.leaderboard.simulated_table import event_payload, play_game, state_payload  # noqa: E402
+from table.leaderboard.simulated_table import event_payload, play_game, state_payload
 
 MOSQUITTO = shutil.which("mosquitto") or shutil.which("mosquitto", path="/usr/sbin:/usr/local/sbin")
 RULESETS = ("yahtzee", "yacht", "yatzy", "generala", "chaser")

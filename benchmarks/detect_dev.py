@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from collections import defaultdict
-from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.detect import DieDetector, box_iou  # noqa: E402
-from vision.images import load_image  # noqa: E402
-from vision.lab.evaluate import load_dataset, match_dice  # noqa: E402
+from vision.detect import DieDetector, box_iou
+from vision.images import load_image
+from vision.lab.evaluate import load_dataset, match_dice
 
 
 def main() -> None:

@@ -11,17 +11,15 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 
-from table.app import TableApp  # noqa: E402
-from table.display.server import DisplayServer  # noqa: E402
-from table.display.snapshot import Setup  # noqa: E402
+from table.app import TableApp
+from table.display.server import DisplayServer
+from table.display.snapshot import Setup
 
 
 def _pct(samples: list[float], q: float) -> float:

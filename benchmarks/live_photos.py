@@ -11,15 +11,13 @@ import json
 import sys
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.reader import read_image  # noqa: E402
-from vision.tray import TrayGeometry  # noqa: E402
-from vision.watch import EventKind, RollWatcher  # noqa: E402
+from vision.reader import read_image
+from vision.tray import TrayGeometry
+from vision.watch import EventKind, RollWatcher
 
 DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "dice-images" / "dev"
 

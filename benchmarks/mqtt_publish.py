@@ -20,26 +20,23 @@ import random
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import paho.mqtt.client as mqtt
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from table.app import TableApp  # noqa: E402
-from table.app.session import GameSession  # noqa: E402
-from table.cafe.link import share  # noqa: E402
-from table.cafe.publisher import Publisher  # noqa: E402
-from table.cafe.settings import MqttSettings  # noqa: E402
-from table.display.snapshot import Setup  # noqa: E402
-from table.game import ReadDice, StartGame  # noqa: E402
-from table.game.autoplay import random_command  # noqa: E402
-from table.store import open_store  # noqa: E402
+from table.app import TableApp
+from table.app.session import GameSession
+from table.cafe.link import share
+from table.cafe.publisher import Publisher
+from table.cafe.settings import MqttSettings
+from table.display.snapshot import Setup
+from table.game import ReadDice, StartGame
+from table.game.autoplay import random_command
+from table.store import open_store
 
 
 def _pct(ms: list[float], q: float) -> float:

@@ -24,18 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.lab.oblique import PHOTO_SETS, SETS, run_set  # noqa: E402
-from vision.lab.silent_pictures import silent_saver  # noqa: E402
-from vision.lab.training.data import DEFAULT_TRAIN_DIR  # noqa: E402
+from vision.lab.oblique import PHOTO_SETS, SETS, run_set
+from vision.lab.silent_pictures import silent_saver
+from vision.lab.training.data import DEFAULT_TRAIN_DIR
 
 
 def main() -> None:

@@ -27,24 +27,21 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.lab.confidence_suite import (  # noqa: E402
+from vision.lab.confidence_suite import (
     ValuedDie,
     draw_reliability_grid,
     format_reliability,
     reliability_table,
     valued_outcomes,
 )
-from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset  # noqa: E402
-from vision.lab.perturb_suite import PERTURBATIONS, run_condition  # noqa: E402
-from vision.lab.silent_pictures import silent_saver  # noqa: E402
+from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
+from vision.lab.perturb_suite import PERTURBATIONS, run_condition
+from vision.lab.silent_pictures import silent_saver
 
 
 def main() -> None:

@@ -20,20 +20,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.images import load_image  # noqa: E402
-from vision.lab.evaluate import load_dataset  # noqa: E402
-from vision.reader import networks_from_files, read_image  # noqa: E402
+from vision.images import load_image
+from vision.lab.evaluate import load_dataset
+from vision.reader import networks_from_files, read_image
 
 
 def _networks(folder: Path | None) -> dict:

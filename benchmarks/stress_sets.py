@@ -29,17 +29,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
 from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision.lab.stress import run_stress  # noqa: E402
-from vision.render import CONDITIONS  # noqa: E402
+from vision.lab.stress import run_stress
+from vision.render import CONDITIONS
 
 
 def main() -> None:

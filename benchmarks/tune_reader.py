@@ -19,23 +19,19 @@ into ``vision/reader.py``.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import defaultdict
-from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from vision._reader_pips import pips_match  # noqa: E402
-from vision.detect import default_detector  # noqa: E402
-from vision.face import crop_die, reading_face_reader  # noqa: E402
-from vision.images import load_image  # noqa: E402
-from vision.lab.evaluate import load_dataset, match_dice  # noqa: E402
-from vision.pips import PipFinder, default_pip_finder, layouts_on_map  # noqa: E402
-from vision.reader import (  # noqa: E402
+from vision._reader_pips import pips_match
+from vision.detect import default_detector
+from vision.face import crop_die, reading_face_reader
+from vision.images import load_image
+from vision.lab.evaluate import load_dataset, match_dice
+from vision.pips import PipFinder, default_pip_finder, layouts_on_map
+from vision.reader import (
     DROP_MAX_DETECTOR_SCORE,
     DROP_NOT_A_DIE_PROB,
     FACE_CROP_MARGIN,

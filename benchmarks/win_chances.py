@@ -28,19 +28,15 @@ from __future__ import annotations
 
 import argparse
 import pickle
-import sys
 import time
-from pathlib import Path
 
+import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # this checkout's vision/ and table/, not an installed copy
-
-from table.rules import Card, find_ruleset  # noqa: E402
-from table.strategy import get_table  # noqa: E402
-from table.strategy.simulate import MemoOptimalBot, play_out  # noqa: E402
-from table.strategy.win_chances import combine, win_chances, win_probabilities  # noqa: E402
+from table.rules import Card, find_ruleset
+from table.strategy import get_table
+from table.strategy.simulate import MemoOptimalBot, play_out
+from table.strategy.win_chances import combine, win_chances, win_probabilities
 
 RULES = ("yacht", "yahtzee", "yatzy", "generala", "chaser")
 #: The models compared (name, win_chances options): one normal per player or two split on the lump box
