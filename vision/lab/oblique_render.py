@@ -31,7 +31,7 @@ import numpy as np
 
 from vision.lab.perturb import Perturbed, Truth
 from vision.render._die import DieLook, Light, _side_values
-from vision.render._leaning import _FACES, _face_texture, leaning_vertices
+from vision.render._leaning import _FACES, _face_texture, leaning_vertices, paste_face
 
 __all__ = ["Camera", "visible_faces", "view_angle", "render_oblique_scene", "render_close_up", "LOOKS", "FLOORS"]
 
@@ -175,7 +175,6 @@ def view_angle(cam: Camera, verts: np.ndarray) -> float:
 
 def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, light: Light, value: int) -> None:
     """Draw a cube (8 world vertices of :func:`leaning_vertices`) face by face, in place."""
-    h, w = img.shape[:2]
     pts = cam.project(verts)
     cpos = cam.axes[0]
     # the rounded edges between faces: the die's silhouette, its corners rounded, in the mean shade of its faces
@@ -204,17 +203,7 @@ def _draw_die(img: np.ndarray, cam: Camera, verts: np.ndarray, look: DieLook, li
         half = lv + view / np.linalg.norm(view)
         spec = look.gloss * max(float(np.dot(n, half / np.linalg.norm(half))), 0.0) ** 30
         tex = tex * float(light.shade(np.float64(n[0]), np.float64(n[1]), np.float64(n[2]))) + spec
-        dst = pts[list(idx)].astype(np.float32)
-        x0, y0 = (max(int(math.floor(v)) - 2, 0) for v in dst.min(axis=0))
-        x1, y1 = min(int(math.ceil(dst[:, 0].max())) + 3, w), min(int(math.ceil(dst[:, 1].max())) + 3, h)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-        mtx = cv2.getPerspectiveTransform(src, dst - np.float32([x0, y0]))
-        wt = cv2.warpPerspective(tex, mtx, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
-        wm = cv2.warpPerspective(mask, mtx, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)[..., None]
-        patch = img[y0:y1, x0:x1]
-        patch[:] = patch * (1 - wm) + np.clip(wt, 0, 1.2) * wm
+        paste_face(img, tex, mask, pts[list(idx)].astype(np.float32), cv2.INTER_AREA)
 
 
 def _box(pts: np.ndarray, size: tuple[int, int]) -> tuple[int, int, int, int]:

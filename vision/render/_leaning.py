@@ -137,15 +137,29 @@ def draw_leaning_die(
         tex, mask = _face_texture(look, values[which], size)
         shade = float(light.shade(np.float64(n[0]), np.float64(n[1]), np.float64(n[2])))
         spec = look.gloss * float(light.specular(np.float64(n[0]), np.float64(n[1]), np.float64(n[2])))
-        tex = tex * shade + spec
-        dst = pts2[list(idx)].astype(np.float32)
-        bx0, by0 = int(max(math.floor(dst[:, 0].min()) - 2, 0)), int(max(math.floor(dst[:, 1].min()) - 2, 0))
-        bx1, by1 = int(min(math.ceil(dst[:, 0].max()) + 3, W)), int(min(math.ceil(dst[:, 1].max()) + 3, H))
-        if bx1 <= bx0 or by1 <= by0:
-            continue
-        src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
-        M = cv2.getPerspectiveTransform(src, dst - np.float32([bx0, by0]))
-        wt = cv2.warpPerspective(tex, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)
-        wm = cv2.warpPerspective(mask, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)[..., None]
-        patch = img[by0:by1, bx0:bx1]
-        patch[:] = patch * (1 - wm) + np.clip(wt, 0, 1.2) * wm
+        paste_face(img, tex * shade + spec, mask, pts2[list(idx)].astype(np.float32))
+
+
+def paste_face(
+    img: np.ndarray, tex: np.ndarray, mask: np.ndarray, dst: np.ndarray, interpolation: int = cv2.INTER_LINEAR
+) -> None:
+    """Warp a square face texture onto a quadrilateral of `img` and blend it in by its mask, in place.
+
+    `img` is float32 ``(H, W, 3)`` BGR, 0-1; `tex` float32 ``(S, S, 3)`` (the
+    shaded face, clipped at 1.2 for highlights) and `mask` float32 ``(S, S)``
+    (the face's rounded outline, 0-1) from :func:`_face_texture`; `dst` float32
+    ``(4, 2)``, the face's corners in px, in the texture's order ``(0, 0), (S, 0),
+    (S, S), (0, S)``. `interpolation` warps the texture (the mask always bilinear).
+    """
+    H, W = img.shape[:2]
+    size = tex.shape[0]
+    bx0, by0 = int(max(math.floor(dst[:, 0].min()) - 2, 0)), int(max(math.floor(dst[:, 1].min()) - 2, 0))
+    bx1, by1 = int(min(math.ceil(dst[:, 0].max()) + 3, W)), int(min(math.ceil(dst[:, 1].max()) + 3, H))
+    if bx1 <= bx0 or by1 <= by0:
+        return
+    src = np.float32([[0, 0], [size, 0], [size, size], [0, size]])
+    M = cv2.getPerspectiveTransform(src, dst - np.float32([bx0, by0]))
+    wt = cv2.warpPerspective(tex, M, (bx1 - bx0, by1 - by0), flags=interpolation)
+    wm = cv2.warpPerspective(mask, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)[..., None]
+    patch = img[by0:by1, bx0:bx1]
+    patch[:] = patch * (1 - wm) + np.clip(wt, 0, 1.2) * wm
