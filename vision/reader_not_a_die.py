@@ -119,8 +119,21 @@ def body_not_a_die(image: np.ndarray, box: tuple[int, int, int, int], run_on: bo
 
 
 def beside_another(boxes: list[tuple[int, int, int, int]]) -> list[bool]:
-    """Whether each box has another box's centre within :data:`BESIDE_SIDES` of its long side: a die touching a
-    die of its own colour runs on past its box as a domino half does (held dice side by side in the hold area)."""
+    """Whether each box has another box's centre within :data:`BESIDE_SIDES` of its long side.
+
+    A die touching a die of its own colour runs on past its box as a domino
+    half does (held dice side by side in the hold area), so the reader does
+    not ask :func:`body_runs_on` of such a die.
+
+    Parameters
+    ----------
+    boxes : list of N (x, y, w, h)
+        The dice's boxes, px of one photo.
+
+    Returns
+    -------
+    list of N bool
+    """
     centres = np.array([(x + w / 2.0, y + h / 2.0) for x, y, w, h in boxes], np.float64).reshape(-1, 2)
     sides = np.array([max(w, h) for _, _, w, h in boxes], np.float64)
     out = []
