@@ -81,11 +81,18 @@ def first_arrivals(events):
     return out
 
 
-def check_all_stored_events_published(db: Path, events: list[dict], table: str) -> None:
-    """Every stored event was published, in order, ids consecutive, content equal to the store's."""
-    firsts = first_arrivals(events)
+def check_all_stored_events_published(db: Path, sub: Subscriber, table: str) -> None:
+    """Every stored event was published, in order, ids consecutive, content equal to the store's.
+
+    The broker acknowledges a QoS 1 message to the publisher before it delivers it to subscribers,
+    so the subscriber is first given time to receive as many events as the store holds.
+    """
     with open_store(db, readonly=True) as store:
         stored = [(g.id, store.events(g.id)) for g in store.games()]
+    n_stored = sum(len(evs) for _, evs in stored)
+    wait(lambda: len(first_arrivals(sub.events(table))) >= n_stored, what=f"{n_stored} events at the subscriber")
+    events = sub.events(table)
+    firsts = first_arrivals(events)
     expected = [(gid, k + 1, event_to_dict(e)) for gid, evs in stored for k, e in enumerate(evs)]
     assert [(e["game"].rsplit(":", 1)[1], e["seq"]) for e in firsts] == [(str(g), s) for g, s, _ in expected]
     assert [e["event"] for e in firsts] == [json.loads(json.dumps(d)) for _, _, d in expected]
@@ -142,9 +149,8 @@ def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
         wait(lambda: pub.acked == app.state.events, what="every event acknowledged")
         wait(lambda: (app.snapshot.get("sharing") or {}).get("ok"), what="the page says shared")
         assert "scores shared on" in app.snapshot["sharing"]["text"]
-        events = sub.events("t1")
-        check_all_stored_events_published(db, events, "t1")
-        last = events[-1]
+        check_all_stored_events_published(db, sub, "t1")
+        last = sub.events("t1")[-1]
         assert last["finished"] and last["totals"] == list(app.state.totals()) and last["ruleset"] == "yacht"
         assert last["players"] == ["HAL", "Eve"] and last["round"] == 12
         # A late subscriber gets the retained status and state: the game as it ended.
@@ -191,7 +197,7 @@ def test_broker_down_mid_game_play_goes_on_and_nothing_is_lost(persistent, tmp_p
         assert app.finished.wait(60)
         wait(lambda: pub.acked >= app.state.events and pub.sharing[0], timeout=30, what="the outbox drained")
         wait(lambda: len(first_arrivals(sub.events("t2"))) == app.state.events, what="every event at the board")
-        check_all_stored_events_published(db, sub.events("t2"), "t2")
+        check_all_stored_events_published(db, sub, "t2")
     finally:
         pub.stop()
         app.close()
@@ -222,7 +228,7 @@ def test_a_restarted_table_sends_what_its_outbox_kept(mosquitto, tmp_path):
         assert games[:n] == [games[0]] * n and games[n] != games[0]
         assert app.finished.wait(60)
         wait(lambda: pub.acked == n + app.state.events, what="both games acknowledged")
-        check_all_stored_events_published(db, sub.events("t3"), "t3")
+        check_all_stored_events_published(db, sub, "t3")
     finally:
         pub.stop()
         app.close()
@@ -261,7 +267,7 @@ def test_login_refused_is_said_play_goes_on_and_nothing_is_lost(locked_broker, t
     with Publisher(right, db) as pub:  # the password fixed: what was kept is sent
         try:
             wait(lambda: pub.acked == app.state.events, what="the kept events acknowledged")
-            check_all_stored_events_published(db, sub.events("t4"), "t4")
+            check_all_stored_events_published(db, sub, "t4")
         finally:
             app.close()
             sub.close()
@@ -346,7 +352,7 @@ def test_sigkilled_table_goes_offline_by_its_last_will_and_a_restart_sends_the_r
         assert f"dicetable: scores shared on mqtt://127.0.0.1:{mosquitto.port} as table t5\n" in err
         assert err.count("scores shared on") == 1  # a line when it changed, not one per event
         assert status() == [b"online", b"offline", b"online", b"offline"]
-        check_all_stored_events_published(db, sub.events("t5"), "t5")
+        check_all_stored_events_published(db, sub, "t5")
     finally:
         if proc.poll() is None:
             proc.kill()
