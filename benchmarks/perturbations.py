@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/perturbations.py [DATASET_DIR] [--quick] [--seed 0] [--renders 40]
        [--conditions glare,clutter,...] [--json FILE] [--save DIR] [--floors] [--reliability [PNG]]
-       [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
+       [--label-review JSON] [--face-model ONNX] [--detector-model ONNX] [--pip-model ONNX]
 
 Edits every DEV photo (``--quick``: every fourth, 40 photos, and 12 renders
 per rendered condition) per condition of :data:`vision.lab.perturb_suite.PERTURBATIONS`,
@@ -17,7 +17,10 @@ confidence of the values given against the share of them that were right
 Seeded: the same seed gives the same pictures. ``--save DIR`` writes each
 picture with a silent error, truth in green (red: must get no value), the
 reading in red (``?`` unknown). ``--floors`` prints a ``FLOORS`` dict for
-``tests/test_perturbations.py`` (run it with the test's options). The
+``tests/test_perturbations.py`` (run it with the test's options).
+``--label-review benchmarks/dev_label_review.json`` measures against DEV's
+reviewed labels (5 dice labelled otherwise than their top face shows; the
+labels as given stay the official measure). The
 edits: :mod:`vision.lab.perturb`, :mod:`vision.lab.perturb_compose`,
 :mod:`vision.lab.perturb_render`; measured tables: ``docs/perturbations.md``.
 """
@@ -63,6 +66,14 @@ def main() -> None:
         help="print the reliability curve per condition (stated confidence against observed, per bin; "
         "vision.lab.confidence_suite), into --json too; with PNG also draw it",
     )
+    parser.add_argument(
+        "--label-review",
+        type=Path,
+        default=None,
+        metavar="JSON",
+        help="measure against reviewed labels (benchmarks/dev_label_review.json for DEV: 5 dice whose labels "
+        "disagree with their plain top face); every edited photo otherwise carries those 5 as silent errors",
+    )
     for kind in ("face", "detector", "pip"):
         parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX", help=f"another {kind} model")
     args = parser.parse_args()
@@ -72,6 +83,10 @@ def main() -> None:
     try:
         networks = networks_from_files(args.face_model, args.detector_model, args.pip_model)
         photos = load_dataset(args.dataset)
+        if args.label_review is not None:
+            from vision.lab.label_review import load_label_review
+
+            photos = load_label_review(args.label_review).apply(photos, args.dataset)
     except (VisionError, DatasetError) as exc:
         parser.error(str(exc))
     names = [c for c in args.conditions.split(",") if c] or list(PERTURBATIONS)
@@ -83,6 +98,8 @@ def main() -> None:
         photos = photos[::4]
     cv2.setNumThreads(1)
     print(f"{len(photos)} photos of {args.dataset}, {renders} renders per rendered condition, seed {args.seed}")
+    if args.label_review is not None:
+        print(f"labels as reviewed in {args.label_review}")
     print(
         f"{'condition':<14} {'pics':>4} {'dice':>5} {'right':>5} {'unkn':>5} {'wrong':>5} {'miss':>5} "
         f"{'noval':>5} {'novalV':>6} {'xtraV':>5} {'xtraU':>5} {'acc':>6} {'silent':>6} {'stated':>7} {'observd':>7}"
