@@ -209,6 +209,12 @@ class DieDetector:
                 return self._decode(maps, scale, shape)
         return found
 
+    def with_dice_on_cards(self, image_bgr: np.ndarray, found: tuple[Detection, ...]) -> tuple[Detection, ...]:
+        """`found` with the dice on light cards it missed (:func:`vision.detect_cards.with_dice_on_cards`)."""
+        from vision.detect_cards import with_dice_on_cards
+
+        return with_dice_on_cards(self, image_bgr, found)
+
     def large_candidates(self, image_bgr: np.ndarray, found: tuple[Detection, ...]) -> tuple[LargeCandidate, ...]:
         """Boxes of a coarse look that may be dice too big for :meth:`detect`: close-up dice, or groups of dice.
 

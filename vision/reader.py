@@ -196,7 +196,12 @@ def read_image(
     problems, blown, step = _exposure(image)
 
     detections = list(detector.detect(image))
+    on_card: set[Detection] = set()
+    if hasattr(detector, "with_dice_on_cards"):  # dice on a white card: a closer look at it (vision.detect_cards)
+        with_cards = list(detector.with_dice_on_cards(image, tuple(detections)))
+        on_card, detections = set(with_cards) - set(detections), with_cards
     large = detector.large_candidates(image, tuple(detections)) if hasattr(detector, "large_candidates") else ()
+    large = tuple(c for c in large if not on_card.intersection(detections[i] for i in c.inside))  # the card itself
     candidates = detections + [c.detection for c in large]
     if not candidates:
         problems += _too_bright(blown, step, [])
