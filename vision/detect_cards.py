@@ -49,8 +49,9 @@ CARD_MIN_DICE: float = 3.0
 #: Largest area of a card's bounding box, as a share of the photo (a light floor is no card).
 CARD_MAX_SHARE: float = 0.25
 #: A card is oblong: its least-area rectangle at least this long over its width (playing cards
-#: 1.4, paper 1.41, the suite's cards 1.5-1.9); a white die close up, with its pips for holes, is square.
-CARD_MIN_ASPECT: float = 1.2
+#: 1.4, paper 1.41, the suite's cards 1.53-2.0); a big white die, with its pips for holes, is square, or up
+#: to 1.24 where its lit side face shows too (a dust_ev_plus1 photo: two pips were read as 1s at 1.2).
+CARD_MIN_ASPECT: float = 1.35
 #: Least area of the card's holes (its hull less its own pixels), in squared die sides: a die on it.
 CARD_MIN_HOLES: float = 0.3
 #: A die found on a card has a side within this ratio of the median side of the dice found before.

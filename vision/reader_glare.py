@@ -56,6 +56,9 @@ LIGHT_PIPS_ABOVE_FACE: int = 60
 #: face reader then names another value with at least this probability (a
 #: white 1 at +1 EV, its pip taken off, reads as no face).
 FACE_LEFT: float = 0.5
+#: ... and when those spots are of one size (white pips, or two glints on a face whose dark pips the pip
+#: finder missed: a smoky 4 with red pips read 2), with at least this probability.
+FACE_LEFT_ONE_SIZE: float = 0.9
 #: Most glints on one face: a die with more light spots is left alone (white
 #: swirls on a smoky die at +1 EV make 7).
 MOST_GLINTS: int = 3
@@ -142,6 +145,7 @@ def glare_free_crops(
     # a lamp makes a glint or two on a face; many light spots are the die's own marks (swirls, pip rings)
     ask = [i for i, (spots, _) in enumerate(found) if 0 < len(spots) <= MOST_GLINTS]
     unsure: list[int] = []
+    one_size: set[int] = set()  # every mark on a spot, the spots of one size: white pips, or glints on dark pips
     if not ask:
         return out_crops, glints
     maps = np.asarray(pip_finder.predict([crops[i] for i in ask]), np.float32)
@@ -158,7 +162,7 @@ def glare_free_crops(
                 and under[:, 2].max() <= BIGGER_THAN_PIP * under[:, 2].min()
                 and under[:, 4].max() < STREAK
             ):
-                continue
+                one_size.add(i)
             unsure.append(i)
             glint = np.ones(len(spots), bool)
         elif levels and max(levels) >= _face_level(image, boxes[i]) + LIGHT_PIPS_ABOVE_FACE:
@@ -181,7 +185,8 @@ def glare_free_crops(
         # light pips read the same without their blown-out centres, or as no face; a glint's face reads otherwise
         probs = np.asarray(face_reader.predict([c for i in unsure for c in (crops[i], out_crops[i])]), np.float64)
         for i, before, after in zip(unsure, probs[0::2], probs[1::2]):
-            if float(after[1:].max()) < FACE_LEFT or np.argmax(after[1:]) == np.argmax(before[1:]):
+            least = FACE_LEFT_ONE_SIZE if i in one_size else FACE_LEFT
+            if float(after[1:].max()) < least or np.argmax(after[1:]) == np.argmax(before[1:]):
                 out_crops[i], glints[i] = crops[i], np.zeros((0, 3))
     return out_crops, glints
 
