@@ -64,6 +64,9 @@ class TopFace:
         how far (px) the body reaches beyond that edge (a side face, or a
         bevel: a little). Empty (and `body` the face itself) where the face
         was not cut out cleanly (:data:`CLEAN_FILL`, :data:`CLEAN_ASPECT`).
+    colour : (L, a, b)
+        The face's colour, OpenCV's 8-bit Lab (the median around the seed):
+        dice of one set share its ``a, b`` whatever the light.
     """
 
     quad: np.ndarray
@@ -72,6 +75,7 @@ class TopFace:
     fill: float
     side: float
     beyond: tuple[tuple[np.ndarray, float], ...]
+    colour: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def _region(image: np.ndarray, box: tuple[float, float, float, float]) -> tuple[np.ndarray, float, int, int]:
@@ -126,9 +130,10 @@ def outline_top_face(
     if seed is None:
         seed = (box[0] + box[2] / 2, box[1] + box[3] / 2)
     sx, sy = (seed[0] - x0) * scale, (seed[1] - y0) * scale
-    face = _face_region(lab, (sx, sy))
-    if face is None:
+    found = _face_region(lab, (sx, sy))
+    if found is None:
         return None
+    face, colour = found
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea)
     rect = cv2.minAreaRect(contour)
@@ -139,7 +144,7 @@ def outline_top_face(
     to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
     small_face = max(rw, rh) < CLEAN_SIDE * WORK_SIDE  # a pip or a glint, not a face
     if fill < CLEAN_FILL or aspect < CLEAN_ASPECT or small_face:  # not cut out cleanly: nothing to measure beyond it
-        return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), ())
+        return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), (), colour)
     body = _die_material(small, face, box, scale, x0, y0)
     if body is None:
         return None
@@ -157,11 +162,12 @@ def outline_top_face(
         proj = rel @ axes[k]
         beyond.append((axes[k].copy(), float(proj.max() - half[k]) / scale))
         beyond.append((-axes[k], float(-proj.min() - half[k]) / scale))
-    return TopFace(to_photo(quad), to_photo(hull), aspect, fill, float(max(rw, rh) / scale), tuple(beyond))
+    side = float(max(rw, rh) / scale)
+    return TopFace(to_photo(quad), to_photo(hull), aspect, fill, side, tuple(beyond), colour)
 
 
-def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | None:
-    """The top face, uint8 0/1: pixels of the face colour around `seed` (region px) joined to it, pips filled.
+def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray, tuple[float, float, float]] | None:
+    """The top face, uint8 0/1 (the face colour around `seed`, region px, joined to it, pips filled); its colour.
 
     `lab` is the region in OpenCV's 8-bit Lab, ``(h, w, 3)`` uint8.
     """
@@ -186,7 +192,7 @@ def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | Non
     face = _fill_holes(cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     if face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any():
         return None  # it runs out of the region: the floor or another die is of the face's colour
-    return face
+    return face, (float(colour[0]), float(colour[1]), float(colour[2]))
 
 
 #: Least distance between the die's and the floor's chromaticity (r, g, b over
