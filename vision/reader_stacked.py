@@ -62,17 +62,20 @@ STACKED_REACH: float = 0.1
 SET_SIDE_RATIO: float = 1.06
 #: ... (at least two, their sides within this ratio of each other) ...
 SET_SIDE_SPREAD: float = 1.1
-#: ... in a picture whose flat dice show side faces at least this share of
-#: their distance from the principal point (a die's height over the camera's:
-#: 0.03 makes a die one height up show 3 % bigger; top-down DEV photos 0.001
-#: median, the renders 0.08) is nearer the camera by a die's height: stacked.
-MIN_PARALLAX: float = 0.03
+#: ... in a picture whose other dice show side faces at least this share of
+#: their distance from the principal point (a die's height over the camera's,
+#: :func:`parallax`: a die one height up shows that much bigger; DEV photos
+#: 0.001 median, 0.023 at the 90th percentile; the renders 0.08, measured 0.04-0.07)
+#: is nearer the camera by a die's height: stacked.
+MIN_PARALLAX: float = 0.035
 #: A face at most :data:`LEAN_ASPECT` square and this many times its set's side
 #: is no top face: a cocked die's top and side face in one light (cocked renders
-#: 1.33-1.39; DEV's oblong faces are at most 1.0 of their set's).
-MERGED_SIDE_RATIO: float = 1.2
+#: 1.33-1.39; DEV's oblong faces at most 1.1 of their set's, a die pasted
+#: touching another 1.21).
+MERGED_SIDE_RATIO: float = 1.25
 #: Dice whose top faces' Lab ``a, b`` lie within this distance (8-bit Lab units)
-#: are of one set (renders of one look: at most 5; DEV's red and green dice: 40+).
+#: are of one set (the renders' dice of one look: at most 9.4 apart, the cocked
+#: die's tilted face included).
 SET_CHROMA: float = 12.0
 
 
