@@ -75,3 +75,13 @@ def test_an_oblong_face_longer_than_its_sets_side_is_two_faces_in_one_light():
     faces, towards = _picture([50, 50, 50, 50, 66], CENTRES, height=0.0)
     assert not two_faces_as_one(4, faces, [True] * 5)
     assert judge_faces(faces, towards) == [None] * 5
+
+
+def test_a_stacked_die_shows_the_close_camera_by_its_own_side_face():
+    # the other dice lie under the camera (no side face to measure), the stacked one far out shows its own
+    centres = [(300.0, 230.0), (345.0, 250.0), (320.0, 205.0), (90.0, 420.0)]
+    faces, towards = _picture([50, 50, 50, 54.5], centres, height=0.16)
+    assert [parallax(f, t) for f, t in zip(faces[:3], towards[:3])] == [None] * 3
+    assert judge_faces(faces, towards)[3] == UnknownReason.STACKED
+    faces, towards = _picture([50, 50, 50, 54.5], centres, height=0.0)  # far from the camera: another die
+    assert judge_faces(faces, towards)[3] is None

@@ -218,7 +218,9 @@ def judge_faces(faces: list[TopFace | None], towards: list[np.ndarray | None]) -
         usual = float(np.median([reach[j] for j in others]))
         usual_widest = float(np.median([widest[j] for j in others]))
         known = [heights[j] for j in others if heights[j] is not None]
-        height = float(np.median(known)) if len(known) >= 2 else None
+        # the camera's closeness by the other dice's side faces or the die's own (twice as wide if it is stacked)
+        seen = ([float(np.median(known))] if len(known) >= 2 else []) + ([heights[i]] if heights[i] is not None else [])
+        height = max(seen, default=None)
         if face.side >= STACKED_SIDE_RATIO * side and widest[i] - usual_widest >= STACKED_REACH:
             out.append(UnknownReason.STACKED)
         elif bigger_than_its_set(i, faces, ok, height):
