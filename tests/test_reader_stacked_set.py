@@ -65,6 +65,9 @@ def test_a_bigger_die_is_not_stacked_under_a_far_camera_nor_beside_another_set()
     # nor within a set of mixed sizes
     faces, towards = _picture([44, 50, 56, 50, 54.5], CENTRES, height=0.08)
     assert not bigger_than_its_set(4, faces, [True] * 5, 0.08)
+    # nor under a camera looking across the table (faces foreshortened: nearer dice are bigger)
+    faces, towards = _picture([50, 50, 50, 50, 54.5], CENTRES, height=0.08, aspects=[0.85] * 5)
+    assert not bigger_than_its_set(4, faces, [True] * 5, 0.08)
 
 
 def test_an_oblong_face_longer_than_its_sets_side_is_two_faces_in_one_light():

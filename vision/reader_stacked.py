@@ -154,19 +154,23 @@ def parallax(face: TopFace, towards: np.ndarray | None) -> float | None:
 def set_sides(i: int, faces: list[TopFace | None], ok: list[bool]) -> list[float] | None:
     """The sides (px) of the other dice of die `i`'s set (its colour, :data:`SET_CHROMA`), or None.
 
-    None unless at least two, within :data:`SET_SIDE_SPREAD` of each other (one set, one size).
+    None unless at least two, within :data:`SET_SIDE_SPREAD` of each other (one set, one size),
+    their faces square (:data:`SQUARE_ASPECT`, median: a camera looking down).
     """
     face = faces[i]
     if face is None:
         return None
     a, b = face.colour[1], face.colour[2]
-    sides = [
-        g.side
+    same = [
+        g
         for j, g in enumerate(faces)
         if j != i and ok[j] and g is not None and np.hypot(g.colour[1] - a, g.colour[2] - b) <= SET_CHROMA
     ]
+    sides = [g.side for g in same]
     if len(sides) < 2 or max(sides) > SET_SIDE_SPREAD * min(sides):
         return None
+    if float(np.median([g.aspect for g in same])) < SQUARE_ASPECT:
+        return None  # a camera looking across the table: nearer dice are bigger, whatever lies under them
     return sides
 
 
