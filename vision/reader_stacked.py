@@ -40,7 +40,7 @@ __all__ = [
 
 #: A die's body reaching this far (share of its top face's side) beyond an edge
 #: of its top face where no side face of a flat die shows ...
-LEAN_REACH: float = 0.28
+LEAN_REACH: float = 0.3
 #: ... and this much farther than the median reach of the other dice in the
 #: picture (their bevels and outline noise: about 0.15 on flat rendered dice)
 #: is cocked on an edge.
@@ -62,6 +62,10 @@ STACKED_REACH: float = 0.1
 SET_SIDE_RATIO: float = 1.06
 #: ... (at least two, their sides within this ratio of each other) ...
 SET_SIDE_SPREAD: float = 1.1
+#: ... its outline filling this share of its rectangle (a rim or a side face run
+#: into it makes it bigger: flat dice of the stress renders 1.13 times their set
+#: at 0.86) ...
+SIZE_FILL: float = 0.88
 #: ... in a picture whose other dice show side faces at least this share of
 #: their distance from the principal point (a die's height over the camera's,
 #: :func:`parallax`: a die one height up shows that much bigger; DEV photos
@@ -180,7 +184,7 @@ def bigger_than_its_set(i: int, faces: list[TopFace | None], ok: list[bool], hei
     `height` is the picture's die height over camera height (:func:`parallax`).
     """
     sides = set_sides(i, faces, ok)
-    if sides is None or height is None or height < MIN_PARALLAX:
+    if sides is None or height is None or height < MIN_PARALLAX or faces[i].fill < SIZE_FILL:
         return False
     return faces[i].side >= SET_SIDE_RATIO * float(np.median(sides))
 
