@@ -88,3 +88,18 @@ def test_a_stacked_die_shows_the_close_camera_by_its_own_side_face():
     assert judge_faces(faces, towards)[3] == UnknownReason.STACKED
     faces, towards = _picture([50, 50, 50, 54.5], centres, height=0.0)  # far from the camera: another die
     assert judge_faces(faces, towards)[3] is None
+
+
+def test_flat_dice_touching_one_another_are_not_leaning():
+    """The stress set's touching dice (flat, side by side as held dice lie): a neighbour's body is not theirs."""
+    from vision.reader_stacked import cocked_or_stacked
+    from vision.render import render_randomised
+
+    rng = np.random.default_rng(0)  # the draws of vision.lab.stress.run_stress, seed 0
+    judged = 0
+    for _ in range(7):
+        values = [int(v) for v in rng.integers(1, 7, 5)]
+        tray = render_randomised(values, seed=int(rng.integers(2**31)), condition="touching")
+        verdicts, _ = cocked_or_stacked(np.asarray(tray.image), [t.box for t in tray.dice])
+        judged += sum(v is not None for v in verdicts)
+    assert judged == 0  # 5 of these 35 dice were called leaning when the body ran into the neighbour's box

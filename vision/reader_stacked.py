@@ -40,7 +40,7 @@ __all__ = [
 
 #: A die's body reaching this far (share of its top face's side) beyond an edge
 #: of its top face where no side face of a flat die shows ...
-LEAN_REACH: float = 0.3
+LEAN_REACH: float = 0.28
 #: ... and this much farther than the median reach of the other dice in the
 #: picture (their bevels and outline noise: about 0.15 on flat rendered dice)
 #: is cocked on an edge.
@@ -104,7 +104,7 @@ def cocked_or_stacked(
     """
     if len(boxes) < 3:
         return [None] * len(boxes), [None] * len(boxes)
-    faces = [outline_top_face(image, box) for box in boxes]
+    faces = [outline_top_face(image, box, others=boxes[:i] + boxes[i + 1 :]) for i, box in enumerate(boxes)]
     height, width = image.shape[:2]
     centre = np.array([width / 2.0, height / 2.0])
     towards: list[np.ndarray | None] = []

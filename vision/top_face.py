@@ -18,6 +18,7 @@ Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -106,7 +107,10 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 
 
 def outline_top_face(
-    image: np.ndarray, box: tuple[float, float, float, float], seed: tuple[float, float] | None = None
+    image: np.ndarray,
+    box: tuple[float, float, float, float],
+    seed: tuple[float, float] | None = None,
+    others: Sequence[tuple[float, float, float, float]] = (),
 ) -> TopFace | None:
     """The top face of the die in `box` as a quadrilateral, or None where it cannot be cut out.
 
@@ -118,6 +122,8 @@ def outline_top_face(
         The die's box, px.
     seed : (x, y), optional
         A point of the top face (the middle of its pips), px; default the box's centre.
+    others : sequence of (x, y, w, h), optional
+        The other dice's boxes, px: their bodies are not this die's (dice touching, held side by side).
 
     Returns
     -------
@@ -145,7 +151,7 @@ def outline_top_face(
     small_face = max(rw, rh) < CLEAN_SIDE * WORK_SIDE  # a pip or a glint, not a face
     if fill < CLEAN_FILL or aspect < CLEAN_ASPECT or small_face:  # not cut out cleanly: nothing to measure beyond it
         return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), (), colour)
-    body = _die_material(small, face, box, scale, x0, y0)
+    body = _die_material(small, face, box, scale, x0, y0, others)
     if body is None:
         return None
     bcont, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -217,13 +223,20 @@ def _chromaticity(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _die_material(
-    small: np.ndarray, face: np.ndarray, box: tuple[float, float, float, float], scale: float, x0: int, y0: int
+    small: np.ndarray,
+    face: np.ndarray,
+    box: tuple[float, float, float, float],
+    scale: float,
+    x0: int,
+    y0: int,
+    others: Sequence[tuple[float, float, float, float]] = (),
 ) -> np.ndarray | None:
     """The die's body: the top face and the pixels of its colour at any brightness (side faces) joined to it.
 
     Brightness aside, a side face has the die's colour and a shadow the
     floor's; None where the two are too alike (:data:`MIN_CHROMA_GAP`).
-    Kept within the die's box and a little more (neighbours lie outside it).
+    Kept within the die's box and out of the other dice's boxes (a touching
+    neighbour of the die's colour reaches into its box).
     """
     chroma, bright = _chromaticity(small)
     border = np.concatenate([chroma[0], chroma[-1], chroma[:, 0], chroma[:, -1]])
@@ -246,6 +259,9 @@ def _die_material(
     inside = np.zeros_like(material)
     xa, ya = max(0, int((x - m - x0) * scale)), max(0, int((y - m - y0) * scale))
     inside[ya : int((y + h + m - y0) * scale) + 1, xa : int((x + w + m - x0) * scale) + 1] = 1
+    for ox, oy, ow, oh in others:
+        oxa, oya = max(0, int((ox - x0) * scale)), max(0, int((oy - y0) * scale))
+        inside[oya : max(0, int((oy + oh - y0) * scale)) + 1, oxa : max(0, int((ox + ow - x0) * scale)) + 1] = 0
     material = cv2.morphologyEx(material & inside | face, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) | face
     n, labels = cv2.connectedComponents(material)
     ids = labels[face > 0]
