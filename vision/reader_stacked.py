@@ -13,7 +13,11 @@ perspective (:func:`judge_faces`):
   or its top face is foreshortened (``cos(tilt)``) while theirs are square and
   a side face shows beside it;
 * **stacked**: the top face is bigger than the others' (nearer the camera by a
-  die's height) and die material reaches beyond it (the die under it).
+  die's height) and die material reaches beyond it (the die under it); or it
+  is bigger than its own set's (the dice of its colour: one size) where the
+  camera is close enough for a die's height to show (:func:`parallax`);
+* **leaning** too: an oblong "top face" longer than its set's side, a cocked
+  die's top and side face in one light (:func:`two_faces_as_one`).
 
 Only clean outlines are judged (:func:`trusted`), and only with two clean
 others to compare with; anything else is left to the reader's other rules.
