@@ -18,6 +18,7 @@ Conventions: images are BGR ``uint8`` arrays indexed ``(row, col)``; boxes are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -64,6 +65,9 @@ class TopFace:
         how far (px) the body reaches beyond that edge (a side face, or a
         bevel: a little). Empty (and `body` the face itself) where the face
         was not cut out cleanly (:data:`CLEAN_FILL`, :data:`CLEAN_ASPECT`).
+    colour : (L, a, b)
+        The face's colour, OpenCV's 8-bit Lab (the median around the seed):
+        dice of one set share its ``a, b`` whatever the light.
     """
 
     quad: np.ndarray
@@ -72,6 +76,7 @@ class TopFace:
     fill: float
     side: float
     beyond: tuple[tuple[np.ndarray, float], ...]
+    colour: tuple[float, float, float] = (0.0, 0.0, 0.0)
 
 
 def _region(image: np.ndarray, box: tuple[float, float, float, float]) -> tuple[np.ndarray, float, int, int]:
@@ -102,7 +107,10 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 
 
 def outline_top_face(
-    image: np.ndarray, box: tuple[float, float, float, float], seed: tuple[float, float] | None = None
+    image: np.ndarray,
+    box: tuple[float, float, float, float],
+    seed: tuple[float, float] | None = None,
+    others: Sequence[tuple[float, float, float, float]] = (),
 ) -> TopFace | None:
     """The top face of the die in `box` as a quadrilateral, or None where it cannot be cut out.
 
@@ -114,6 +122,8 @@ def outline_top_face(
         The die's box, px.
     seed : (x, y), optional
         A point of the top face (the middle of its pips), px; default the box's centre.
+    others : sequence of (x, y, w, h), optional
+        The other dice's boxes, px: their bodies are not this die's (dice touching, held side by side).
 
     Returns
     -------
@@ -126,9 +136,10 @@ def outline_top_face(
     if seed is None:
         seed = (box[0] + box[2] / 2, box[1] + box[3] / 2)
     sx, sy = (seed[0] - x0) * scale, (seed[1] - y0) * scale
-    face = _face_region(lab, (sx, sy))
-    if face is None:
+    found = _face_region(lab, (sx, sy))
+    if found is None:
         return None
+    face, colour = found
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     contour = max(contours, key=cv2.contourArea)
     rect = cv2.minAreaRect(contour)
@@ -139,8 +150,8 @@ def outline_top_face(
     to_photo = lambda p: (p / scale + np.array([x0, y0], np.float32)).astype(np.float32)  # noqa: E731
     small_face = max(rw, rh) < CLEAN_SIDE * WORK_SIDE  # a pip or a glint, not a face
     if fill < CLEAN_FILL or aspect < CLEAN_ASPECT or small_face:  # not cut out cleanly: nothing to measure beyond it
-        return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), ())
-    body = _die_material(small, face, box, scale, x0, y0)
+        return TopFace(to_photo(quad), to_photo(quad), aspect, fill, float(max(rw, rh) / scale), (), colour)
+    body = _die_material(small, face, box, scale, x0, y0, others)
     if body is None:
         return None
     bcont, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -157,11 +168,12 @@ def outline_top_face(
         proj = rel @ axes[k]
         beyond.append((axes[k].copy(), float(proj.max() - half[k]) / scale))
         beyond.append((-axes[k], float(-proj.min() - half[k]) / scale))
-    return TopFace(to_photo(quad), to_photo(hull), aspect, fill, float(max(rw, rh) / scale), tuple(beyond))
+    side = float(max(rw, rh) / scale)
+    return TopFace(to_photo(quad), to_photo(hull), aspect, fill, side, tuple(beyond), colour)
 
 
-def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | None:
-    """The top face, uint8 0/1: pixels of the face colour around `seed` (region px) joined to it, pips filled.
+def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> tuple[np.ndarray, tuple[float, float, float]] | None:
+    """The top face, uint8 0/1 (the face colour around `seed`, region px, joined to it, pips filled); its colour.
 
     `lab` is the region in OpenCV's 8-bit Lab, ``(h, w, 3)`` uint8.
     """
@@ -186,7 +198,7 @@ def _face_region(lab: np.ndarray, seed: tuple[float, float]) -> np.ndarray | Non
     face = _fill_holes(cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
     if face[0].any() or face[-1].any() or face[:, 0].any() or face[:, -1].any():
         return None  # it runs out of the region: the floor or another die is of the face's colour
-    return face
+    return face, (float(colour[0]), float(colour[1]), float(colour[2]))
 
 
 #: Least distance between the die's and the floor's chromaticity (r, g, b over
@@ -211,13 +223,20 @@ def _chromaticity(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _die_material(
-    small: np.ndarray, face: np.ndarray, box: tuple[float, float, float, float], scale: float, x0: int, y0: int
+    small: np.ndarray,
+    face: np.ndarray,
+    box: tuple[float, float, float, float],
+    scale: float,
+    x0: int,
+    y0: int,
+    others: Sequence[tuple[float, float, float, float]] = (),
 ) -> np.ndarray | None:
     """The die's body: the top face and the pixels of its colour at any brightness (side faces) joined to it.
 
     Brightness aside, a side face has the die's colour and a shadow the
     floor's; None where the two are too alike (:data:`MIN_CHROMA_GAP`).
-    Kept within the die's box and a little more (neighbours lie outside it).
+    Kept within the die's box and out of the other dice's boxes (a touching
+    neighbour of the die's colour reaches into its box).
     """
     chroma, bright = _chromaticity(small)
     border = np.concatenate([chroma[0], chroma[-1], chroma[:, 0], chroma[:, -1]])
@@ -240,6 +259,9 @@ def _die_material(
     inside = np.zeros_like(material)
     xa, ya = max(0, int((x - m - x0) * scale)), max(0, int((y - m - y0) * scale))
     inside[ya : int((y + h + m - y0) * scale) + 1, xa : int((x + w + m - x0) * scale) + 1] = 1
+    for ox, oy, ow, oh in others:
+        oxa, oya = max(0, int((ox - x0) * scale)), max(0, int((oy - y0) * scale))
+        inside[oya : max(0, int((oy + oh - y0) * scale)) + 1, oxa : max(0, int((ox + ow - x0) * scale)) + 1] = 0
     material = cv2.morphologyEx(material & inside | face, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)) | face
     n, labels = cv2.connectedComponents(material)
     ids = labels[face > 0]
