@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import numpy as np
 
 from table.audit.fairness import fair_dice_test, power
@@ -23,7 +23,12 @@ from table.store import open_store
 
 
 def main() -> None:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="audit-power-"))
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "out_dir", nargs="?", type=_args.out_dir, help="folder for the stores and plots (default: temp)"
+    )
+    given = parser.parse_args().out_dir
+    out = Path(given) if given else Path(tempfile.mkdtemp(prefix="audit-power-"))
     out.mkdir(parents=True, exist_ok=True)
     for name, bias in (("fair", 0.0), ("six-20pc", 0.2)):
         db = out / f"{name}.sqlite3"
@@ -47,4 +52,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

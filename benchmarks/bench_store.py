@@ -9,14 +9,13 @@ alone (no store).  Run: ``python benchmarks/bench_store.py [--events N]``.
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 
 from table.app.session import GameSession
 from table.game import StartGame, execute
@@ -67,8 +66,8 @@ def bench(db: Path, n_events: int, seed: int = 0) -> None:
 
 def main() -> None:
     """Parse arguments and run :func:`bench`."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--events", type=int, default=2000, help="commands to time (default 2000)")
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=_args.positive(), default=2000, help="commands to time (default 2000)")
     parser.add_argument(
         "--db", type=Path, default=None, help="store file to use (default: a new one in a temporary folder)"
     )
@@ -81,4 +80,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -24,8 +24,8 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import numpy as np
 
 PUBLISHED = {
@@ -118,11 +118,11 @@ def bot_scores(ruleset: str, variant: str, games: int) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _args.parser(__file__, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("rules", nargs="*", help="ruleset ids (default: all)")
     parser.add_argument("--one", nargs=2, metavar=("RULES", "VARIANT"), help=argparse.SUPPRESS)
     parser.add_argument("--advice-only", action="store_true", help="skip the builds")
-    parser.add_argument("--advice-n", type=int, default=400, help="advice requests per table")
+    parser.add_argument("--advice-n", type=_args.positive(), default=400, help="advice requests per table")
     parser.add_argument(
         "--bots", type=int, default=0, metavar="GAMES", help="also play GAMES solitaire games per bot level and ruleset"
     )
@@ -182,5 +182,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    sys.exit(main())
+    _args.run(main)

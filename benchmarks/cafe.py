@@ -15,7 +15,6 @@ table's totals. Run: ``python benchmarks/cafe.py [--tables 50] [--seconds 30] [-
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -30,7 +29,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import paho.mqtt.client as mqtt
 
 from table.leaderboard.simulated_table import event_payload, play_game, state_payload
@@ -169,16 +168,18 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=50, help="simulated tables (50)")
-    parser.add_argument("--seconds", type=float, default=30.0, help="how long the tables play (30)")
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=_args.positive(), default=50, help="simulated tables (50)")
+    parser.add_argument("--seconds", type=_args.positive(float), default=30.0, help="how long the tables play (30)")
     parser.add_argument(
         "--pace",
         type=float,
         default=BOT_DELAY_S,
         help=f"seconds between a table's events ({BOT_DELAY_S}, the table's bots; 0: no wait at all)",
     )
-    parser.add_argument("--poll-ms", type=float, default=50.0, help="how often the poller reads /api/games (50)")
+    parser.add_argument(
+        "--poll-ms", type=_args.positive(float), default=50.0, help="how often the poller reads /api/games (50)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         broker, port = start_broker(Path(tmp))
@@ -248,4 +249,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _args.run(main)

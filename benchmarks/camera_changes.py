@@ -26,24 +26,21 @@ change, a sheet of the changed photos with an error (up to 6), drawn as in
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from vision.annotate import annotate_outcomes  # noqa: E402
-from vision.images import load_image  # noqa: E402
-from vision.lab.camera_changes import apply_change, change_names, quarter_turn  # noqa: E402
-from vision.lab.evaluate import DEFAULT_DEV_DIR, EvalResult, LabelledDie, load_dataset, score_image  # noqa: E402
-from vision.lab.training.data import DEV_FOLDS, dev_fold  # noqa: E402
-from vision.reader import networks_from_files, read_image  # noqa: E402
+from vision.annotate import annotate_outcomes
+from vision.images import load_image
+from vision.lab.camera_changes import apply_change, change_names, quarter_turn
+from vision.lab.evaluate import DEFAULT_DEV_DIR, EvalResult, LabelledDie, load_dataset, score_image
+from vision.lab.training.data import DEV_FOLDS, dev_fold
+from vision.reader import networks_from_files, read_image
 
 #: Changed photos with an error drawn on each change's sheet (``--save``).
 SHEET_PHOTOS = 6
@@ -64,8 +61,10 @@ def _sheet(drawings: list[np.ndarray], height: int = 360) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="labelled photos (default: %(default)s)")
+    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--dev", type=_args.labelled_dir, default=DEFAULT_DEV_DIR, help="labelled photos (default: %(default)s)"
+    )
     parser.add_argument(
         "--changes", default=",".join(change_names()), help="comma-separated changes (default: all: %(default)s)"
     )
@@ -87,7 +86,11 @@ def main(argv: list[str] | None = None) -> int:
         help="turn every photo by K quarter turns (0-3) before the change (default 0)",
     )
     parser.add_argument(
-        "--save", type=Path, default=None, metavar="DIR", help="write a sheet of photos with errors per change into DIR"
+        "--save",
+        type=lambda text: Path(_args.out_dir(text)),
+        default=None,
+        metavar="DIR",
+        help="write a sheet of photos with errors per change into DIR",
     )
     for kind in ("face", "detector", "pip"):
         parser.add_argument(
@@ -184,4 +187,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    _args.run(main)

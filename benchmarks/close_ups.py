@@ -30,23 +30,20 @@ when it is absent).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from vision import render  # noqa: E402
-from vision.images import load_image  # noqa: E402
-from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice  # noqa: E402
-from vision.lab.stress import close_up_window  # noqa: E402
-from vision.reader import networks_from_files, read_image  # noqa: E402
+from vision import render
+from vision.images import load_image
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice
+from vision.lab.stress import close_up_window
+from vision.reader import networks_from_files, read_image
 
 #: The networks every picture is read with (:func:`vision.reader.networks_from_files`; set by ``main``).
 NETWORKS: dict = {}
@@ -164,8 +161,10 @@ def tiled(dev: Path, prefix: str, grid: int, photos: int) -> Counter:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dev", type=Path, default=DEFAULT_DEV_DIR, help="the DEV set (default: %(default)s)")
+    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--dev", type=_args.labelled_dir, default=DEFAULT_DEV_DIR, help="the DEV set (default: %(default)s)"
+    )
     for kind in ("face", "detector", "pip"):
         parser.add_argument(
             f"--{kind}-model",
@@ -214,4 +213,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    _args.run(main)

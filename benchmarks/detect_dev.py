@@ -9,23 +9,28 @@ precision and median detector time (one OpenCV thread) per source and threshold.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections import defaultdict
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
 from vision.detect import DieDetector, box_iou
 from vision.images import load_image
-from vision.lab.evaluate import load_dataset, match_dice
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
+    parser = _args.parser(__file__)
+    parser.add_argument(
+        "dataset",
+        nargs="?",
+        default=str(DEFAULT_DEV_DIR),
+        type=_args.labelled_dir,
+        help="labelled photos (default DEV)",
+    )
     parser.add_argument("--model", default=None)
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.15, 0.2, 0.25, 0.3, 0.4, 0.5])
     args = parser.parse_args()
@@ -55,4 +60,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -9,13 +9,12 @@ each. Run: ``python benchmarks/health_latency.py [--requests N]``.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import tempfile
 import time
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 
 from table.app import TableApp
 from table.display.server import DisplayServer
@@ -46,8 +45,8 @@ def measure(port: int, requests: int) -> list[float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=500, help="requests to time (500)")
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=_args.positive(), default=500, help="requests to time (500)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         table = TableApp(
@@ -66,4 +65,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -4,30 +4,35 @@ Prints how many verdicts were settled and right (same values as the labels, as a
 settled but wrong, or unreadable; the watcher adds its checks (3-frame agreement, nested
 boxes, box-shape leaning check without a reference) on top of the reader.
 
-Usage: python benchmarks/live_photos.py [PREFIX]   (e.g. kingpi_ for the Pi camera photos)
+Usage: python benchmarks/live_photos.py [PREFIX] [--dev DIR]   (e.g. kingpi_ for the Pi camera photos)
 """
 
 import json
-import sys
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
+from vision.lab.evaluate import DEFAULT_DEV_DIR
 from vision.reader import read_image
 from vision.tray import TrayGeometry
 from vision.watch import EventKind, RollWatcher
 
-DEV = Path(__file__).resolve().parents[1] / ".." / "shared" / "dice-images" / "dev"
 
-
-def main(prefix: str = "") -> None:
-    labels = json.loads((DEV / "labels.json").read_text())
+def main() -> None:
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument("prefix", nargs="?", default="", help="only photos whose name starts with PREFIX")
+    parser.add_argument("--dev", type=_args.labelled_dir, default=str(DEFAULT_DEV_DIR), help="labelled photos (DEV)")
+    args = parser.parse_args()
+    prefix, dev = args.prefix, Path(args.dev)
+    labels = json.loads((dev / "labels.json").read_text())
     counts = {"settled right": 0, "settled wrong": 0, "unreadable": 0, "no verdict": 0, "reader alone right": 0}
     photos = [im for im in labels["images"] if im["file"].startswith(prefix) and im["dice"]]
+    if not photos:
+        parser.error(f"no labelled photo's name starts with {prefix!r} in {str(dev)!r}; try kingpi_, or no prefix")
     for im in photos:
-        image = cv2.imread(str(DEV / im["file"]))
+        image = cv2.imread(str(dev / im["file"]))
         h, w = image.shape[:2]
         scale = min(1.0, 640.0 / w)
         geo = TrayGeometry.from_corners(
@@ -53,4 +58,4 @@ def main(prefix: str = "") -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "")
+    _args.run(main)

@@ -13,21 +13,18 @@ earlier throw: +11.8 MB and 9,214 states after 300 throws, the 300th taking 0.3 
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 import time
 import tracemalloc
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 
-from table.demo.livetray import LiveTray  # noqa: E402
+from table.demo.livetray import LiveTray
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--throws", type=int, default=300)
+    p = _args.parser(__file__, description=__doc__.splitlines()[0])
+    p.add_argument("--throws", type=_args.positive(), default=300)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     tray = LiveTray(seed=args.seed)
@@ -52,4 +49,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -15,7 +15,6 @@ Run: ``python benchmarks/mqtt_publish.py [--taps N] [--events N]``. Numbers, not
 
 from __future__ import annotations
 
-import argparse
 import random
 import socket
 import statistics
@@ -25,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import paho.mqtt.client as mqtt
 
 from table.app import TableApp
@@ -135,9 +134,13 @@ def drain_rate(db: Path, port: int, n_events: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--taps", type=int, default=300, help="hold taps to time in each setting (default 300)")
-    parser.add_argument("--events", type=int, default=5000, help="events in the outbox to drain (default 5000)")
+    parser = _args.parser(__file__, description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--taps", type=_args.positive(), default=300, help="hold taps to time in each setting (default 300)"
+    )
+    parser.add_argument(
+        "--events", type=_args.positive(), default=5000, help="events in the outbox to drain (default 5000)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -152,4 +155,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -22,12 +22,11 @@ Photo sets are skipped, with a note, when the TRAIN set is absent. Tables:
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 
 from vision.lab.oblique import PHOTO_SETS, SETS, run_set
@@ -36,14 +35,16 @@ from vision.lab.training.data import DEFAULT_TRAIN_DIR
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="8 renders per rendered set")
     parser.add_argument("--seed", type=int, default=0, help="seed of every render (default 0)")
-    parser.add_argument("--renders", type=int, default=40, help="pictures per rendered set (default 40)")
+    parser.add_argument("--renders", type=_args.positive(), default=40, help="pictures per rendered set (default 40)")
     parser.add_argument("--sets", default="", help="comma-separated subset (default: all)")
-    parser.add_argument("--train-dir", type=Path, default=DEFAULT_TRAIN_DIR, help="the TRAIN set")
-    parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
-    parser.add_argument("--save", default="", help="write pictures with silent errors to this folder")
+    parser.add_argument("--train-dir", type=_args.labelled_dir, default=DEFAULT_TRAIN_DIR, help="the TRAIN set")
+    parser.add_argument("--json", default="", type=_args.out_file, help="also write the numbers to this JSON file")
+    parser.add_argument(
+        "--save", default="", type=_args.out_dir, help="write pictures with silent errors to this folder"
+    )
     parser.add_argument("--reasons", action="store_true", help="print the reasons of the unknown dice per set")
     for kind in ("face", "detector", "pip"):
         parser.add_argument(f"--{kind}-model", type=Path, default=None, metavar="ONNX", help=f"another {kind} model")
@@ -113,4 +114,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

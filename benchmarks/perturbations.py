@@ -27,12 +27,11 @@ edits: :mod:`vision.lab.perturb`, :mod:`vision.lab.perturb_compose`,
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 
 from vision.lab.confidence_suite import (
@@ -48,14 +47,24 @@ from vision.lab.silent_pictures import silent_saver
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", nargs="?", default=str(DEFAULT_DEV_DIR), help="labelled photos (default DEV)")
+    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "dataset",
+        nargs="?",
+        default=str(DEFAULT_DEV_DIR),
+        type=_args.labelled_dir,
+        help="labelled photos (default DEV)",
+    )
     parser.add_argument("--quick", action="store_true", help="every fourth photo and 12 renders per condition")
     parser.add_argument("--seed", type=int, default=0, help="seed of every edit and render (default 0)")
-    parser.add_argument("--renders", type=int, default=40, help="scenes per rendered condition (default 40)")
+    parser.add_argument(
+        "--renders", type=_args.positive(), default=40, help="scenes per rendered condition (default 40)"
+    )
     parser.add_argument("--conditions", default="", help="comma-separated subset (default: all)")
-    parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
-    parser.add_argument("--save", default="", help="write pictures with silent errors to this folder")
+    parser.add_argument("--json", default="", type=_args.out_file, help="also write the numbers to this JSON file")
+    parser.add_argument(
+        "--save", default="", type=_args.out_dir, help="write pictures with silent errors to this folder"
+    )
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_perturbations.py")
     parser.add_argument(
         "--reliability",
@@ -63,6 +72,7 @@ def main() -> None:
         nargs="?",
         const="",
         metavar="PNG",
+        type=_args.out_file,
         help="print the reliability curve per condition (stated confidence against observed, per bin; "
         "vision.lab.confidence_suite), into --json too; with PNG also draw it",
     )
@@ -156,4 +166,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -43,10 +43,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
+from _checkout import ROOT
 from soak_table import rss_mb  # noqa: E402  (the table process's RSS reader)
 
 KINDS = (
@@ -402,12 +400,12 @@ class Soak:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--minutes", type=float, default=30.0, help="minutes of play (default 30)")
-    p.add_argument("--repeat", type=int, default=3, help="times each fault is injected (default 3)")
+    p = _args.parser(__file__, description=__doc__.splitlines()[0])
+    p.add_argument("--minutes", type=_args.positive(float), default=30.0, help="minutes of play (default 30)")
+    p.add_argument("--repeat", type=_args.positive(), default=3, help="times each fault is injected (default 3)")
     p.add_argument("--hold", type=float, default=10.0, help="seconds each fault lasts at least (default 10)")
     p.add_argument("--warmup", type=float, default=60.0, help="seconds of play before the first RSS (default 60)")
-    p.add_argument("--speed", type=float, default=3.0, help="pace of play (default 3)")
+    p.add_argument("--speed", type=_args.positive(float), default=3.0, help="pace of play (default 3)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--port", type=int, default=0)
     p.add_argument("--keep", action="store_true", help="keep the work folder (store, logs)")
@@ -427,4 +425,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

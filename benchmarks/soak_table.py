@@ -17,8 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 
 PLAYERS = "Ann,Bo"
 
@@ -188,7 +187,7 @@ def rss_mb(pid: int) -> float:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = _args.parser(__file__, description=__doc__.splitlines()[0])
     for name in ("--db", "--models", "--ctl", "--throws", "--listen", "--memlog"):
         p.add_argument(name)
     p.add_argument("--speed", type=float, default=3.0)
@@ -198,4 +197,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

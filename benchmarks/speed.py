@@ -18,18 +18,17 @@ same for the pip finder and both JSON files), and prints the ratio of the median
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
 from vision.images import load_image
-from vision.lab.evaluate import load_dataset
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset
 from vision.reader import networks_from_files, read_image
 
 
@@ -52,9 +51,15 @@ def _best_of(image: np.ndarray, repeat: int, networks: dict) -> tuple[float, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = _args.parser(__file__)
+    parser.add_argument(
+        "dataset",
+        nargs="?",
+        default=str(DEFAULT_DEV_DIR),
+        type=_args.labelled_dir,
+        help="labelled photos (default DEV)",
+    )
+    parser.add_argument("--repeat", type=_args.positive(), default=3)
     parser.add_argument(
         "--models",
         type=Path,
@@ -104,4 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -26,12 +26,11 @@ to 0.01; the silent limit is the measured count, at least 1 (GAP above 1).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 from pathlib import Path
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
@@ -40,12 +39,14 @@ from vision.render import CONDITIONS
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--n", type=int, default=20, help="images per condition (default 20)")
+    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", type=_args.positive(), default=20, help="images per condition (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="seed of values and renders (default 0)")
     parser.add_argument("--conditions", default="", help="comma-separated subset (default: all and random)")
-    parser.add_argument("--json", default="", help="also write the numbers to this JSON file")
-    parser.add_argument("--save", default="", help="write annotated images with silent errors to this folder")
+    parser.add_argument("--json", default="", type=_args.out_file, help="also write the numbers to this JSON file")
+    parser.add_argument(
+        "--save", default="", type=_args.out_dir, help="write annotated images with silent errors to this folder"
+    )
     parser.add_argument("--save-all", action="store_true", help="with --save: write every image")
     parser.add_argument("--floors", action="store_true", help="print a FLOORS dict for tests/test_stress_sets.py")
     parser.add_argument(
@@ -179,4 +180,4 @@ def _saver(folder: Path, condition: str, every: bool):
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -18,10 +18,9 @@ into ``vision/reader.py``.
 
 from __future__ import annotations
 
-import argparse
 from collections import defaultdict
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import cv2
 import numpy as np
 
@@ -29,7 +28,7 @@ from vision._reader_pips import pips_match
 from vision.detect import default_detector
 from vision.face import crop_die, reading_face_reader
 from vision.images import load_image
-from vision.lab.evaluate import load_dataset, match_dice
+from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice
 from vision.pips import PipFinder, default_pip_finder, layouts_on_map
 from vision.reader import (
     DROP_MAX_DETECTOR_SCORE,
@@ -41,8 +40,14 @@ from vision.reader import (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("dataset", nargs="?", default="../shared/dice-images/dev")
+    parser = _args.parser(__file__)
+    parser.add_argument(
+        "dataset",
+        nargs="?",
+        default=str(DEFAULT_DEV_DIR),
+        type=_args.labelled_dir,
+        help="labelled photos (default DEV)",
+    )
     parser.add_argument("--face-model", default=None)
     parser.add_argument("--no-tta", action="store_true")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85])
@@ -129,4 +134,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

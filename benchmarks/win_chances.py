@@ -30,7 +30,7 @@ import argparse
 import pickle
 import time
 
-import _checkout  # noqa: F401  (this checkout's vision/ and table/ first on sys.path)
+import _args  # (imports _checkout: this checkout's vision/ and table/ first on sys.path)
 import numpy as np
 
 from table.rules import Card, find_ruleset
@@ -212,14 +212,16 @@ def speed(rules: list[str]) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--positions", type=int, default=36)
-    ap.add_argument("--continuations", type=int, default=400)
+    ap = _args.parser(__file__, description=__doc__.splitlines()[0])
+    ap.add_argument("--positions", type=_args.positive(), default=36)
+    ap.add_argument("--continuations", type=_args.positive(), default=400)
     ap.add_argument("--rules", "--rulesets", nargs="+", default=list(RULES), choices=RULES)
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--last-rounds", type=int, default=0, help="cut games in their last N rounds only")
     ap.add_argument("--speed-only", action="store_true")
-    ap.add_argument("--save", help="write the positions and their Monte Carlo to this file (pickle)")
+    ap.add_argument(
+        "--save", type=_args.out_file, help="write the positions and their Monte Carlo to this file (pickle)"
+    )
     ap.add_argument("--load", nargs="+", help="compare the models on positions saved by --save (no Monte Carlo)")
     args = ap.parse_args()
     for r in args.rules:
@@ -231,4 +233,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _args.run(main)

@@ -5,10 +5,10 @@ Each subcommand lives in its own module under :mod:`table.commands` and exposes
 taking the parsed :class:`argparse.Namespace` and returning an exit status).
 
 Exit status: 0 on success, 2 on bad input (one clear line on stderr, never a
-traceback), 1 when a command ran but found a failure it reports (e.g. a
-benchmark target missed, where a command says so), 141 (128 + SIGPIPE, as a shell
-reports) when the reader of stdout went away, e.g. ``dicetable advise ... | head``:
-then nothing more is written, not even an error.
+traceback or argparse's usage block: :class:`table.cli_parser.OneLineParser`), 1 when a
+command ran but found a failure it reports (e.g. a benchmark target missed, where a command
+says so), 141 (128 + SIGPIPE, as a shell reports) when the reader of stdout went away,
+e.g. ``dicetable advise ... | head``: then nothing more is written, not even an error.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from table.cli_parser import OneLineParser
 from table.errors import DicetableError
 from vision.errors import VisionError
 
@@ -45,7 +46,7 @@ COMMAND_MODULES = (
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the top-level parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="dicetable",
         description=(
             "Dice-reading table: read the pips on d6 dice in photos or from a camera, "

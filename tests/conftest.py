@@ -1,4 +1,6 @@
-"""Shared fixtures: a real Mosquitto broker on a free loopback port.
+"""Shared fixtures: a real Mosquitto broker on a free loopback port, and the same broker restarted keeping
+sessions (``persistent``), with logins (``locked_broker``) or with TLS (``tls_broker``); tests/_mqtt.py has the
+clients and waits the café tests share.
 
 CI installs Mosquitto from apt (``.ci/run``); where it is absent the tests that
 need it skip with the one line that says how to get it.
@@ -9,6 +11,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -82,3 +85,49 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
         yield broker
     finally:
         broker.stop()
+
+
+@pytest.fixture
+def broker_dir() -> Iterator[Path]:
+    """A folder the broker can use: mosquitto started as root drops to its own user, which cannot enter pytest's."""
+    keep = Path(tempfile.mkdtemp(prefix="dicetable-broker-"))
+    keep.chmod(0o777)
+    yield keep
+    shutil.rmtree(keep, ignore_errors=True)
+
+
+@pytest.fixture
+def persistent(mosquitto: Broker, broker_dir: Path) -> Iterator[Broker]:
+    """The fixture's broker keeping sessions, queued QoS 1 messages and retained ones across its restarts
+    (``persistence true``, as a café's broker should run)."""
+    from tests._mqtt import restart
+
+    restart(mosquitto, f"allow_anonymous true\npersistence true\npersistence_location {broker_dir}/\n")
+    yield mosquitto
+    mosquitto.stop()
+
+
+@pytest.fixture
+def locked_broker(mosquitto: Broker, broker_dir: Path) -> Broker:
+    """The fixture's broker, restarted with logins required: only ``tests._mqtt.LOGIN``, no anonymous login."""
+    if shutil.which("mosquitto_passwd") is None and not Path("/usr/bin/mosquitto_passwd").exists():
+        pytest.skip("mosquitto_passwd is not installed: `sudo apt install mosquitto`")
+    from tests._mqtt import lock
+
+    lock(mosquitto, broker_dir)
+    return mosquitto
+
+
+@pytest.fixture
+def tls_broker(mosquitto: Broker, broker_dir: Path) -> Iterator[tuple[Broker, Path]]:
+    """``(broker, folder)``: the fixture's broker restarted with TLS only; its certificate (for 127.0.0.1) is
+    signed by ``folder/ca.pem``; ``folder/other-ca.pem`` is a CA that signed nothing."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed: `sudo apt install openssl`")
+    from tests._mqtt import make_ca, serve_tls
+
+    broker_dir.chmod(0o755)
+    make_ca(broker_dir, "other-ca")
+    serve_tls(mosquitto, broker_dir)
+    yield mosquitto, broker_dir
+    mosquitto.stop()

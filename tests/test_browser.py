@@ -26,11 +26,11 @@ if not os.path.exists(CHROMIUM):
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from table.app import ADVICE, CONFIRM_END, CONFIRM_PAUSE_S, CONFIRM_TOO_SOON, MENU_ITEMS, TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
-from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
+from table.commands.play import watcher_factory  # noqa: E402
+from table.demo.livetray import LiveTray  # noqa: E402
 from table.demo.served import rss_mb  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
@@ -65,9 +65,7 @@ class Rig:
         profile = load_profile("default")
         self.tray = LiveTray(seed=5)
 
-        def make(source):
-            read, see = make_live_reader("truth", source, profile.geometry)
-            return make_watcher(profile, read), see
+        make = watcher_factory(profile, "truth")
 
         self.app = TableApp(
             tmp / "games.sqlite3",

@@ -22,12 +22,12 @@ if not os.path.exists(CHROMIUM):
 
 from gpiozero.pins.mock import MockFactory  # noqa: E402
 
-from calibration.procedure import make_watcher  # noqa: E402
 from calibration.profile import load_profile  # noqa: E402
 from table.app import TableApp  # noqa: E402
 from table.app.camera import CameraLoop  # noqa: E402
 from table.commands._play_options import led_state  # noqa: E402
-from table.demo.livetray import LiveTray, make_live_reader  # noqa: E402
+from table.commands.play import watcher_factory  # noqa: E402
+from table.demo.livetray import LiveTray  # noqa: E402
 from table.display.server import DisplayServer  # noqa: E402
 from table.display.snapshot import Setup  # noqa: E402
 from table.game import DieCorrected, ScoreCause, TimerExpired  # noqa: E402
@@ -45,9 +45,7 @@ class Table:
         profile = load_profile("default")
         self.tray = LiveTray(seed=seed)
 
-        def make(source):
-            read, see = make_live_reader("truth", source, profile.geometry)
-            return make_watcher(profile, read), see
+        make = watcher_factory(profile, "truth")
 
         self.app = TableApp(
             db,
@@ -331,9 +329,7 @@ def test_browser_free_roll_shows_the_camera_and_a_compact_log(browser, tmp_path)
 
     profile, tray = load_profile("default"), LiveTray(seed=4)
 
-    def make(source):
-        read, see = make_live_reader("truth", source, profile.geometry)
-        return make_watcher(profile, read), see
+    make = watcher_factory(profile, "truth")
 
     setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
     app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()

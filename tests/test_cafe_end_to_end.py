@@ -13,37 +13,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
 from table.leaderboard.broker import BrokerOptions
 from table.leaderboard.service import Leaderboard
-from tests.test_leaderboard_mqtt import get, wait_for
+from tests._mqtt import get, wait_for
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def persistent(mosquitto):
-    """The fixture's broker keeping sessions, queued QoS 1 messages and retained ones across its restarts
-    (``persistence true``, as a café's broker should run). The folder is open to all: mosquitto started as
-    root drops to its own user, which cannot enter pytest's."""
-    keep = Path(tempfile.mkdtemp(prefix="dicetable-broker-"))
-    keep.chmod(0o777)
-    mosquitto.stop()
-    mosquitto.conf.write_text(
-        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {keep}/\n"
-    )
-    mosquitto.start()
-    yield mosquitto
-    mosquitto.stop()
-    shutil.rmtree(keep, ignore_errors=True)
 
 
 def table_argv(db: Path, url: str, name: str, players: str, seed: int) -> list[str]:

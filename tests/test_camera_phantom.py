@@ -62,9 +62,9 @@ def test_a_reconnect_mid_turn_does_not_read_the_lying_dice_again(app):
 
 def test_the_synthetic_tray_dice_lying_at_start_are_not_a_roll(tmp_path):
     """End to end: dice thrown before the camera loop starts lie still in front of it; none is read."""
-    from calibration.procedure import make_watcher
     from calibration.profile import load_profile
-    from table.demo.livetray import LiveTray, make_live_reader
+    from table.commands.play import watcher_factory
+    from table.demo.livetray import LiveTray
 
     profile = load_profile("default")
     tray = LiveTray(seed=5)
@@ -84,9 +84,7 @@ def test_the_synthetic_tray_dice_lying_at_start_are_not_a_roll(tmp_path):
 
     app._roll_event = seen
 
-    def make(source):
-        read, see = make_live_reader("truth", source, profile.geometry)
-        return make_watcher(profile, read), see
+    make = watcher_factory(profile, "truth")
 
     camera = CameraLoop(app, lambda: tray, make, speed=0).start()
     try:

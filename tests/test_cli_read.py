@@ -117,6 +117,21 @@ def test_read_bad_input_exits_2_one_line(tmp_path, capsys, make, match):
     assert "Traceback" not in captured.err and captured.out == ""
 
 
+def test_read_of_a_folder_whose_photos_are_in_subfolders_says_which_to_pass(tmp_path, capsys):
+    """As DEV's single/ (photos in 1/ ... 6/): it said only "holds no image"."""
+    top = tmp_path / "single"
+    for name, n in (("1", 2), ("2", 1)):
+        (top / name).mkdir(parents=True)
+        for k in range(n):
+            cv2.imwrite(str(top / name / f"p{k}.png"), np.zeros((32, 32, 3), np.uint8))
+    (top / "notes").mkdir()  # no photo: not named
+    assert main(["read", str(top)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"no photos directly in {str(top)!r}; its subfolders 1, 2 hold 3 photos: pass one of them" in err
+    assert "notes" not in err
+
+
 def test_read_goes_on_past_a_bad_file_and_names_it(photos, fives, tmp_path, capsys):
     fake = tmp_path / "fake.jpg"
     fake.write_text("hello")

@@ -26,7 +26,7 @@ from table.leaderboard.messages import parse_message  # noqa: E402
 from table.leaderboard.service import Leaderboard  # noqa: E402
 from table.leaderboard.simulated_table import game_payloads, play_game, state_payload  # noqa: E402
 from table.leaderboard.store import LeaderboardStore  # noqa: E402
-from tests.test_leaderboard_mqtt import Publisher, get, wait_for  # noqa: E402
+from tests._mqtt import Publisher, get, wait_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

@@ -10,60 +10,17 @@ from __future__ import annotations
 import json
 import logging
 import random
-import shutil
 import sqlite3
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
-import paho.mqtt.client as mqtt
 import pytest
 
 from table.leaderboard.broker import BrokerOptions
 from table.leaderboard.service import Leaderboard
 from table.leaderboard.simulated_table import game_payloads, play_game, state_payload
-
-
-def wait_for(cond, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"waited {timeout} s for {what}")
-
-
-def get(url: str, method: str = "GET"):
-    """``(status, JSON or text)`` of one request."""
-    req = urllib.request.Request(url, method=method)
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            body, status = r.read(), r.status
-    except urllib.error.HTTPError as err:
-        body, status = err.read(), err.code
-    try:
-        return status, json.loads(body)
-    except ValueError:
-        return status, body.decode()
-
-
-class Publisher:
-    """A plain paho client standing in for a table: publishes at QoS 1 and waits for each PUBACK."""
-
-    def __init__(self, port: int, client_id: str = "") -> None:
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
-        self.client.connect("127.0.0.1", port)
-        self.client.loop_start()
-
-    def send(self, topic: str, payload: bytes, retain: bool = False) -> None:
-        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(10)
-
-    def close(self) -> None:
-        self.client.disconnect()
-        self.client.loop_stop()
+from tests._mqtt import LOGIN, Publisher, get, wait_for
 
 
 def real_game(table: str, number: int, ruleset: str = "yahtzee", seed: int = 0, **kw):
@@ -232,31 +189,17 @@ def test_the_api_is_read_only_and_says_what_is_wrong(tmp_path, mosquitto):
         assert status == 200 and "board.js" in page
 
 
-@pytest.fixture
-def locked_broker(mosquitto, tmp_path):
-    """The fixture's broker restarted with logins required: user ``lb``, password ``s3cret``."""
-    passwd = tmp_path / "passwd"
-    subprocess.run(["mosquitto_passwd", "-b", "-c", str(passwd), "lb", "s3cret"], check=True, capture_output=True)
-    mosquitto.stop()
-    # user root: started as root, mosquitto would drop to user mosquitto, who cannot read pytest's private tmp_path
-    mosquitto.conf.write_text(
-        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous false\nuser root\n"
-        f"password_file {passwd}\npersistence false\n"
-    )
-    mosquitto.start()
-    return mosquitto
-
-
 def test_a_refused_login_is_said_on_the_page(tmp_path, locked_broker):
+    user, password = LOGIN
     wrong, right = tmp_path / "wrong", tmp_path / "right"
     wrong.write_text("guess\n")
-    right.write_text("s3cret\n")
-    opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=wrong)
+    right.write_text(password + "\n")
+    opts = BrokerOptions("127.0.0.1", locked_broker.port, user=user, password_file=wrong)
     with Leaderboard(tmp_path / "a.sqlite3", opts, port=0, client_id="lb-a") as lb:
         wait_for(lambda: "refused" in lb.subscriber.broker, "the refusal")
         line = get(lb.url + "api/tables")[1]["broker"]
         assert "(Not authorized); check --mqtt-user and --mqtt-password-file" in line, line
-    opts = BrokerOptions("127.0.0.1", locked_broker.port, user="lb", password_file=right)
+    opts = BrokerOptions("127.0.0.1", locked_broker.port, user=user, password_file=right)
     with Leaderboard(tmp_path / "b.sqlite3", opts, port=0, client_id="lb-b") as lb:
         wait_for(lambda: lb.subscriber.connected, "the login")
 
@@ -317,95 +260,11 @@ def test_cli_listen_takes_host_and_port(tmp_path, mosquitto, capsys):
     assert f"leaderboard: connected to 127.0.0.1:{mosquitto.port} (a new session)" in err, err
 
 
-def make_ca(folder, name: str) -> tuple:
-    """A throw-away CA (EC P-256) in ``folder``: ``(cert, key)`` paths."""
-    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-            "-days",
-            "1",
-            "-subj",
-            f"/CN={name}",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
-
-
-@pytest.fixture
-def tls_broker(mosquitto, tmp_path):
-    """The fixture's broker restarted with TLS only, its certificate for 127.0.0.1 signed by ``tmp_path/ca.pem``."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed: apt-get install -y openssl")
-    ca, ca_key = make_ca(tmp_path, "ca")
-    (tmp_path / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            str(tmp_path / "server.key"),
-            "-out",
-            str(tmp_path / "server.csr"),
-            "-subj",
-            "/CN=127.0.0.1",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    subprocess.run(
-        [
-            "openssl",
-            "x509",
-            "-req",
-            "-in",
-            str(tmp_path / "server.csr"),
-            "-CA",
-            str(ca),
-            "-CAkey",
-            str(ca_key),
-            "-CAcreateserial",
-            "-out",
-            str(tmp_path / "server.pem"),
-            "-days",
-            "1",
-            "-extfile",
-            str(tmp_path / "san.cnf"),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    mosquitto.stop()
-    mosquitto.conf.write_text(  # user root: see locked_broker
-        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous true\nuser root\npersistence false\n"
-        f"cafile {ca}\ncertfile {tmp_path / 'server.pem'}\nkeyfile {tmp_path / 'server.key'}\n"
-    )
-    mosquitto.start()
-    return mosquitto
-
-
 def test_tls_with_the_cafes_ca_and_a_wrong_one(tmp_path, tls_broker):
-    other, _ = make_ca(tmp_path, "other")
-    for ca, client_id in ((other, "lb-wrong"), (tmp_path / "ca.pem", "lb-right")):
-        opts = BrokerOptions("127.0.0.1", tls_broker.port, tls=True, ca=ca)
+    broker, certs = tls_broker
+    other = certs / "other-ca.pem"
+    for ca, client_id in ((other, "lb-wrong"), (certs / "ca.pem", "lb-right")):
+        opts = BrokerOptions("127.0.0.1", broker.port, tls=True, ca=ca)
         with Leaderboard(tmp_path / f"{client_id}.sqlite3", opts, port=0, client_id=client_id) as lb:
             if ca == other:
                 wait_for(lambda: "certificate verify failed" in lb.subscriber.broker, "the refusal")

@@ -10,65 +10,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-import pytest
-
-from table.cafe import topics
 from table.cafe.link import share
 from table.cafe.publisher import Publisher
 from table.cafe.settings import MqttSettings
 from table.game import event_to_dict
 from table.store import open_store
-
-
-def wait(cond, timeout=20.0, what="condition"):
-    end = time.monotonic() + timeout
-    while not cond():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-class Subscriber:
-    """A paho client collecting ``(topic, payload, retain)`` of ``dicetable/#`` (and more topics)."""
-
-    def __init__(self, broker, name="test-sub", topics_=("dicetable/#",), clean=True, login=None):
-        self.got: list[tuple[str, bytes, bool]] = []
-        self.lock = threading.Lock()
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name, clean_session=clean)
-        self.client.reconnect_delay_set(1, 1)
-        self.topics = topics_
-        self.client.on_connect = lambda c, u, f, rc, p: [c.subscribe(t, qos=1) for t in self.topics]
-        self.client.on_message = self._message
-        self.subscribed = threading.Event()
-        self.client.on_subscribe = lambda *a: self.subscribed.set()
-        if login:
-            self.client.username_pw_set(*login)
-        self.client.connect("127.0.0.1", broker.port, keepalive=5)
-        self.client.loop_start()
-        assert self.subscribed.wait(10)
-
-    def _message(self, client, userdata, msg):
-        with self.lock:
-            self.got.append((msg.topic, bytes(msg.payload), bool(msg.retain)))
-
-    def on(self, topic):
-        with self.lock:
-            return [(p, r) for t, p, r in self.got if t == topic]
-
-    def events(self, table):
-        return [json.loads(p) for p, _ in self.on(topics.events_topic(table))]
-
-    def close(self):
-        self.client.disconnect()
-        self.client.loop_stop()
+from tests._mqtt import LOGIN, Subscriber, wait_for
 
 
 def first_arrivals(events):
@@ -90,7 +41,7 @@ def check_all_stored_events_published(db: Path, sub: Subscriber, table: str) -> 
     with open_store(db, readonly=True) as store:
         stored = [(g.id, store.events(g.id)) for g in store.games()]
     n_stored = sum(len(evs) for _, evs in stored)
-    wait(lambda: len(first_arrivals(sub.events(table))) >= n_stored, what=f"{n_stored} events at the subscriber")
+    wait_for(lambda: len(first_arrivals(sub.events(table))) >= n_stored, what=f"{n_stored} events at the subscriber")
     events = sub.events(table)
     firsts = first_arrivals(events)
     expected = [(gid, k + 1, event_to_dict(e)) for gid, evs in stored for k, e in enumerate(evs)]
@@ -117,28 +68,6 @@ def make_app(db, players=("HAL:optimal", "Eve:easy"), rules="yacht", delay=0.0, 
     ).start()
 
 
-@pytest.fixture
-def broker_dir():
-    """A folder the broker can use: mosquitto started as root drops to its own user, which cannot enter pytest's."""
-    keep = Path(tempfile.mkdtemp(prefix="dicetable-broker-"))
-    keep.chmod(0o777)
-    yield keep
-    shutil.rmtree(keep, ignore_errors=True)
-
-
-@pytest.fixture
-def persistent(mosquitto, broker_dir):
-    """The fixture's broker, keeping sessions and retained messages across its restarts (as a café's broker does)."""
-    broker, keep = mosquitto, broker_dir
-    broker.stop()
-    broker.conf.write_text(
-        f"listener {broker.port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {keep}/\n"
-    )
-    broker.start()
-    yield broker
-    broker.stop()
-
-
 def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
     db = tmp_path / "g.sqlite3"
     sub = Subscriber(mosquitto)
@@ -146,8 +75,8 @@ def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
     pub = share(app, MqttSettings("127.0.0.1", mosquitto.port, "t1"))
     try:
         assert app.finished.wait(60)
-        wait(lambda: pub.acked == app.state.events, what="every event acknowledged")
-        wait(lambda: (app.snapshot.get("sharing") or {}).get("ok"), what="the page says shared")
+        wait_for(lambda: pub.acked == app.state.events, what="every event acknowledged")
+        wait_for(lambda: (app.snapshot.get("sharing") or {}).get("ok"), what="the page says shared")
         assert "scores shared on" in app.snapshot["sharing"]["text"]
         check_all_stored_events_published(db, sub, "t1")
         last = sub.events("t1")[-1]
@@ -155,7 +84,7 @@ def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
         assert last["players"] == ["HAL", "Eve"] and last["round"] == 12
         # A late subscriber gets the retained status and state: the game as it ended.
         late = Subscriber(mosquitto, "late")
-        wait(lambda: late.on("dicetable/t1/state") and late.on("dicetable/t1/status"), what="retained messages")
+        wait_for(lambda: late.on("dicetable/t1/state") and late.on("dicetable/t1/status"), what="retained messages")
         assert late.on("dicetable/t1/status") == [(b"online", True)]
         state, retained = late.on("dicetable/t1/state")[-1]
         state = json.loads(state)
@@ -170,9 +99,9 @@ def test_status_retained_state_and_every_event_in_order(mosquitto, tmp_path):
     finally:
         pub.stop()
         app.close()
-    wait(lambda: sub.on("dicetable/t1/status")[-1:] == [(b"offline", False)], what="offline on a clean stop")
+    wait_for(lambda: sub.on("dicetable/t1/status")[-1:] == [(b"offline", False)], what="offline on a clean stop")
     late = Subscriber(mosquitto, "later")
-    wait(lambda: late.on("dicetable/t1/status") == [(b"offline", True)], what="offline retained")
+    wait_for(lambda: late.on("dicetable/t1/status") == [(b"offline", True)], what="offline retained")
     late.close()
     with open_store(db) as store:  # the cursor: every event is marked sent
         assert store.conn.execute("SELECT sent FROM outbox").fetchall() == [(app.state.events,)]
@@ -186,17 +115,17 @@ def test_broker_down_mid_game_play_goes_on_and_nothing_is_lost(persistent, tmp_p
     app = make_app(db, delay=0.02, seed=3)
     pub = share(app, MqttSettings("127.0.0.1", mosquitto.port, "t2"))
     try:
-        wait(lambda: len(sub.events("t2")) >= 10, what="the first events")
+        wait_for(lambda: len(sub.events("t2")) >= 10, what="the first events")
         mosquitto.stop()
-        wait(lambda: not (app.snapshot.get("sharing") or {"ok": True})["ok"], what="the page says not shared")
+        wait_for(lambda: not (app.snapshot.get("sharing") or {"ok": True})["ok"], what="the page says not shared")
         text = app.snapshot["sharing"]["text"]
         assert text in ("scores not shared: connection dropped", "scores not shared: broker down"), text
         at_outage = app.state.events
-        wait(lambda: app.state.events > at_outage + 10, what="play going on without the broker")
+        wait_for(lambda: app.state.events > at_outage + 10, what="play going on without the broker")
         mosquitto.start()
         assert app.finished.wait(60)
-        wait(lambda: pub.acked >= app.state.events and pub.sharing[0], timeout=30, what="the outbox drained")
-        wait(lambda: len(first_arrivals(sub.events("t2"))) == app.state.events, what="every event at the board")
+        wait_for(lambda: pub.acked >= app.state.events and pub.sharing[0], timeout=30, what="the outbox drained")
+        wait_for(lambda: len(first_arrivals(sub.events("t2"))) == app.state.events, what="every event at the board")
         check_all_stored_events_published(db, sub, "t2")
     finally:
         pub.stop()
@@ -213,7 +142,7 @@ def test_a_restarted_table_sends_what_its_outbox_kept(mosquitto, tmp_path):
     pub = share(app, settings)
     try:
         assert app.finished.wait(60)
-        wait(lambda: app.snapshot["sharing"]["text"] == "scores not shared: broker down", what="broker down said")
+        wait_for(lambda: app.snapshot["sharing"]["text"] == "scores not shared: broker down", what="broker down said")
         n = app.state.events
     finally:
         pub.stop()
@@ -223,11 +152,11 @@ def test_a_restarted_table_sends_what_its_outbox_kept(mosquitto, tmp_path):
     app = make_app(db, players=("HAL:easy",), seed=5)  # a new game starts; the old one is still in the outbox
     pub = share(app, settings)
     try:
-        wait(lambda: len(first_arrivals(sub.events("t3"))) >= n + 1, what="the kept game sent")
+        wait_for(lambda: len(first_arrivals(sub.events("t3"))) >= n + 1, what="the kept game sent")
         games = [e["game"] for e in first_arrivals(sub.events("t3"))]
         assert games[:n] == [games[0]] * n and games[n] != games[0]
         assert app.finished.wait(60)
-        wait(lambda: pub.acked == n + app.state.events, what="both games acknowledged")
+        wait_for(lambda: pub.acked == n + app.state.events, what="both games acknowledged")
         check_all_stored_events_published(db, sub, "t3")
     finally:
         pub.stop()
@@ -235,38 +164,22 @@ def test_a_restarted_table_sends_what_its_outbox_kept(mosquitto, tmp_path):
         sub.close()
 
 
-@pytest.fixture
-def locked_broker(mosquitto, broker_dir):
-    """The fixture's broker, restarted with a password file (user ``t4``, password ``right``), no anonymous login."""
-    passwd = broker_dir / "passwd"
-    passwd.write_text("")
-    subprocess.run(["mosquitto_passwd", "-b", str(passwd), "t4", "right"], check=True, capture_output=True)
-    passwd.chmod(0o644)
-    mosquitto.stop()
-    mosquitto.conf.write_text(
-        f"listener {mosquitto.port} 127.0.0.1\nallow_anonymous false\npassword_file {passwd}\npersistence false\n"
-    )
-    mosquitto.start()
-    return mosquitto
-
-
-@pytest.mark.skipif(not Path("/usr/bin/mosquitto_passwd").exists(), reason="mosquitto_passwd is not installed")
 def test_login_refused_is_said_play_goes_on_and_nothing_is_lost(locked_broker, tmp_path):
     db = tmp_path / "g.sqlite3"
     wrong = MqttSettings("127.0.0.1", locked_broker.port, "t4", user="t4", password="wrong")
     app = make_app(db, players=("HAL:easy",), seed=7)
     pub = share(app, wrong)
     try:
-        wait(lambda: (app.snapshot.get("sharing") or {}).get("text") == "scores not shared: login refused")
+        wait_for(lambda: (app.snapshot.get("sharing") or {}).get("text") == "scores not shared: login refused")
         assert app.finished.wait(60)  # play went on
         assert pub.acked == 0
     finally:
         pub.stop()
-    sub = Subscriber(locked_broker, login=("t4", "right"))
+    sub = Subscriber(locked_broker, login=LOGIN)
     right = MqttSettings("127.0.0.1", locked_broker.port, "t4", user="t4", password="right")
     with Publisher(right, db) as pub:  # the password fixed: what was kept is sent
         try:
-            wait(lambda: pub.acked == app.state.events, what="the kept events acknowledged")
+            wait_for(lambda: pub.acked == app.state.events, what="the kept events acknowledged")
             check_all_stored_events_published(db, sub, "t4")
         finally:
             app.close()
@@ -340,12 +253,12 @@ def test_sigkilled_table_goes_offline_by_its_last_will_and_a_restart_sends_the_r
     status = lambda: [p for p, _ in sub.on("dicetable/t5/status")]  # noqa: E731
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        wait(lambda: status() == [b"online"] and len(sub.events("t5")) >= 5, timeout=30, what="online and events")
+        wait_for(lambda: status() == [b"online"] and len(sub.events("t5")) >= 5, timeout=30, what="online and events")
         proc.kill()
         proc.wait(10)
-        wait(lambda: status() == [b"online", b"offline"], what="the last will")
+        wait_for(lambda: status() == [b"online", b"offline"], what="the last will")
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        wait(lambda: any(e["finished"] for e in sub.events("t5")), timeout=30, what="the resumed game's end")
+        wait_for(lambda: any(e["finished"] for e in sub.events("t5")), timeout=30, what="the resumed game's end")
         proc.terminate()  # SIGTERM: the clean stop says offline itself
         code, err = proc.wait(15), proc.stderr.read().decode()
         assert code == 0, err[-2000:]
@@ -368,7 +281,7 @@ def test_home_assistant_discovery_configs_and_their_resend(mosquitto, tmp_path):
     names = ["current_player", "last_roll", "leader", "leader_score"]
     config_topics = [f"homeassistant/sensor/dicetable_t6/{n}/config" for n in names]
     try:
-        wait(lambda: all(sub.on(t) for t in config_topics) and sub.on("dicetable/t6/state"), what="configs")
+        wait_for(lambda: all(sub.on(t) for t in config_topics) and sub.on("dicetable/t6/state"), what="configs")
         state = json.loads(sub.on("dicetable/t6/state")[-1][0])
         for topic in config_topics:
             config = json.loads(sub.on(topic)[0][0])
@@ -383,10 +296,10 @@ def test_home_assistant_discovery_configs_and_their_resend(mosquitto, tmp_path):
         assert state["players"][state["current"]]["name"] == "Ann" and state["leader"] == "Ann"
         before = len(sub.got)
         sub.client.publish(ha_discovery.HA_STATUS_TOPIC, "online", qos=1)  # Home Assistant (re)started
-        wait(lambda: all(len(sub.on(t)) == 2 for t in config_topics), what="configs sent again")
+        wait_for(lambda: all(len(sub.on(t)) == 2 for t in config_topics), what="configs sent again")
         assert all(t.startswith("homeassistant/") for t, _, _ in sub.got[before:])
         late = Subscriber(mosquitto, "late", topics_=("homeassistant/#",))
-        wait(lambda: len(late.got) == 4, what="retained configs")
+        wait_for(lambda: len(late.got) == 4, what="retained configs")
         assert all(r for _, _, r in late.got)
         late.close()
     finally:

@@ -88,3 +88,24 @@ def test_a_die_filling_the_picture_keeps_its_value_in_view():
     out = annotate_reading(image, ImageReading((DieReading(None, (470, 200, 30, 30), 0.4, "low confidence"),)))
     tag = (out[180:200, :] == UNKNOWN_COLOUR).all(axis=2)
     assert tag.sum() > 300 and tag.any(axis=0).nonzero()[0].min() < 460
+
+
+def test_a_label_covers_no_neighbouring_die():
+    """A die between two touching neighbours (above and below) gets its label beside it, not over a neighbour."""
+    image = np.full((480, 640, 3), 90, np.uint8)
+    above, middle, below = (300, 138, 60, 60), (300, 200, 60, 60), (300, 262, 60, 60)
+    dice = (
+        DieReading(5, above, 0.99),
+        DieReading(None, middle, 0.4, "low confidence"),
+        DieReading(2, below, 0.99),
+    )
+    out = annotate_reading(image, ImageReading(dice))
+    orange = (out == UNKNOWN_COLOUR).all(axis=2)
+    for x, y, w, h in (above, below):  # inside each neighbour (its border lines left out): none of the middle's label
+        assert not orange[y + 3 : y + h - 2, x + 3 : x + w - 2].any()
+    x, y, w, h = middle
+    label = orange.copy()
+    label[y - 2 : y + h + 3, x - 2 : x + w + 3] = False  # its own box
+    assert label.sum() > 100  # the label was drawn, outside the three boxes
+    green = (out == READ_COLOUR).all(axis=2)  # nor does a neighbour's label (the one below goes below it)
+    assert not green[y + 3 : y + h - 2, x + 3 : x + w - 2].any()

@@ -338,16 +338,14 @@ def test_free_roll_on_the_synthetic_camera_reads_the_throw_and_the_watcher_takes
     take any count; a scorecard game sets the profile's count back."""
     import time
 
-    from calibration.procedure import make_watcher
     from calibration.profile import load_profile
     from table.app.camera import CameraLoop
-    from table.demo.livetray import LiveTray, make_live_reader
+    from table.commands.play import watcher_factory
+    from table.demo.livetray import LiveTray
 
     profile, tray = load_profile("default"), LiveTray(seed=3)
 
-    def make(source):
-        read, see = make_live_reader("truth", source, profile.geometry)
-        return make_watcher(profile, read), see
+    make = watcher_factory(profile, "truth")
 
     def until(cond):  # waits for the camera thread (up to 20 s on a busy machine); not a timed assert
         end = time.monotonic() + 20.0
@@ -395,16 +393,14 @@ def test_free_roll_rolls_pressed_while_the_dice_roll_do_not_lose_the_throw(tmp_p
     throw was never read (three presses, two logged throws): it is refused, and every throw is logged."""
     import time
 
-    from calibration.procedure import make_watcher
     from calibration.profile import load_profile
     from table.app.camera import CameraLoop
-    from table.demo.livetray import LiveTray, make_live_reader
+    from table.commands.play import watcher_factory
+    from table.demo.livetray import LiveTray
 
     profile, tray = load_profile("default"), LiveTray(seed=5)
 
-    def make(source):
-        read, see = make_live_reader("truth", source, profile.geometry)
-        return make_watcher(profile, read), see
+    make = watcher_factory(profile, "truth")
 
     setup = Setup("yacht", "forced", ["Ann"], mode="free_roll")
     app = TableApp(tmp_path / "g.sqlite3", setup=setup, autostart=True, tray=tray).start()

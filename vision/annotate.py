@@ -4,7 +4,8 @@ Read dice get a green box with their value; unknown dice an orange box with
 ``?`` and the short form of the reason (:attr:`vision.reading.UnknownReason.short`:
 ``? unsure``, ``? cut``, ``? lean``...); in evaluation drawings, wrong values are red, missed dice magenta and
 extra dice blue. Each die's top face is outlined in cyan where it could be
-(:func:`vision.top_face.draw_top_face`). Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
+(:func:`vision.top_face.draw_top_face`). A label goes above its box, else below, left or right of it,
+wherever it covers no other die's box nor label. Images are BGR ``uint8`` arrays; boxes ``(x, y, w, h)`` pixels.
 """
 
 from __future__ import annotations
@@ -40,21 +41,57 @@ _OUTCOME_COLOURS = {
 LABEL_SCALE_PX: float = 900.0
 
 
-def _draw(image: np.ndarray, box, text: str, colour) -> None:
+def _draw(image: np.ndarray, box, text: str, colour, avoid: list | None = None) -> None:
+    """Draw `box` and its `text` label where the label covers none of the rectangles in `avoid`.
+
+    `avoid`: ``(x0, y0, x1, y1)`` pixel rectangles (the other dice's boxes, labels already drawn); the
+    label's own rectangle is appended to it.
+    """
     x, y, w, h = (int(v) for v in box)
     thick = max(1, round(max(image.shape[:2]) / 500))
     scale = max(0.5, max(image.shape[:2]) / LABEL_SCALE_PX)
     cv2.rectangle(image, (x, y), (x + w, y + h), colour, thick)
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
-    if y - th - 3 >= 0:
-        ty = y - 3  # above the box
-    elif y + h + th + base + 3 <= image.shape[0]:
-        ty = y + h + th + 3  # below it, the box touching the top
-    else:
-        ty = y + th + thick + 3  # inside its top edge: a die filling the picture
-    x = max(0, min(x, image.shape[1] - tw - 3))  # a box at the right edge keeps its label in view
-    cv2.rectangle(image, (x, ty - th - 2), (x + tw + 2, ty + base - 1), colour, -1)
-    cv2.putText(image, text, (x + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
+    lx, ty = _label_spot((x, y, w, h), (tw, th, base, thick), image.shape, avoid or [])
+    if avoid is not None:
+        avoid.append((lx, ty - th - 2, lx + tw + 2, ty + base - 1))
+    cv2.rectangle(image, (lx, ty - th - 2), (lx + tw + 2, ty + base - 1), colour, -1)
+    cv2.putText(image, text, (lx + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), thick, cv2.LINE_AA)
+
+
+def _label_spot(box, size, shape, avoid: list) -> tuple[int, int]:
+    """Where a label goes: (left x, text baseline y), in px.
+
+    Tried in turn: above the box, below it, left of it, right of it (each wholly in the picture); the first
+    that overlaps no rectangle in `avoid` wins, else the one that overlaps least. Inside the box's top edge
+    only when none of them fits the picture (a die filling it).
+    """
+    x, y, w, h = box
+    tw, th, base, thick = size
+    height, width = shape[:2]
+    clamp = max(0, min(x, width - tw - 3))  # a box at the right edge keeps its label above/below in view
+    tries = [
+        (clamp, y - 3),  # above
+        (clamp, y + h + th + 3),  # below
+        (x - tw - 5, y + th + 2),  # left, level with the top edge
+        (x + w + 3, y + th + 2),  # right
+    ]
+    best, best_cover = None, None
+    for lx, ty in tries:
+        x0, y0, x1, y1 = lx, ty - th - 2, lx + tw + 2, ty + base - 1
+        if x0 < 0 or y0 + 2 < 0 or x1 > width or y1 > height:  # the fill's top 2 px may be cut, not the text
+            continue
+        cover = sum(max(0, min(x1, a1) - max(x0, a0)) * max(0, min(y1, b1) - max(y0, b0)) for a0, b0, a1, b1 in avoid)
+        if best_cover is None or cover < best_cover:
+            best, best_cover = (lx, ty), cover
+        if cover == 0:
+            break
+    return best if best is not None else (clamp, y + th + thick + 3)
+
+
+def _rects(boxes) -> list[tuple[int, int, int, int]]:
+    """``(x, y, w, h)`` boxes as ``(x0, y0, x1, y1)`` int rectangles."""
+    return [(int(x), int(y), int(x + w), int(y + h)) for x, y, w, h in boxes]
 
 
 #: Photos with a long side under this many pixels are drawn enlarged (by a
@@ -83,13 +120,17 @@ def annotate_reading(image_bgr: np.ndarray, reading: ImageReading) -> np.ndarray
     """
     k = max(1, -(-MIN_DRAWING_PX // max(image_bgr.shape[:2])))
     out = image_bgr.copy() if k == 1 else cv2.resize(image_bgr, None, fx=k, fy=k, interpolation=cv2.INTER_NEAREST)
-    for d in reading.dice:
+    boxes = [tuple(v * k for v in d.box) for d in reading.dice]
+    rects = _rects(boxes)
+    labels: list = []  # the labels drawn so far: the next ones avoid them too
+    for i, (d, box) in enumerate(zip(reading.dice, boxes)):
         draw_top_face(out, image_bgr, d.box, scale=k)  # the face that was read (vision.top_face)
-        box = tuple(v * k for v in d.box)
+        avoid = rects[:i] + rects[i + 1 :] + labels
         if d.value is None:
-            _draw(out, box, f"? {short_reason(d.reason)}" if d.reason else "?", UNKNOWN_COLOUR)
+            _draw(out, box, f"? {short_reason(d.reason)}" if d.reason else "?", UNKNOWN_COLOUR, avoid)
         else:
-            _draw(out, box, str(d.value), READ_COLOUR)
+            _draw(out, box, str(d.value), READ_COLOUR, avoid)
+        labels = avoid[len(rects) - 1 :]
     scale = max(0.45, max(out.shape[:2]) / 1400)
     thick = max(1, round(scale * 1.5))
     lines = [line for problem in reading.problems for line in _wrapped(problem, out.shape[1] - 10, scale, thick)]
@@ -131,9 +172,14 @@ def annotate_outcomes(image_bgr: np.ndarray, outcomes: Iterable) -> np.ndarray:
     Each outcome's box is drawn in its kind's colour with ``truth>read`` text.
     """
     out = image_bgr.copy()
-    for o in outcomes:
+    outcomes = list(outcomes)
+    rects = _rects(o.box for o in outcomes)
+    labels: list = []
+    for i, o in enumerate(outcomes):
         truth = "" if o.truth is None else str(o.truth)
         read = "?" if o.read is None else str(o.read)
         text = read if o.kind == "correct" else f"{truth or '-'}>{'x' if o.kind == 'missed' else read}"
-        _draw(out, o.box, text, _OUTCOME_COLOURS.get(o.kind, (255, 255, 255)))
+        avoid = rects[:i] + rects[i + 1 :] + labels
+        _draw(out, o.box, text, _OUTCOME_COLOURS.get(o.kind, (255, 255, 255)), avoid)
+        labels = avoid[len(rects) - 1 :]
     return out

@@ -308,8 +308,9 @@ def read_image(
     kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
 
-    problems += _too_bright(blown, step, [d.box for d in dice])
-    problems += _dice_problems(dice, kept_crops) if dice else ["no dice found"]  # all of them specks, buttons...
+    bright = _too_bright(blown, step, [d.box for d in dice])
+    problems += bright
+    problems += _dice_problems(dice, kept_crops, bool(bright)) if dice else ["no dice found"]  # all specks, buttons...
     return ImageReading(tuple(_reading_order(dice)), tuple(problems))
 
 

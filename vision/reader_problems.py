@@ -157,8 +157,12 @@ def _is_blurred(crops: list[np.ndarray]) -> bool:
     return float(np.median(sharpness)) < BLUR_SHARPNESS
 
 
-def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]:
+def _dice_problems(dice: list[DieReading], crops: list[np.ndarray], too_bright: bool = False) -> list[str]:
     """The problems that kept dice from being read: too small or blurred, leaning, stacked, cut off, unreadable.
+
+    In a blurred or blown-out frame a die left unknown as leaning is counted unreadable instead: blur and
+    glare reshape its outline, and the frame's own problem is what to fix (1.8 times brighter DEV kingpi
+    photos, all dice flat: 7 of 13 had a die said to lean).
 
     Parameters
     ----------
@@ -166,6 +170,8 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
         The readings, at least one; boxes in px.
     crops : list of ndarray of shape (S, S, 3), dtype uint8
         Their face crops, for the blur check (:data:`BLUR_SHARPNESS`).
+    too_bright : bool, optional
+        Whether the frame was found too bright (:func:`_too_bright`).
 
     Returns
     -------
@@ -178,13 +184,16 @@ def _dice_problems(dice: list[DieReading], crops: list[np.ndarray]) -> list[str]
     stacked = any(d.reason == UnknownReason.STACKED for d in dice)
     die_px = float(np.median([max(d.box[2], d.box[3]) for d in dice]))
     unreadable = sum(1 for d in dice if d.value is None and d.reason.needs_reroll)
+    blurred = die_px >= SMALL_DIE_PX and _is_blurred(crops)
     if die_px < SMALL_DIE_PX:
         if unreadable:
             problems.append(
                 f"dice only about {die_px:.0f} px across in the picture: move the camera closer or use a bigger photo"
             )
-    elif _is_blurred(crops):
+    elif blurred:
         problems.append("frame blurred: wait for the dice to settle or check the focus")
+    if (blurred or too_bright) and leaning_count:
+        unreadable, leaning_count = unreadable + leaning_count, 0
     if leaning_count:
         problems.append(
             f"{_dice_word(leaning_count)} leaning on the wall or another die: "

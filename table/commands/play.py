@@ -155,18 +155,27 @@ def check_server_args(args: argparse.Namespace) -> None:
 
 
 def make_watch(args: argparse.Namespace) -> Any:
-    """``make_watcher(source) -> (watcher, see)`` from the profile and ``--reader``."""
-    from calibration.procedure import make_watcher
+    """The profile, and ``make_watcher(source) -> (watcher, see)`` from it and ``--reader``."""
     from calibration.profile import load_profile
-    from table.commands._live import make_reader
 
     profile = load_profile(args.profile, args.profiles_dir)
+    return profile, watcher_factory(profile, args.reader)
+
+
+def watcher_factory(profile: Any, reader: str) -> Any:
+    """``make_watcher(source) -> (watcher, see)`` for :class:`table.app.camera.CameraLoop`.
+
+    `profile` is a calibration profile; `reader` is ``"model"`` (the pip reader) or ``"truth"`` (a synthetic
+    source's own truth: :class:`vision.sources.synthetic.TruthReader`).
+    """
+    from calibration.procedure import make_watcher
+    from table.commands._live import make_reader
 
     def make(source: Any) -> Any:
-        reader, see = make_reader(args.reader, source, profile.geometry)
-        return make_watcher(profile, reader), see
+        read, see = make_reader(reader, source, profile.geometry)
+        return make_watcher(profile, read), see
 
-    return profile, make
+    return make
 
 
 def run(args: argparse.Namespace) -> int:

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             paths.extend(expand_image_paths([given]))
         except ImageLoadError as exc:
-            unreadable.append(str(exc))
+            unreadable.append(_photos_in_subfolders(Path(given)) or str(exc))
     annotate = args.annotate is not None
     not_annotated: list[str] = []  # why annotated photos were not written, said after the readings
     if annotate:
@@ -104,6 +104,31 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise UsageError("\n".join(problems))
     return 0
+
+
+def _photos_in_subfolders(folder: Path) -> str | None:
+    """For a folder with no photo directly in it but some in its subfolders: one line saying which to pass.
+
+    ``read`` does not descend into subfolders (a photo set's ``rejected/`` or ``annotated/`` would be read
+    with it); e.g. DEV's ``single/`` keeps its photos in ``1/`` ... ``6/``. None when there is nothing to say.
+    """
+    from vision.images import IMAGE_SUFFIXES
+
+    if not folder.is_dir():
+        return None
+    counts = {}
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
+        n = sum(1 for f in sub.rglob("*") if f.suffix.lower() in IMAGE_SUFFIXES and f.is_file())
+        if n:
+            counts[sub.name] = n
+    if not counts:
+        return None
+    names = ", ".join(list(counts)[:8]) + (", ..." if len(counts) > 8 else "")
+    first = str(folder / next(iter(counts)))
+    return (
+        f"no photos directly in {str(folder)!r}; its subfolders {names} hold {sum(counts.values())} photos: "
+        f"pass one of them (e.g. {first!r}) or several ({str(folder)}/*)"
+    )
 
 
 def _not_annotated_line(reasons: list[str], folder_ok: bool, n_read: int) -> str:
