@@ -202,6 +202,7 @@ def die_features(
     median_side: float,
     unknown_share: float,
     overlap: float = 0.0,
+    glint_count: int | None = None,
 ) -> np.ndarray:
     """The :data:`FEATURES` of one die given `value`, shape (len(FEATURES),), float64.
 
@@ -223,6 +224,9 @@ def die_features(
         Share of the photo's dice that got no value.
     overlap : float, optional
         Largest share of `box` inside another die's box (:func:`_overlaps`).
+    glint_count : int, optional
+        How many glint spots the box holds, when already found
+        (:func:`vision.reader_glints.glint_spots` on `image` and `box`); None: looked for here.
     """
     p = min(max(float(probs[value]), 1.0 - _P_CLIP), _P_CLIP)
     runner_up = max(float(q) for k, q in enumerate(probs) if k != value)
@@ -243,7 +247,9 @@ def die_features(
         lo, hi = np.searchsorted(cum, (0.05 * n, 0.95 * n))
         flat = 1.0 - min(1.0, float(hi - lo) / _SPREAD_LEVELS)
     # a glint is made of blown-out pixels (GLINT_LEVEL == _BLOWN_LEVEL): without any, none is looked for
-    glint = 1.0 if blown > 0 and len(glint_spots(image, box)) else 0.0
+    if blown > 0 and glint_count is None:
+        glint_count = len(glint_spots(image, box))
+    glint = 1.0 if blown > 0 and glint_count else 0.0
     return np.array(
         [
             math.log(p / (1 - p)),
@@ -282,11 +288,16 @@ def stated_confidences(
     scores: Sequence[float],
     probs: Sequence[np.ndarray],
     first_looks: Sequence[np.ndarray],
+    glint_counts: Sequence[int | None] | None = None,
+    needed: Sequence[bool] | None = None,
 ) -> list[DieReading]:
     """`dice` with each value's confidence stated by the packaged model (or the map, without one).
 
     `dice`, `scores` (detector), `probs` and `first_looks` (face reader) are
-    aligned; unknown dice are returned as they are.
+    aligned; unknown dice are returned as they are. `glint_counts`: each die's
+    glint spots where already found (:func:`die_features`); `needed`: False
+    for a die the reader drops, returned as it is too (the other dice's
+    features still count it; every die is stated while :func:`recording`).
     """
     model = default_confidence_model()
     if model is None and _RECORDER is None:
@@ -294,16 +305,18 @@ def stated_confidences(
         return [d if d.value is None else replace(d, confidence=cmap(d.confidence)) for d in dice]
     sides = [max(d.box[2], d.box[3]) for d in dice]
     unknown_share = sum(d.value is None for d in dice) / len(dice) if dice else 0.0
+    glint_counts = glint_counts or [None] * len(dice)
+    needed = needed if needed is not None and _RECORDER is None else [True] * len(dice)
     out = []
-    for k, (d, score, p, first, overlap) in enumerate(
-        zip(dice, scores, probs, first_looks, _overlaps([d.box for d in dice]))
+    for k, (d, score, p, first, overlap, glint_count, need) in enumerate(
+        zip(dice, scores, probs, first_looks, _overlaps([d.box for d in dice]), glint_counts, needed)
     ):
-        if d.value is None:
+        if d.value is None or not need:
             out.append(d)
             continue
         others = sides[:k] + sides[k + 1 :]
         median_side = float(statistics.median(others)) if others else 0.0  # np.median: 50 us a call
-        f = die_features(image, d.box, p, first, d.value, score, median_side, unknown_share, overlap)
+        f = die_features(image, d.box, p, first, d.value, score, median_side, unknown_share, overlap, glint_count)
         if _RECORDER is not None:
             _RECORDER.append((d.box, d.value, f))
         conf = float(model(f)) if model is not None else default_confidence_map()(d.confidence)

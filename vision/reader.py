@@ -75,6 +75,7 @@ from vision.reader_second_look import (  # noqa: F401  (SECOND_LOOK_BELOW re-exp
     _second_look,
     pip_contrast_view,
 )
+from vision.reader_seen import Seen, predict_unseen
 from vision.reader_stacked import cocked_or_stacked
 from vision.reader_verdict import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_verdict)
     CUT_ASPECT,
@@ -210,11 +211,15 @@ def read_image(
 
     crops = [crop_die(image, d.box, margin=FACE_CROP_MARGIN) for d in candidates]
     # glints are not pips: painted over before any network looks (white pips are left alone)
+    seen = Seen()  # what the glare step found and asked, not to be asked again (vision.reader_seen)
     crops, glint_list = glare_free_crops(
-        pip_finder, face_reader, image, [d.box for d in candidates], crops, FACE_CROP_MARGIN
+        pip_finder, face_reader, image, [d.box for d in candidates], crops, FACE_CROP_MARGIN, seen
     )
     glints = dict(zip(candidates, glint_list))
-    probs = np.asarray(face_reader.predict(crops), dtype=np.float64).reshape(len(candidates), -1)
+    seen_maps = {candidates[i]: m for i, m in seen.pip_maps.items()}
+    seen_spots = {candidates[i]: n for i, n in seen.glint_spots.items()}
+    known = [seen.face_probs.get(i) for i in range(len(candidates))]
+    probs = np.asarray(predict_unseen(face_reader.predict, crops, known), dtype=np.float64).reshape(len(candidates), -1)
     first_look = probs
     if tta:
         probs = _second_look(face_reader, crops, probs)  # a new array where it changes anything
@@ -223,7 +228,8 @@ def read_image(
     if large:
 
         def close_up_pips_agree(rows: list[int], values: list[int]) -> list[bool]:
-            agreed = _pips_agree(pip_finder, image, [candidates[i].box for i in rows], [crops[i] for i in rows], values)
+            boxes, known = [candidates[i].box for i in rows], [seen_maps.get(candidates[i]) for i in rows]
+            agreed = _pips_agree(pip_finder, image, boxes, [crops[i] for i in rows], values, known_maps=known)
             pips_checked.update((candidates[i], agree) for i, agree in zip(rows, agreed))
             return agreed
 
@@ -259,22 +265,26 @@ def read_image(
     height, width = image.shape[:2]
     # leaning and cut-off dice are told apart by their boxes; the others get a value or a reason
     aside = _box_reasons([d.box for d, _, _ in kept], [p for _, p, _ in kept], pips_disagree, width, height)
-    # the second opinion is asked only where the face reader's answer could be given
+    # a die cocked on an edge or lying on another shows no settled face: its top face's shape says so
+    verdicts = cocked_or_stacked(image, [d.box for d, _, _ in kept])[0]
+    # the second opinion is asked only where the face reader's answer could be given, and could count: not for a
+    # die set aside already, nor for a cocked or stacked one unless a glint on it could make it "glare" first
     bests = [int(np.argmax(p[1:]) + 1) for _, p, _ in kept]
     asked = [i for i, (_, p, _) in enumerate(kept) if float(p[1:].max()) >= value_threshold]
     agrees = [pips_checked.get(det, False) for det, _, _ in kept]
-    asked = [i for i in asked if kept[i][0] not in pips_checked]
+    asked = [i for i in asked if kept[i][0] not in pips_checked and aside[i] is None]
+    asked = [i for i in asked if verdicts[i] is None or len(glints[kept[i][0]])]
     maps: list[np.ndarray] = []
+    boxes, known = [kept[i][0].box for i in asked], [seen_maps.get(kept[i][0]) for i in asked]
     agreed = _pips_agree(
-        pip_finder, image, [kept[i][0].box for i in asked], [kept[i][2] for i in asked], [bests[i] for i in asked], maps
+        pip_finder, image, boxes, [kept[i][2] for i in asked], [bests[i] for i in asked], maps, known_maps=known
     )
     for i, agree, pip_map in zip(asked, agreed, maps):
         agrees[i] = agree
         # a glint taken off may have hidden a pip: then the value read may be short of one
         if agree and aside[i] is None and glint_may_hide_pip(pip_map, FACE_CROP_MARGIN, bests[i], glints[kept[i][0]]):
             aside[i], agrees[i] = UnknownReason.GLARE, False
-    # a die cocked on an edge or lying on another shows no settled face: its top face's shape says so
-    for i, verdict in enumerate(cocked_or_stacked(image, [d.box for d, _, _ in kept])[0]):
+    for i, verdict in enumerate(verdicts):
         if verdict is not None and aside[i] is None:
             aside[i], agrees[i] = verdict, False
     dice: list[DieReading] = []
@@ -290,8 +300,6 @@ def read_image(
             dice.append(DieReading(None, det.box, best_p, UnknownReason.NOT_A_FACE))
         else:
             dice.append(DieReading(None, det.box, best_p, UnknownReason.LOW_CONFIDENCE))
-    if calibrated:  # the probability and the die's warnings (glint, odd box, doubt...): vision.confidence_model
-        dice = stated_confidences(image, dice, [d.score for d, _, _ in kept], [p for _, p, _ in kept], kept_first)
     # a speck far smaller than a die read for sure in the same photo is not a die (dice are one size),
     # nor is a lone "pip" on the bare floor (a 1 without a die's body around it), nor a round body or one
     # running on past its box (a button, a domino: vision.reader_not_a_die)
@@ -305,6 +313,10 @@ def read_image(
     ]
     # nor is a die's side face boxed under its top face in an oblique photo (vision.reader_oblique)
     specks = [s or side for s, side in zip(specks, side_face_boxes([d.box for d in dice]))]
+    if calibrated:  # the probability and the die's warnings (glint, odd box, doubt...): vision.confidence_model
+        scores, spots = [d.score for d, _, _ in kept], [seen_spots.get(d) for d, _, _ in kept]
+        needed = [not s for s in specks]
+        dice = stated_confidences(image, dice, scores, [p for _, p, _ in kept], kept_first, spots, needed)
     kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
 

@@ -45,6 +45,7 @@ def _pips_agree(
     crops: list[np.ndarray],
     values: list[int],
     first_maps: list[np.ndarray] | None = None,
+    known_maps: list[np.ndarray | None] | None = None,
 ) -> list[bool]:
     """The second opinion: whether the pip finder's marks hold each die's face value in its layout.
 
@@ -70,6 +71,9 @@ def _pips_agree(
     first_maps : list, optional
         Extended with the N maps of the first look (for the glint check,
         :func:`vision.reader_glare.glint_may_hide_pip`, without asking again).
+    known_maps : list of N ndarray or None, optional
+        The first look's map of each crop where the pip finder was asked
+        already (:class:`vision.reader_seen.Seen`); None: ask.
 
     Returns
     -------
@@ -77,11 +81,12 @@ def _pips_agree(
     """
     from vision.face import crop_die
     from vision.pip_marks import holds_layout_of
+    from vision.reader_seen import predict_unseen
 
     if not crops:
         return []
     towards = [_towards_principal_point(image, box) for box in boxes]
-    maps = np.asarray(pip_finder.predict(crops), np.float32)
+    maps = np.asarray(predict_unseen(pip_finder.predict, crops, known_maps or [None] * len(crops)), np.float32)
     if first_maps is not None:
         first_maps.extend(maps)
     agrees = [holds_layout_of(m, FACE_CROP_MARGIN, v, t) for m, v, t in zip(maps, values, towards)]

@@ -38,6 +38,7 @@ import numpy as np
 from vision.face_crops import CROP_SIZE
 from vision.fast_stats import least_channel
 from vision.reader_glints import glint_spots_and_mask
+from vision.reader_seen import Seen
 
 __all__ = ["glare_free_crops", "glint_may_hide_pip"]
 
@@ -109,7 +110,13 @@ FACES: tuple[frozenset[tuple[int, int]], ...] = tuple(
 
 
 def glare_free_crops(
-    pip_finder, face_reader, image: np.ndarray, boxes: list, crops: list[np.ndarray], margin: float
+    pip_finder,
+    face_reader,
+    image: np.ndarray,
+    boxes: list,
+    crops: list[np.ndarray],
+    margin: float,
+    seen: Seen | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The dice's crops with their glints painted over, and the glints taken off each.
 
@@ -129,6 +136,9 @@ def glare_free_crops(
         Their crops (:func:`vision.face.crop_die` with `margin`).
     margin : float
         The crops' margin (fraction of the box's long side).
+    seen : Seen, optional
+        Filled with what was found and asked on the way, by die index, so that
+        the reader does not find or ask it again (:class:`vision.reader_seen.Seen`).
 
     Returns
     -------
@@ -141,6 +151,8 @@ def glare_free_crops(
     from vision.pip_marks import PIP_THRESHOLD, marked_pips
 
     found = [glint_spots_and_mask(image, b) for b in boxes]
+    if seen is not None:
+        seen.glint_spots.update((i, len(spots)) for i, (spots, _) in enumerate(found))
     out_crops, glints = list(crops), [np.zeros((0, 3)) for _ in boxes]
     # a lamp makes a glint or two on a face; many light spots are the die's own marks (swirls, pip rings)
     ask = [i for i, (spots, _) in enumerate(found) if 0 < len(spots) <= MOST_GLINTS]
@@ -188,6 +200,12 @@ def glare_free_crops(
             least = FACE_LEFT_ONE_SIZE if i in one_size else FACE_LEFT
             if float(after[1:].max()) < least or np.argmax(after[1:]) == np.argmax(before[1:]):
                 out_crops[i], glints[i] = crops[i], np.zeros((0, 3))
+        if seen is not None:  # the face reader's answer for the crop that is read, painted or not
+            seen.face_probs.update(
+                (i, a if out_crops[i] is not crops[i] else b) for i, b, a in zip(unsure, probs[0::2], probs[1::2])
+            )
+    if seen is not None:  # the pip finder's map of a crop left as cut is the reader's first look at it
+        seen.pip_maps.update((i, m) for i, m in zip(ask, maps) if out_crops[i] is crops[i])
     return out_crops, glints
 
 
