@@ -526,3 +526,23 @@ def test_play_says_when_a_game_finishes_and_what_comes_next(tmp_path, capsys, mo
     assert f"HAL {totals[0]}, Eve {totals[1]}" in lines[0]
     assert f"dicetable export {game_id}" in lines[0] and f"dicetable audit {game_id}" in lines[0]
     assert "setup screen" in lines[0] and "Ctrl-C stops" in lines[0]
+
+
+def test_ctrl_c_before_the_wait_still_stops_the_camera_and_the_page(tmp_path):
+    """A Ctrl-C that lands after the camera loop and the page started, before the wait for the end, ends the
+    table with one line and status 130 (the camera loop and the page are closed in `finally`)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, table.commands.play as play\n"
+        "def interrupted(duration):\n"
+        "    raise KeyboardInterrupt\n"
+        "play.run_until_stopped = interrupted\n"
+        "from table.cli import main\n"
+        "sys.exit(main(['play', '--camera', 'synthetic:3', '--rules', 'yacht', '--players', 'Ann', '--no-buttons',"
+        f" '--port', '0', '--db', {str(tmp_path / 'g.sqlite3')!r}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr[-2000:]
+    assert "dicetable play: interrupted" in done.stderr

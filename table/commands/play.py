@@ -223,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
     app: TableApp | None = None
     publisher: Any = None
     panel: Any = None
+    server: Any = None
+    camera: Any = None
     spare: Path | None = None
     try:
         app, spare = _start_app(
@@ -277,9 +279,11 @@ def run(args: argparse.Namespace) -> int:
         if pin_map is not None:
             panel = _buttons(app, pin_map)
         run_until_stopped(args.duration)  # Ctrl-C, SIGTERM (systemd) or --duration
-        camera.close()
-        server.close()
-    finally:
+    finally:  # a Ctrl-C at any point stops the camera's and the page's threads, or they keep the process alive
+        if camera is not None:
+            camera.close()
+        if server is not None:
+            server.close()
         if first is not None:
             first.close()
         if panel is not None:
