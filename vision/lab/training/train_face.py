@@ -55,6 +55,9 @@ The packaged network is this float one quantised to 8-bit integers:
 ``python -m vision.lab.training.quantise OUT/face_reader.onnx --out vision/models``
 (:mod:`vision.lab.training.quantise`).
 
+Fine-tuning a trained reader (its float ONNX) with drawn things that are not dice added to
+class 0 is :mod:`vision.lab.training.finetune_face`.
+
 The network is :class:`vision.lab.training.face_net.FaceNet`; the drawn, rendered
 and DEV crops come from :mod:`vision.lab.training.face_caches` (both re-exported here).
 """
