@@ -117,3 +117,36 @@ def test_the_packaged_model_loads_and_keeps_its_constraints():
     if model is None:
         pytest.skip("no model packaged")
     assert model.features == FEATURES and model.weights[0] >= 0 and all(w <= 0 for w in model.weights[1:])
+
+
+def test_a_die_near_the_leaning_reach_or_with_an_unclear_top_face_is_warned_of():
+    probs = np.array([0.01, 0.02, 0.9, 0.03, 0.02, 0.01, 0.01])
+    box = (100, 60, 61, 61)
+
+    def features(lean):
+        return dict(zip(FEATURES, die_features(_die_photo(False), box, probs, probs, 2, 0.9, 61.0, 0.0, lean=lean)))
+
+    assert features(0.0)["lean"] == 0 and features(0.0)["unclear"] == 0
+    assert features(0.8)["lean"] == pytest.approx(0.8) and features(0.8)["unclear"] == 0
+    assert features(9.0)["lean"] == pytest.approx(1.5)  # capped: one clipped outline does not steer the fit
+    assert features(None)["lean"] == 0 and features(None)["unclear"] == 1
+
+
+def test_lean_shares_measure_clean_outlines_only_and_need_a_set():
+    from vision.reader_stacked import LEAN_REACH, lean_shares
+    from vision.top_face import TopFace
+
+    def face(cx, reach):  # an upright 40 px face whose body reaches `reach` px beyond its right edge
+        quad = np.float32([[cx - 20, 220], [cx + 20, 220], [cx + 20, 260], [cx - 20, 260]])
+        beyond = tuple(zip([np.float32(n) for n in ((1, 0), (-1, 0), (0, 1), (0, -1))], [reach, 1.0, 1.0, 1.0]))
+        return TopFace(quad, quad, 1.0, 0.95, 40.0, beyond, (120.0, 190.0, 170.0))
+
+    unclear = TopFace(np.zeros((4, 2), np.float32), np.zeros((4, 2), np.float32), 1.0, 0.5, 40.0, (), (0, 0, 0))
+    # dice left of the photo's centre (320, 240): their right edges face the principal point, where a flat
+    # die's side face shows; reach there is not counted, reach on the far side is
+    left = [face(100, 8.0), face(200, 1.0), unclear]
+    shares = lean_shares((480, 640, 3), left)
+    assert shares[0] == pytest.approx(1.0 / 40 / LEAN_REACH) and shares[2] is None
+    right = lean_shares((480, 640, 3), [face(500, 8.0), face(200, 1.0), face(150, 1.0)])
+    assert right[0] == pytest.approx(8.0 / 40 / LEAN_REACH)
+    assert lean_shares((480, 640, 3), left[:2]) == [0.0, 0.0]  # fewer than three dice: no set, no outline drawn

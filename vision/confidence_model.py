@@ -29,6 +29,14 @@ that those conditions change and that the reader has at hand (:data:`FEATURES`):
   less sure);
 * ``overlap``: the largest share of the die's box that another die's box
   covers (dice lie side by side; a die on or against another one overlaps it).
+* ``lean``: how far the die's body reaches beyond its top face where a flat
+  die shows none, over the leaning verdict's reach
+  (:func:`vision.reader_stacked.lean_shares`; a die cocked a little, just
+  under it, shows more of a side face than a flat one), 0 without a clean outline;
+* ``unclear``: 1 where the top face could not be cut out cleanly (ivory and
+  black dice, whose top and side faces are one colour: the cocked and stacked
+  dice that get a value are mostly such), 0 where it was or was not looked for
+  (fewer than three dice).
 
 Each warning's weight is kept <= 0 (a warning can only lower the confidence).
 The model is ``sigmoid(bias + w . features)``, fitted with L2-regularised
@@ -86,6 +94,8 @@ FEATURES: tuple[str, ...] = (
     "flat",
     "unknown_share",
     "overlap",
+    "lean",
+    "unclear",
 )
 
 #: Probabilities are clipped to this before the log-odds (a network's 0.99999 says no more than 0.999).
@@ -97,6 +107,9 @@ _SPREAD_LEVELS: float = 160.0
 _ROI_PX: int = 64
 #: Every channel at least this is blown out (:data:`vision.reader_glints.GLINT_LEVEL`).
 _BLOWN_LEVEL: int = GLINT_LEVEL
+#: ``lean`` is capped here: a die given a value is under 1 (the leaning verdict), a higher share only where
+#: another rule gave the value first (a clipped outline), and one outlier should not steer the fit.
+_LEAN_CAP: float = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +216,7 @@ def die_features(
     unknown_share: float,
     overlap: float = 0.0,
     glint_count: int | None = None,
+    lean: float | None = 0.0,
 ) -> np.ndarray:
     """The :data:`FEATURES` of one die given `value`, shape (len(FEATURES),), float64.
 
@@ -227,6 +241,9 @@ def die_features(
     glint_count : int, optional
         How many glint spots the box holds, when already found
         (:func:`vision.reader_glints.glint_spots` on `image` and `box`); None: looked for here.
+    lean : float or None, optional
+        :func:`vision.reader_stacked.lean_shares`' share for the die; None: its top face was looked
+        for and not cut out cleanly (``unclear``).
     """
     p = min(max(float(probs[value]), 1.0 - _P_CLIP), _P_CLIP)
     runner_up = max(float(q) for k, q in enumerate(probs) if k != value)
@@ -264,6 +281,8 @@ def die_features(
             flat,
             unknown_share,
             overlap,
+            min(lean, _LEAN_CAP) if lean is not None else 0.0,
+            1.0 if lean is None else 0.0,
         ]
     )
 
@@ -290,6 +309,7 @@ def stated_confidences(
     first_looks: Sequence[np.ndarray],
     glint_counts: Sequence[int | None] | None = None,
     needed: Sequence[bool] | None = None,
+    leans: Sequence[float | None] | None = None,
 ) -> list[DieReading]:
     """`dice` with each value's confidence stated by the packaged model (or the map, without one).
 
@@ -297,7 +317,8 @@ def stated_confidences(
     aligned; unknown dice are returned as they are. `glint_counts`: each die's
     glint spots where already found (:func:`die_features`); `needed`: False
     for a die the reader drops, returned as it is too (the other dice's
-    features still count it; every die is stated while :func:`recording`).
+    features still count it; every die is stated while :func:`recording`); `leans`: each die's
+    :func:`vision.reader_stacked.lean_shares` (None: its top face unclear; default 0 for all).
     """
     model = default_confidence_model()
     if model is None and _RECORDER is None:
@@ -307,16 +328,17 @@ def stated_confidences(
     unknown_share = sum(d.value is None for d in dice) / len(dice) if dice else 0.0
     glint_counts = glint_counts or [None] * len(dice)
     needed = needed if needed is not None and _RECORDER is None else [True] * len(dice)
+    leans = leans if leans is not None else [0.0] * len(dice)
     out = []
-    for k, (d, score, p, first, overlap, glint_count, need) in enumerate(
-        zip(dice, scores, probs, first_looks, _overlaps([d.box for d in dice]), glint_counts, needed)
+    for k, (d, score, p, first, overlap, glint_count, need, lean) in enumerate(
+        zip(dice, scores, probs, first_looks, _overlaps([d.box for d in dice]), glint_counts, needed, leans)
     ):
         if d.value is None or not need:
             out.append(d)
             continue
         others = sides[:k] + sides[k + 1 :]
         median_side = float(statistics.median(others)) if others else 0.0  # np.median: 50 us a call
-        f = die_features(image, d.box, p, first, d.value, score, median_side, unknown_share, overlap, glint_count)
+        f = die_features(image, d.box, p, first, d.value, score, median_side, unknown_share, overlap, glint_count, lean)
         if _RECORDER is not None:
             _RECORDER.append((d.box, d.value, f))
         conf = float(model(f)) if model is not None else default_confidence_map()(d.confidence)

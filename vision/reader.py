@@ -76,7 +76,7 @@ from vision.reader_second_look import (  # noqa: F401  (SECOND_LOOK_BELOW re-exp
     pip_contrast_view,
 )
 from vision.reader_seen import Seen, predict_unseen
-from vision.reader_stacked import cocked_or_stacked
+from vision.reader_stacked import cocked_or_stacked, lean_shares
 from vision.reader_verdict import (  # noqa: F401  (the constants: re-exported, their home is vision.reader_verdict)
     CUT_ASPECT,
     CUT_SIDE_RATIO,
@@ -266,7 +266,7 @@ def read_image(
     # leaning and cut-off dice are told apart by their boxes; the others get a value or a reason
     aside = _box_reasons([d.box for d, _, _ in kept], [p for _, p, _ in kept], pips_disagree, width, height)
     # a die cocked on an edge or lying on another shows no settled face: its top face's shape says so
-    verdicts = cocked_or_stacked(image, [d.box for d, _, _ in kept])[0]
+    verdicts, faces = cocked_or_stacked(image, [d.box for d, _, _ in kept])
     # the second opinion is asked only where the face reader's answer could be given, and could count: not for a
     # die set aside already, nor for a cocked or stacked one unless a glint on it could make it "glare" first
     bests = [int(np.argmax(p[1:]) + 1) for _, p, _ in kept]
@@ -316,7 +316,8 @@ def read_image(
     if calibrated:  # the probability and the die's warnings (glint, odd box, doubt...): vision.confidence_model
         scores, spots = [d.score for d, _, _ in kept], [seen_spots.get(d) for d, _, _ in kept]
         needed = [not s for s in specks]
-        dice = stated_confidences(image, dice, scores, [p for _, p, _ in kept], kept_first, spots, needed)
+        leans = lean_shares(image.shape, faces)  # how near each die came to "leaning" (vision.reader_stacked)
+        dice = stated_confidences(image, dice, scores, [p for _, p, _ in kept], kept_first, spots, needed, leans)
     kept_crops = [crop for (_, _, crop), speck in zip(kept, specks) if not speck]
     dice = [d for d, speck in zip(dice, specks) if not speck]
 

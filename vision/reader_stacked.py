@@ -122,6 +122,29 @@ def cocked_or_stacked(
     return judge_faces(faces, towards), faces
 
 
+def lean_shares(image_shape: tuple[int, ...], faces: list[TopFace | None]) -> list[float | None]:
+    """For each die, its body's reach beyond its top face where a flat die shows none, over :data:`LEAN_REACH`.
+
+    1 or more is the leaning verdict's reach; a die given a value is under it, and the nearer it comes the
+    less sure its value (a warning of :mod:`vision.confidence_model`). None where the outline is not clean
+    enough to measure (:func:`trusted`); 0.0 for every die where none is drawn (fewer than three dice: no set
+    to judge by, :func:`cocked_or_stacked`).
+    """
+    if len(faces) < 3:
+        return [0.0] * len(faces)
+    height, width = image_shape[:2]
+    centre = np.array([width / 2.0, height / 2.0])
+    out: list[float | None] = []
+    for face in faces:
+        if not trusted(face):
+            out.append(None)
+            continue
+        assert face is not None
+        p = centre - face.quad.mean(axis=0)
+        out.append(reach_beyond(face, None if float(np.hypot(*p)) < face.side else p) / LEAN_REACH)
+    return out
+
+
 def reach_beyond(face: TopFace, towards: np.ndarray | None) -> float:
     """How far (share of the top face's side) the body reaches beyond the top face where no side face should show.
 
