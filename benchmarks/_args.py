@@ -44,7 +44,10 @@ def labelled_dir(text: str) -> Path:
     """``type=`` of a labelled photo set: a folder holding labels.json."""
     path = Path(text)
     if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a folder; give a folder holding labels.json and its photos")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a folder (the default is ../shared/dice-images/dev beside this checkout); give the "
+            "folder holding labels.json and its photos, e.g. /path/to/dice-images/dev"
+        )
     if not (path / "labels.json").is_file():
         raise argparse.ArgumentTypeError(
             f"{text!r} has no labels.json; give a folder holding labels.json and its photos"

@@ -19,7 +19,11 @@ def _run(script, *argv, cwd=ROOT):
 @pytest.mark.parametrize(
     ("script", "argv", "said"),
     [
-        ("speed.py", ["{tmp}/nope"], "is not a folder; give a folder holding labels.json"),
+        (
+            "speed.py",
+            ["{tmp}/nope"],
+            "is not a folder (the default is ../shared/dice-images/dev beside this checkout); give the folder holding labels.json",
+        ),
         ("perturbations.py", ["--dev", "x"], "unknown option --dev; see python benchmarks/perturbations.py --help"),
         ("perturbations.py", ["{tmp}", "--quick"], "has no labels.json"),
         ("perturbations.py", ["--json", "{tmp}/nope/x.json"], "does not exist; make it first"),

@@ -117,6 +117,22 @@ def test_read_bad_input_exits_2_one_line(tmp_path, capsys, make, match):
     assert "Traceback" not in captured.err and captured.out == ""
 
 
+def test_annotate_refuses_a_photo_name_and_a_labelled_photo_set_before_reading(photos, tmp_path, capsys):
+    """A newcomer's `--annotate out.png` made a folder named out.png; `--annotate DEV` wrote into the photo set."""
+    out = tmp_path / "out.png"
+    assert main(["read", str(photos / "a.jpg"), "--annotate", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--annotate takes a folder" in err and str(tmp_path / "out") in err and err.count("\n") == 1
+    assert not out.exists()
+    labelled = tmp_path / "set"
+    labelled.mkdir()
+    (labelled / "labels.json").write_text("{}")
+    assert main(["read", str(photos / "a.jpg"), "--annotate", str(labelled)]) == 2
+    captured = capsys.readouterr()
+    assert "holds a labels.json" in captured.err and captured.out == ""
+    assert sorted(p.name for p in labelled.iterdir()) == ["labels.json"]
+
+
 def test_read_of_a_folder_whose_photos_are_in_subfolders_says_which_to_pass(tmp_path, capsys):
     """As DEV's single/ (photos in 1/ ... 6/): it said only "holds no image"."""
     top = tmp_path / "single"

@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     annotate = args.annotate is not None
     not_annotated: list[str] = []  # why annotated photos were not written, said after the readings
     if annotate:
+        _check_annotate_folder(args.annotate)  # a slip said before any reading
         try:
             output_folder(args.annotate, "--annotate")
         except OutputError as exc:
@@ -129,6 +130,29 @@ def _photos_in_subfolders(folder: Path) -> str | None:
         f"no photos directly in {str(folder)!r}; its subfolders {names} hold {sum(counts.values())} photos: "
         f"pass one of them (e.g. {first!r}) or several ({str(folder)}/*)"
     )
+
+
+def _check_annotate_folder(folder: Path) -> None:
+    """Refuse an ``--annotate`` folder named like a photo (it would be made as a folder) or a labelled photo set's.
+
+    Raises
+    ------
+    UsageError
+        If `folder` does not exist and ends in a photo's suffix (``out.png``), or holds a ``labels.json``
+        (the drawings would be read as photos of the set).
+    """
+    from vision.images import IMAGE_SUFFIXES
+
+    if not folder.exists() and folder.suffix.lower() in IMAGE_SUFFIXES:
+        raise UsageError(
+            f"--annotate takes a folder, and {str(folder)!r} is named like a photo; give a folder, e.g. "
+            f"--annotate {str(folder.with_suffix(''))!r} (each annotated photo is written into it)"
+        )
+    if (folder / "labels.json").is_file():
+        raise UsageError(
+            f"--annotate {str(folder)!r} holds a labels.json: the drawings would join that photo set; "
+            "give another folder"
+        )
 
 
 def _not_annotated_line(reasons: list[str], folder_ok: bool, n_read: int) -> str:
