@@ -22,7 +22,7 @@ def _run(script, *argv, cwd=ROOT):
         (
             "speed.py",
             ["{tmp}/nope"],
-            "is not a folder (the default is ../shared/dice-images/dev beside this checkout); give the folder holding labels.json",
+            "beside this checkout); give the folder holding labels.json",
         ),
         ("perturbations.py", ["--dev", "x"], "unknown option --dev; see python benchmarks/perturbations.py --help"),
         ("perturbations.py", ["{tmp}", "--quick"], "has no labels.json"),
