@@ -224,3 +224,45 @@ def test_the_troubles_banner_in_a_real_browser(app):
             browser.close()
     finally:
         server.close()
+
+
+def test_gpiozero_fallback_warnings_are_shown_only_when_the_buttons_work(monkeypatch, capsys):
+    """Off a Pi gpiozero warned four times (two lines each) before the one line that says why there are no
+    buttons; now only that line. Where the buttons work, a fallback (a missing pin library) is still shown."""
+    import warnings
+
+    import table.inputs
+    from table.commands._play_parts import _buttons
+    from table.errors import DicetableError
+
+    class App:
+        def __init__(self):
+            self.troubles = {}
+
+        def trouble(self, key, line):
+            self.troubles[key] = line
+
+        def subscribe(self, fn):
+            pass
+
+    class Fallback(UserWarning):
+        pass
+
+    def failing(*a, **k):
+        warnings.warn("Falling back from lgpio: No module named 'lgpio'", Fallback, stacklevel=2)
+        raise DicetableError("no pin factory works here")
+
+    class Working:
+        def __init__(self, *a, **k):
+            warnings.warn("Falling back from lgpio: No module named 'lgpio'", Fallback, stacklevel=2)
+
+    monkeypatch.setattr(table.inputs, "ButtonPanel", failing)
+    app = App()
+    with warnings.catch_warnings(record=True) as shown:
+        warnings.simplefilter("always")
+        assert _buttons(app, None) is None
+    assert not shown and "buttons" in app.troubles
+    assert capsys.readouterr().err.count("\n") == 1
+    monkeypatch.setattr(table.inputs, "ButtonPanel", Working)
+    with pytest.warns(Fallback, match="lgpio"):
+        assert isinstance(_buttons(App(), None), Working)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from table.commands._play_options import led_state
@@ -46,19 +47,25 @@ def _buttons(app: Any, pin_map: PinMap) -> Any:
     from table.errors import DicetableError
     from table.inputs import ButtonPanel
 
-    try:
-        panel = ButtonPanel(
-            pin_map,
-            on_command=lambda c: app.press(c, "button"),
-            on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."),
-        )
-    except DicetableError as exc:
-        from table.doctor.check import board_model
-        from table.doctor.gpio import gpio_problem
+    # gpiozero warns once per pin library it falls back from (four pairs of lines off a Pi): recorded, and shown
+    # only when the buttons work (on a Pi, a fallback names a missing library); else our one line says why
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always")
+        try:
+            panel = ButtonPanel(
+                pin_map,
+                on_command=lambda c: app.press(c, "button"),
+                on_short_undo=lambda: app.say("Hold UNDO down for a second to undo."),
+            )
+        except DicetableError as exc:
+            from table.doctor.check import board_model
+            from table.doctor.gpio import gpio_problem
 
-        line = gpio_problem(exc, board_model()).screen_line()
-        print(f"dicetable: no GPIO buttons: {line}", file=sys.stderr)
-        app.trouble("buttons", line)
-        return None
+            line = gpio_problem(exc, board_model()).screen_line()
+            print(f"dicetable: no GPIO buttons: {line}", file=sys.stderr)
+            app.trouble("buttons", line)
+            return None
+    for w in fallbacks:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     app.subscribe(lambda seq, snap: panel.set_holds(*led_state(snap)))
     return panel
