@@ -500,3 +500,17 @@ def test_regression_a_busy_worker_still_tries_the_store_again(tmp_path, quick_re
             stop.set()
             feeder.join()
         assert app.snapshot["message"] == "The game store can be written again: play on."
+
+
+def test_a_folder_that_takes_no_files_is_not_called_a_full_disk_nor_a_read_only_mount_a_chown():
+    """A newcomer's `--db /proc/x.sqlite` was told "the disk is full (0 KiB free)" (/proc has no blocks), and a
+    read-only mount got 'sudo chown' as its fix."""
+    import errno as errno_
+
+    from table.doctor.store import store_problem
+    from table.store.faults import diagnose
+
+    why, todo = diagnose(Path("/proc/x.sqlite"), FileNotFoundError(errno_.ENOENT, "No such file or directory"))
+    assert "full" not in why and "'/proc' takes no new files" in why and "--db" in todo
+    check = store_problem("/m/g.sqlite3", "cannot open it: the disk holding '/m' is mounted read-only; remount it")
+    assert "remount" in check.fix and "chown" not in check.fix

@@ -135,6 +135,13 @@ def store_problem(db: str | Path, exc: BaseException | str) -> Check:
             "stop the other dicetable first ('sudo systemctl stop dicetable', "
             "or Ctrl-C where it runs), or give another --db",
         )
+    if "mounted read-only" in low:  # the disk, not the owner: chown cannot help
+        return Check(
+            "store",
+            "fail",
+            f"cannot be written ({text})",
+            "remount the disk read-write (Linux makes a failing SD card read-only: check it), or give another --db",
+        )
     if "permission" in low or "read-only" in low or "readonly" in low or "not writable" in low:
         return Check(
             "store",

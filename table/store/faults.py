@@ -68,7 +68,14 @@ def diagnose(path: Path, exc: BaseException | None = None) -> tuple[str, str]:
             f"{what} {str(unwritable[0])!r} is read-only for this user",
             f"fix its permissions (e.g. sudo chown -R $USER {shlex.quote(str(folder))}) {elsewhere}",
         )
-    low = st is not None and _free_bytes(st) < LOW_SPACE
+    if err == errno.ENOENT:  # a folder that cannot be made, or one where no file can be (/proc)
+        where = "takes no new files" if folder.is_dir() else "does not exist and cannot be made"
+        return (
+            f"its folder {str(folder)!r} {where}",
+            "give a --db path in a folder you can write to",
+        )
+    # a pseudo file system (/proc, /sys) has no blocks at all: it is not full, it is no place for a store
+    low = st is not None and st.f_blocks > 0 and _free_bytes(st) < LOW_SPACE
     if low or code == sqlite3.SQLITE_FULL or err == errno.ENOSPC:
         free = f" ({_free_bytes(st) // 1024} KiB free)" if low and st is not None else ""
         return f"the disk is full{free}", "free some space on it"
