@@ -108,6 +108,17 @@ def test_write_report_makes_contact_sheet_and_metrics(tiny, tmp_path):
     assert not (tmp_path / "rep" / "failures" / "b_1.jpg").exists()
 
 
+def test_a_report_written_again_into_its_folder_leaves_no_earlier_failure_picture(tiny, tmp_path):
+    """A newcomer's second report into the same folder kept 19 failure pictures of the first, unsaid."""
+    stale = tmp_path / "rep" / "failures" / "from_an_earlier_report.jpg"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old")
+    (tmp_path / "rep" / "notes.txt").write_text("mine")  # what is not a failure picture stays
+    write_report(evaluate(tiny, _scripted_reader()), tmp_path / "rep")
+    assert not stale.exists() and (tmp_path / "rep" / "failures" / "a_1.jpg").is_file()
+    assert (tmp_path / "rep" / "notes.txt").read_text() == "mine"
+
+
 def test_match_dice_greedy_by_iou_and_centre_inside():
     truth = [(0, 0, 40, 40), (50, 0, 40, 40)]
     read = [(52, 2, 40, 40), (10, 10, 60, 60), (200, 200, 10, 10)]

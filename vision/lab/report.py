@@ -93,6 +93,9 @@ def write_report(
 ) -> list[Path]:
     """Write ``metrics.json``, ``reliability.png``, ``failures.png`` (contact sheet) and annotated failure images.
 
+    Failure pictures (``failures/*.jpg``) and a ``failures.png`` of an earlier report in `out_dir` that this
+    one does not write are removed, so that the folder shows this report only.
+
     Parameters
     ----------
     result : EvalResult
@@ -143,6 +146,8 @@ def write_report(
     written.append(save_image(out / "reliability.png", plot))
     tiles = []
     fail_dir = out / "failures"
+    # an earlier report's failure pictures in the same folder would pass for this one's: they go
+    earlier = set(fail_dir.glob("*.jpg")) if fail_dir.is_dir() else set()
     for im in result.images:
         bad = [o for o in im.outcomes if o.kind != "correct"]
         if not bad:
@@ -157,6 +162,10 @@ def write_report(
         rows[-1] = rows[-1] + [np.zeros_like(tiles[0])] * (columns - len(rows[-1]))
         sheet = np.vstack([np.hstack(r) for r in rows] + [_legend(columns * tile)])
         written.append(save_image(out / "failures.png", sheet))
+    else:
+        (out / "failures.png").unlink(missing_ok=True)
+    for stale in earlier - {Path(w) for w in written}:
+        stale.unlink(missing_ok=True)
     return written
 
 
