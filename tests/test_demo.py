@@ -239,3 +239,11 @@ def test_regression_settled_to_drawn_counts_only_rolls_that_settled_while_a_page
         assert len(app.latencies_ms) == 1 and app.latencies_ms[0] < 5000.0
     finally:
         app.close()
+
+
+def test_the_reading_line_counts_in_words_that_agree():
+    from table.demo.headless import ReadingStats
+
+    one = ReadingStats(right=5, images=1, rereads=1, fallbacks=1).summary()
+    assert "1 re-read, 1 read failure (typed-in values used)" in one
+    assert "0 re-reads, 2 read failures" in ReadingStats(right=5, images=1, fallbacks=2).summary()

@@ -77,7 +77,8 @@ class ReadingStats:
         return (
             f"Reading: {self.right} of {total} dice read right ({pct:.1f}%), {self.unknown} unknown, "
             f"{self.wrong} wrong, {self.missed} missed, {self.extra} extra, over {self.images} pictures; "
-            f"{self.rereads} re-reads, {self.fallbacks} read failures (typed-in values used)"
+            f"{self.rereads} re-read{'s' * (self.rereads != 1)}, {self.fallbacks} read "
+            f"failure{'s' * (self.fallbacks != 1)} (typed-in values used)"
         )
 
 
