@@ -47,7 +47,11 @@ from vision.lab.silent_pictures import silent_saver
 
 
 def main() -> None:
-    parser = _args.parser(__file__, description=__doc__.split("\n\n")[0])
+    parser = _args.parser(
+        __file__,
+        description=__doc__.split("\n\n")[0],
+        epilog=f"conditions: {', '.join(PERTURBATIONS)} (what each is: docs/perturbations.md)",
+    )
     parser.add_argument(
         "dataset",
         nargs="?",

@@ -75,6 +75,6 @@ def reason_lines(result: EvalResult) -> list[str]:
         f"highest {100 * max(conf):.1f}%, lowest {100 * min(conf):.1f}%"
     )
     for e in errors:
-        truth = "no die" if e["kind"] == "extra" else f"a {e['truth']}"
+        truth = "an extra (nothing labelled there)" if e["kind"] == "extra" else f"a {e['truth']}"
         lines.append(f"  {e['image']}: {truth} read as {e['read']}, stated {100 * e['confidence']:.1f}%")
     return lines
