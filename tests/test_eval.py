@@ -595,3 +595,12 @@ def test_cli_eval_refuses_a_box_outside_its_photo_in_one_line(tmp_path, capsys, 
     assert main(["eval", str(root), "--report", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "dice[1] has the box" in err[0] and "outside the 300x200 px photo 'a.png'" in err[0]
+
+
+def test_a_crops_list_is_named_and_the_photo_folder_suggested(tmp_path):
+    """A newcomer gave eval DEV's single/ (one die a crop): it said only 'must be an object with an images list'."""
+    single = tmp_path / "dev" / "single"
+    single.mkdir(parents=True)
+    (single / "labels.json").write_text(json.dumps({"crops": [{"file": "single/5/a.jpg", "value": 5}]}))
+    with pytest.raises(DatasetError, match="lists single-die crops, not labelled photos; give the folder of whole"):
+        load_dataset(single)

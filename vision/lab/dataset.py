@@ -95,6 +95,11 @@ def load_dataset(folder: str | Path) -> list[LabelledImage]:
             f"{str(labels_path)!r} is nested too deeply to be labels; give "
             '{"images": [{"file": ..., "dice": [{"value": 1-6, "box": [x, y, w, h]}]}]}'
         ) from None
+    if isinstance(data, dict) and isinstance(data.get("crops"), list) and "images" not in data:
+        raise DatasetError(  # DEV's single/: one die a crop, each in a folder named by its value
+            f"{str(labels_path)!r} lists single-die crops, not labelled photos; give the folder of whole photos "
+            f"(e.g. {str(labels_path.parent.parent)!r}), or read the crops with benchmarks/close_ups.py"
+        )
     if not isinstance(data, dict) or not isinstance(data.get("images"), list):
         raise DatasetError(f'{str(labels_path)!r} must be an object with an "images" list')
     out = []
