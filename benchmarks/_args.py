@@ -55,6 +55,15 @@ def labelled_dir(text: str) -> Path:
     return path
 
 
+def dataset_argument(parser: argparse.ArgumentParser) -> None:
+    """Add the positional ``dataset``: a labelled photo set (:func:`labelled_dir`), by default DEV."""
+    from vision.lab.dataset import DEFAULT_DEV_DIR
+
+    parser.add_argument(
+        "dataset", nargs="?", default=str(DEFAULT_DEV_DIR), type=labelled_dir, help="labelled photos (default DEV)"
+    )
+
+
 def out_file(text: str) -> str:
     """``type=`` of a file to write (``--json F``): its folder must exist, and it must not be a folder."""
     if not text:  # the default "": no file

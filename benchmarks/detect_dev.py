@@ -19,18 +19,12 @@ import numpy as np
 
 from vision.detect import DieDetector, box_iou
 from vision.images import load_image
-from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice
+from vision.lab.evaluate import load_dataset, match_dice
 
 
 def main() -> None:
     parser = _args.parser(__file__)
-    parser.add_argument(
-        "dataset",
-        nargs="?",
-        default=str(DEFAULT_DEV_DIR),
-        type=_args.labelled_dir,
-        help="labelled photos (default DEV)",
-    )
+    _args.dataset_argument(parser)
     parser.add_argument("--model", default=None)
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.15, 0.2, 0.25, 0.3, 0.4, 0.5])
     args = parser.parse_args()

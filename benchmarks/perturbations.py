@@ -41,7 +41,7 @@ from vision.lab.confidence_suite import (
     reliability_table,
     valued_outcomes,
 )
-from vision.lab.dataset import DEFAULT_DEV_DIR, load_dataset
+from vision.lab.dataset import load_dataset
 from vision.lab.perturb_suite import PERTURBATIONS, run_condition
 from vision.lab.silent_pictures import silent_saver
 
@@ -52,13 +52,7 @@ def main() -> None:
         description=__doc__.split("\n\n")[0],
         epilog=f"conditions: {', '.join(PERTURBATIONS)} (what each is: docs/perturbations.md)",
     )
-    parser.add_argument(
-        "dataset",
-        nargs="?",
-        default=str(DEFAULT_DEV_DIR),
-        type=_args.labelled_dir,
-        help="labelled photos (default DEV)",
-    )
+    _args.dataset_argument(parser)
     parser.add_argument("--quick", action="store_true", help="every fourth photo and 12 renders per condition")
     parser.add_argument("--seed", type=int, default=0, help="seed of every edit and render (default 0)")
     parser.add_argument(

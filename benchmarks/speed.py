@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from vision.images import load_image
-from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset
+from vision.lab.evaluate import load_dataset
 from vision.reader import networks_from_files, read_image
 
 
@@ -52,13 +52,7 @@ def _best_of(image: np.ndarray, repeat: int, networks: dict) -> tuple[float, flo
 
 def main() -> None:
     parser = _args.parser(__file__)
-    parser.add_argument(
-        "dataset",
-        nargs="?",
-        default=str(DEFAULT_DEV_DIR),
-        type=_args.labelled_dir,
-        help="labelled photos (default DEV)",
-    )
+    _args.dataset_argument(parser)
     parser.add_argument("--repeat", type=_args.positive(), default=3)
     parser.add_argument(
         "--models",

@@ -28,7 +28,7 @@ from vision._reader_pips import pips_match
 from vision.detect import default_detector
 from vision.face import crop_die, reading_face_reader
 from vision.images import load_image
-from vision.lab.evaluate import DEFAULT_DEV_DIR, load_dataset, match_dice
+from vision.lab.evaluate import load_dataset, match_dice
 from vision.pips import PipFinder, default_pip_finder, layouts_on_map
 from vision.reader import (
     DROP_MAX_DETECTOR_SCORE,
@@ -41,13 +41,7 @@ from vision.reader import (
 
 def main() -> None:
     parser = _args.parser(__file__)
-    parser.add_argument(
-        "dataset",
-        nargs="?",
-        default=str(DEFAULT_DEV_DIR),
-        type=_args.labelled_dir,
-        help="labelled photos (default DEV)",
-    )
+    _args.dataset_argument(parser)
     parser.add_argument("--face-model", default=None)
     parser.add_argument("--no-tta", action="store_true")
     parser.add_argument("--thresholds", type=float, nargs="+", default=[0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.85])
