@@ -6,6 +6,8 @@ Class 0 is "not a readable face", classes 1-6 the face values
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import torch
 from torch import nn
 
@@ -41,3 +43,28 @@ class FaceNet(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.pool(self.features(x)).flatten(1)
         return self.head(self.drop(x))
+
+
+def train_one_epoch(
+    model: nn.Module,
+    batches: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    loss_fn: nn.Module,
+    opt: torch.optim.Optimizer,
+    sched: torch.optim.lr_scheduler.LRScheduler,
+) -> tuple[float, float]:
+    """One pass over `batches` (``(crops, labels)``: float32 ``(B, 3, S, S)``, int64 ``(B,)``), a step each.
+
+    Returns the mean loss and the training accuracy over the samples seen. The caller sets train or eval mode.
+    """
+    tot, correct, n = 0.0, 0, 0
+    for xb, yb in batches:
+        logits = model(xb)
+        loss = loss_fn(logits, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        tot += loss.item() * len(yb)
+        correct += int((logits.argmax(1) == yb).sum())
+        n += len(yb)
+    return tot / max(n, 1), correct / max(n, 1)

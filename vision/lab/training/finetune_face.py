@@ -42,7 +42,7 @@ from vision.lab.training.data import (
     source_hash,
 )
 from vision.lab.training.face_caches import render_cache, synth_cache
-from vision.lab.training.face_net import FaceNet
+from vision.lab.training.face_net import FaceNet, train_one_epoch
 
 
 def facenet_from_onnx(path: Path, widths: tuple[int, ...], depth: int) -> FaceNet:
@@ -134,23 +134,17 @@ def finetune(args: argparse.Namespace) -> dict:
         pool = [(usual, i) for i in pick] + [(nd, i) for i in range(len(nd_y))]
         labels = np.concatenate([usual_y[pick], nd_y])
         order = rng.permutation(len(pool))
-        tot, correct, n = 0.0, 0, 0
-        for b in range(steps):
-            idx = order[b * args.batch : (b + 1) * args.batch]
-            xb = torch.from_numpy(
-                preprocess(np.stack([augment(pool[i][0][pool[i][1]], rng, **augmenting) for i in idx]))
+        batches = (
+            (
+                torch.from_numpy(
+                    preprocess(np.stack([augment(pool[i][0][pool[i][1]], rng, **augmenting) for i in idx]))
+                ),
+                torch.from_numpy(labels[idx]),
             )
-            yb = torch.from_numpy(labels[idx])
-            logits = model(xb)
-            loss = loss_fn(logits, yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += loss.item() * len(idx)
-            correct += int((logits.argmax(1) == yb).sum())
-            n += len(idx)
-        line = f"epoch {epoch + 1}/{args.epochs}: loss {tot / n:.4f} train-acc {correct / n:.3f}"
+            for idx in (order[b * args.batch : (b + 1) * args.batch] for b in range(steps))
+        )
+        mean_loss, acc = train_one_epoch(model, batches, loss_fn, opt, sched)
+        line = f"epoch {epoch + 1}/{args.epochs}: loss {mean_loss:.4f} train-acc {acc:.3f}"
         line += f" ({time.time() - te:.0f} s)"
         print(line, flush=True)
         history.append(line)

@@ -88,7 +88,7 @@ from vision.lab.training.data import (
     samples_from_noted_photos,
 )
 from vision.lab.training.face_caches import dev_training_cache, render_cache, synth_cache
-from vision.lab.training.face_net import FaceNet
+from vision.lab.training.face_net import FaceNet, train_one_epoch
 from vision.lab.training.half_weights import store_half_weights
 
 
@@ -144,22 +144,15 @@ def train(args: argparse.Namespace) -> dict:
         te = time.time()
         model.train()
         order = rng.permutation(len(y))
-        tot, correct, n = 0.0, 0, 0
-        for b in range(steps_per_epoch):
-            idx = order[b * args.batch : (b + 1) * args.batch]
-            crops = [augment(ctx[i], rng, **augmenting) for i in idx]
-            xb = torch.from_numpy(preprocess(np.stack(crops)))
-            yb = torch.from_numpy(y[idx])
-            logits = model(xb)
-            loss = loss_fn(logits, yb)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            tot += loss.item() * len(idx)
-            correct += int((logits.argmax(1) == yb).sum())
-            n += len(idx)
-        line = f"epoch {epoch + 1}/{args.epochs}: loss {tot / n:.4f} train-acc {correct / n:.3f}"
+        batches = (
+            (
+                torch.from_numpy(preprocess(np.stack([augment(ctx[i], rng, **augmenting) for i in idx]))),
+                torch.from_numpy(y[idx]),
+            )
+            for idx in (order[b * args.batch : (b + 1) * args.batch] for b in range(steps_per_epoch))
+        )
+        mean_loss, acc = train_one_epoch(model, batches, loss_fn, opt, sched)
+        line = f"epoch {epoch + 1}/{args.epochs}: loss {mean_loss:.4f} train-acc {acc:.3f}"
         if dev is not None:
             model.eval()
             with torch.no_grad():
