@@ -109,17 +109,20 @@ def cocked_or_stacked(
     if len(boxes) < 3:
         return [None] * len(boxes), [None] * len(boxes)
     faces = [outline_top_face(image, box, others=boxes[:i] + boxes[i + 1 :]) for i, box in enumerate(boxes)]
-    height, width = image.shape[:2]
-    centre = np.array([width / 2.0, height / 2.0])
-    towards: list[np.ndarray | None] = []
-    for face in faces:
-        if face is None:
-            towards.append(None)
-            continue
-        # the principal point at the photo's centre, as in vision.reader_agreement; under it no side face shows
-        p = centre - face.quad.mean(axis=0)
-        towards.append(None if float(np.hypot(*p)) < face.side else p)
-    return judge_faces(faces, towards), faces
+    return judge_faces(faces, [towards_centre(image.shape, face) for face in faces]), faces
+
+
+def towards_centre(image_shape: tuple[int, ...], face: TopFace | None) -> np.ndarray | None:
+    """The direction (px, ``(x, y)``) from the face's middle to the photo's principal point, or None.
+
+    The principal point is taken at the photo's centre, as in :mod:`vision.reader_agreement`. None for no
+    face, or one within a side of the centre: under the camera no side face shows.
+    """
+    if face is None:
+        return None
+    height, width = image_shape[:2]
+    p = np.array([width / 2.0, height / 2.0]) - face.quad.mean(axis=0)
+    return None if float(np.hypot(*p)) < face.side else p
 
 
 def lean_shares(image_shape: tuple[int, ...], faces: list[TopFace | None]) -> list[float | None]:
@@ -132,17 +135,12 @@ def lean_shares(image_shape: tuple[int, ...], faces: list[TopFace | None]) -> li
     """
     if len(faces) < 3:
         return [0.0] * len(faces)
-    height, width = image_shape[:2]
-    centre = np.array([width / 2.0, height / 2.0])
-    out: list[float | None] = []
-    for face in faces:
-        if not trusted(face):
-            out.append(None)
-            continue
-        assert face is not None
-        p = centre - face.quad.mean(axis=0)
-        out.append(reach_beyond(face, None if float(np.hypot(*p)) < face.side else p) / LEAN_REACH)
-    return out
+    return [
+        reach_beyond(face, towards_centre(image_shape, face)) / LEAN_REACH
+        if face is not None and trusted(face)
+        else None
+        for face in faces
+    ]
 
 
 def reach_beyond(face: TopFace, towards: np.ndarray | None) -> float:
