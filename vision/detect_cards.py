@@ -5,8 +5,9 @@ px, and dice lying on a white card, a score pad or a sheet of paper inside a
 darker scene are mostly not found there: in the perturbation suite's
 ``white_card`` condition (two of the photo's dice copied onto a card) 175 of
 such dice were missed while their twins elsewhere in the photo were read. The
-same detector finds them when shown the card alone, cropped and enlarged
-(both dice of 36 of 38 cards, measured on the suite's quick set).
+same detector finds most of them when shown the card alone, cropped and
+enlarged: 32 of those 175 are still missed (full suite, seed 0; the rest are
+dark translucent dice it does not box even there).
 
 A *card* here is a light, grey-white region (HSV value above the photo's median
 by :data:`CARD_LIFT` and at least :data:`CARD_MIN_VALUE`, saturation under
@@ -81,7 +82,7 @@ def light_cards(image: np.ndarray, found: tuple[Detection, ...] | list[Detection
     Returns
     -------
     list of (x, y, w, h)
-        Empty when there is none (most photos: 3 of 158 DEV photos show one, a lid's strip or a tray).
+        Empty when there is none (2 of 158 DEV photos show one: a tray lid's strip and a kingpi tray).
     """
     h, w = image.shape[:2]
     s = min(1.0, CARD_LOOK_PX / max(h, w))
