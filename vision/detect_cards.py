@@ -6,7 +6,7 @@ darker scene are mostly not found there: in the perturbation suite's
 ``white_card`` condition (two of the photo's dice copied onto a card) 175 of
 such dice were missed while their twins elsewhere in the photo were read. The
 same detector finds most of them when shown the card alone, cropped and
-enlarged: 32 of those 175 are still missed (full suite, seed 0; the rest are
+enlarged: 32 of those 175 are still missed (full suite, seed 0; among them
 dark translucent dice it does not box even there).
 
 A *card* here is a light, grey-white region (HSV value above the photo's median
