@@ -176,6 +176,8 @@ class DieDetector:
         )
         self.model_path = path
         self.score_threshold = float(score_threshold)
+        #: the last photo given to :meth:`heatmaps` and its shrunk picture, where one area resize made it
+        self._last_input: tuple[np.ndarray, np.ndarray] | None = None
         self.nms_iou = float(nms_iou)
 
     def detect(self, image_bgr: np.ndarray) -> tuple[Detection, ...]:
@@ -213,7 +215,9 @@ class DieDetector:
         """`found` with the dice on light cards it missed (:func:`vision.detect_cards.with_dice_on_cards`)."""
         from vision.detect_cards import with_dice_on_cards
 
-        return with_dice_on_cards(self, image_bgr, found)
+        last = self._last_input  # the card look shrinks the photo as detect() did: it takes that picture
+        shrunk = last[1] if last is not None and last[0] is image_bgr else None
+        return with_dice_on_cards(self, image_bgr, found, shrunk)
 
     def large_candidates(self, image_bgr: np.ndarray, found: tuple[Detection, ...]) -> tuple[LargeCandidate, ...]:
         """Boxes of a coarse look that may be dice too big for :meth:`detect`: close-up dice, or groups of dice.
@@ -253,6 +257,10 @@ class DieDetector:
             Network-input pixels per image pixel.
         """
         small, scale = _shrunk(image_bgr, long_side)
+        h, w = image_bgr.shape[:2]
+        # kept for the card look (vision.detect_cards) where it is one area resize of the photo, as that look makes
+        one_area_resize = long_side == INPUT_LONG_SIDE and small.shape[1] < w and 2 * small.shape[1] > w
+        self._last_input = (image_bgr, small) if one_area_resize and 2 * small.shape[0] > h else None
         nh, nw = small.shape[:2]
         ph, pw = (-nh) % _PAD, (-nw) % _PAD
         if ph or pw:
